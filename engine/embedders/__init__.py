@@ -1,0 +1,1 @@
+"""Embedders: a Protocol (``base``), the local ONNX model, an OpenAI-compatible client."""

@@ -1,0 +1,1 @@
+"""Judges: a Protocol (``base``), the deterministic local judge, HTTP LLM judges."""

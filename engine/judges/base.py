@@ -1,0 +1,117 @@
+"""The judge seam (after the faithfulness DDR): extract claims, verify one, score a rubric.
+
+Judges are injected into evaluators, never constructed inside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from engine.models import Frozen, Verdict
+
+
+class JudgeError(Exception):
+    """A judge call failed (transport, quota, or after retries)."""
+
+
+class JudgeResponseError(JudgeError):
+    """The judge answered, but not in the expected shape (bad JSON, invalid verdict)."""
+
+
+class Usage(Frozen):
+    """Tokens and cost of judge calls."""
+
+    input_tokens: int = 0
+    """Tokens sent."""
+    output_tokens: int = 0
+    """Tokens received."""
+    cost_usd: float = 0.0
+    """Cost in US dollars."""
+    calls: int = 0
+    """Calls made (cache hits excluded)."""
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            calls=self.calls + other.calls,
+        )
+
+
+class ExtractedClaim(Frozen):
+    """A claim taken from a response."""
+
+    text: str
+    """The claim."""
+    start: int | None = None
+    """Start offset in the response when the claim is a verbatim span."""
+    end: int | None = None
+    """End offset (exclusive) in the response."""
+
+
+class ClaimsResult(Frozen):
+    """Claims extracted from a response."""
+
+    claims: tuple[ExtractedClaim, ...]
+    """The claims, in response order."""
+    usage: Usage = Usage()
+    """What the extraction cost."""
+
+
+class ClaimVerdict(Frozen):
+    """A judge's verdict on one claim."""
+
+    verdict: Verdict
+    """SUPPORTED, CONTRADICTED or NOT_ENOUGH_INFO."""
+    evidence: str = ""
+    """Context text or explanation behind the verdict."""
+    similarity: float | None = None
+    """Best claim-context cosine (local judge)."""
+    rule: str | None = None
+    """Contradiction rule that fired (local judge)."""
+    usage: Usage = Usage()
+    """What the verification cost."""
+
+
+class RubricScore(Frozen):
+    """A 1-5 score with its reasoning."""
+
+    score: float
+    """1-5."""
+    reasoning: str = ""
+    """Why."""
+
+
+class RubricResult(Frozen):
+    """The two-dimension answer-synthesis rubric."""
+
+    faithfulness: RubricScore
+    """Grounding in the context."""
+    completeness: RubricScore
+    """Explanatory adequacy."""
+    usage: Usage = Usage()
+    """What the scoring cost."""
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """What every judge can do. HTTP judges are LLMs; the local judge is deterministic."""
+
+    @property
+    def name(self) -> str:
+        """Recorded with every run: ``local``, ``openai:gpt-4o-mini``, ..."""
+        ...
+
+    async def extract_claims(self, response: str) -> ClaimsResult:
+        """Split a response into atomic factual claims."""
+        ...
+
+    async def verify_claim(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
+        """Check one claim against the context."""
+        ...
+
+    async def score_rubric(self, question: str, context: Sequence[str], answer: str) -> RubricResult:
+        """Faithfulness and completeness 1-5 with reasoning."""
+        ...

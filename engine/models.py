@@ -1,0 +1,549 @@
+"""The schema of evalhouse: every record that crosses a boundary is defined here.
+
+These frozen pydantic models are the single source of truth. The Parquet schema of
+the lake (``engine.lake``) and the DuckDB DDL of the warehouse (``warehouse.schema``)
+are derived from them; a golden test pins the DDL. Field docstrings are the
+documentation analysts read in ``warehouse/README.md``.
+
+Two families live here:
+
+* **inputs**: the native test-set format (``TestCase`` and its parts) and run
+  configuration (``RunConfig``, ``AnalyzerConfig``, ``TierThresholds``);
+* **records**: one model per warehouse table (``ResultRecord`` -> ``results``, ...),
+  registered in ``LAKE_TABLES``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Importance = Literal["required", "expected", "optional"]
+Tier = Literal["excellent", "good", "fair", "poor"]
+Verdict = Literal["SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO"]
+AttributionType = Literal["url", "domain", "brand"]
+RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
+
+
+class Frozen(BaseModel):
+    """Base for every model: immutable, and unknown fields are an error, not ignored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+class ExpectedClaim(Frozen):
+    """One fact the expected answer contains and a good response should state."""
+
+    id: str = Field(min_length=1)
+    """Identifier of the claim, unique within its test case (for example ``c1``)."""
+    text: str = Field(min_length=1)
+    """The claim as a short declarative sentence."""
+    importance: Importance = "required"
+    """How much the claim matters: ``required``, ``expected`` or ``optional``."""
+
+
+class ExpectedAnswer(Frozen):
+    """The answer a correct response should give."""
+
+    text: str = ""
+    """The reference answer as prose; used for accuracy."""
+    claims: tuple[ExpectedClaim, ...] = ()
+    """The facts of the reference answer, searched in the response for completeness."""
+
+
+class GroundTruthChunk(Frozen):
+    """A passage of a source page that is known to be true."""
+
+    chunk_id: str = Field(min_length=1)
+    """Identifier of the passage, unique within the test case (for example ``p1#0``)."""
+    page_url: str = ""
+    """URL of the page the passage comes from."""
+    text: str = Field(min_length=1)
+    """The passage text."""
+
+
+class TestCase(Frozen):
+    """One case of a test set, in the native JSONL format (one object per line)."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    id: str = Field(min_length=1)
+    """Identifier of the case, unique within the test set; becomes ``sample_id``."""
+    domain: str = ""
+    """The website domain the question is about (``acme.com``); used for attribution."""
+    query: str = Field(min_length=1)
+    """The question put to the AI."""
+    response: str | None = None
+    """The recorded answer; optional when a target generates it."""
+    ai_provider: str = ""
+    """Who produced the recorded answer (``gpt-x``, ``claude``, ...)."""
+    expected_answer: ExpectedAnswer = ExpectedAnswer()
+    """The reference answer and its claims."""
+    ground_truth: tuple[GroundTruthChunk, ...] = ()
+    """Passages known to be true, with their page URLs."""
+    context: tuple[str, ...] | None = None
+    """Retrieved passages the answer was generated from; defaults to the ground-truth texts."""
+    brand_names: tuple[str, ...] = ()
+    """Brand and product names that count as attribution to the domain."""
+    tags: tuple[str, ...] = ()
+    """Free labels for filtering (``pricing``, ``support``)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Anything else; kept with the case and available to templates."""
+
+    @property
+    def effective_context(self) -> tuple[str, ...]:
+        """The retrieved context, falling back to the ground-truth passages."""
+        if self.context is not None:
+            return self.context
+        return tuple(chunk.text for chunk in self.ground_truth)
+
+
+class TierThresholds(Frozen):
+    """Lower bounds (0-100) of the score tiers; below ``fair`` is ``poor``."""
+
+    excellent: float = 85.0
+    """Scores at or above this are excellent."""
+    good: float = 70.0
+    """Scores at or above this (and below excellent) are good."""
+    fair: float = 50.0
+    """Scores at or above this (and below good) are fair."""
+
+    @field_validator("fair")
+    @classmethod
+    def _ordered(cls, fair: float) -> float:
+        if not 0.0 <= fair <= 100.0:
+            raise ValueError("tier thresholds must lie in 0..100")
+        return fair
+
+    def tier(self, score: float) -> Tier:
+        """The tier of a 0-100 score."""
+        if score >= self.excellent:
+            return "excellent"
+        if score >= self.good:
+            return "good"
+        if score >= self.fair:
+            return "fair"
+        return "poor"
+
+
+class AccuracyConfig(Frozen):
+    """How accuracy compares the response with the expected answer."""
+
+    chunking: Literal["none", "sentences", "paragraphs"] = "none"
+    """Split the response before comparing: not at all, by sentence or by paragraph."""
+    aggregation: Literal["max", "mean"] = "max"
+    """How chunk similarities combine into one score."""
+
+
+class CompletenessConfig(Frozen):
+    """How expected claims are searched in the response."""
+
+    similarity_threshold: float | None = None
+    """Cosine at or above which a claim counts as found. ``None`` takes the embedder's
+    calibrated default (0.75 for OpenAI-style embedders, as the spec says)."""
+    require_all_required: bool = False
+    """When true, a response missing any required claim is flagged as failing."""
+
+
+class AttributionConfig(Frozen):
+    """Weights of the attribution score."""
+
+    url_weight: float = 100.0
+    """Points for citing a URL of the domain (full or partial path)."""
+    domain_weight: float = 75.0
+    """Points for naming the domain (with or without www., any case)."""
+    brand_weight: float = 50.0
+    """Points for naming a brand of the domain."""
+    multi_mention_bonus: float = 10.0
+    """Points added for each mention after the first."""
+    max_score: float = 100.0
+    """Cap of the attribution score."""
+
+
+class AnalyzerConfig(Frozen):
+    """Settings of the response analyzer, stored with every run (spec defaults)."""
+
+    accuracy: AccuracyConfig = AccuracyConfig()
+    """Accuracy settings."""
+    completeness: CompletenessConfig = CompletenessConfig()
+    """Completeness settings."""
+    attribution: AttributionConfig = AttributionConfig()
+    """Attribution settings."""
+    tiers: TierThresholds = TierThresholds()
+    """Tier thresholds applied to every 0-100 metric."""
+    max_response_chars: int = 20_000
+    """Longer responses are scored in chunks and flagged ``response_truncated``."""
+
+
+class RagWeights(Frozen):
+    """Weights of the RAG overall score (white paper defaults)."""
+
+    correctness: float = 0.4
+    """Weight of correctness."""
+    faithfulness: float = 0.2
+    """Weight of faithfulness."""
+    precision: float = 0.2
+    """Weight of context precision."""
+    recall: float = 0.2
+    """Weight of context recall."""
+    relevance: float = 0.0
+    """Weight of answer relevance."""
+
+
+class RunConfig(Frozen):
+    """Everything that decides what a run computes; stored as JSON in ``runs.config``."""
+
+    name: str = Field(min_length=1)
+    """Human name of the run."""
+    test_set: str
+    """Path of the test set as given."""
+    iterations: int = Field(default=1, ge=1, le=1000)
+    """How many times every sample is evaluated."""
+    judge: str = "local"
+    """Judge spec: ``local``, ``openai:MODEL``, ``anthropic:MODEL`` or ``ollama:MODEL``."""
+    embedder: str = "local"
+    """Embedder spec: ``local`` or ``openai:MODEL``."""
+    target: str = "recorded"
+    """Where responses come from: ``recorded``, ``openai:MODEL`` or ``http:URL``."""
+    concurrency: int = Field(default=5, ge=1, le=256)
+    """Samples evaluated at once."""
+    retries: int = Field(default=2, ge=0, le=10)
+    """Retries of a failing sample before it becomes an error row."""
+    max_failed_fraction: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Fraction of error rows above which the run exits with code 1."""
+    analyzer: AnalyzerConfig = AnalyzerConfig()
+    """Response analyzer settings."""
+    rag_weights: RagWeights = RagWeights()
+    """Weights of the RAG overall score."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Options of judges, targets and graders that have no field of their own."""
+
+
+# --------------------------------------------------------------------------- records
+
+
+class RunRecord(Frozen):
+    """One state of a run; the warehouse keeps the latest state per ``run_id``."""
+
+    run_id: str
+    """Identifier of the run (sortable by start time)."""
+    name: str
+    """Human name of the run."""
+    started_at: datetime
+    """When the run started (UTC, naive)."""
+    finished_at: datetime | None = None
+    """When the run ended (UTC); null while it runs."""
+    status: RunStatus
+    """running, completed, failed, cancelled or interrupted."""
+    iterations: int
+    """Iterations requested."""
+    test_set: str
+    """Path of the test set."""
+    test_set_hash: str = ""
+    """sha256 of the test-set file."""
+    config: str
+    """The ``RunConfig`` as JSON (no secrets: keys are read from the environment only)."""
+    judge: str
+    """Judge that scored the run, with its model (``local`` when deterministic)."""
+    embedder: str
+    """Embedder that scored the run, with its model."""
+    version: str
+    """evalhouse version that produced the run."""
+    git_commit: str | None = None
+    """Commit of the working directory the run was launched from, when known."""
+    host: str = ""
+    """Machine the run ran on."""
+    samples: int = 0
+    """Samples in the test set (per iteration)."""
+    updated_at: datetime
+    """When this state was written (UTC); the latest state wins."""
+
+
+class ResultRecord(Frozen):
+    """The scores of one sample in one iteration of one run."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number, from 1."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate (prompt variant) that produced the response; empty for single-candidate runs."""
+    domain: str
+    """Domain of the test case."""
+    ai_provider: str
+    """Who produced the response."""
+    query: str
+    """The question."""
+    response: str
+    """The response that was scored (untrusted text)."""
+    tags: list[str] = Field(default_factory=list)
+    """Tags of the test case."""
+    accuracy: float | None = None
+    """Accuracy 0-100: cosine of response and expected answer; null on error."""
+    accuracy_tier: Tier | None = None
+    """Tier of accuracy."""
+    completeness: float | None = None
+    """Completeness 0-100: expected claims found / total."""
+    completeness_tier: Tier | None = None
+    """Tier of completeness."""
+    attribution: float | None = None
+    """Attribution 0-100: URL 100, domain 75, brand 50, +bonus per extra mention, capped."""
+    attribution_tier: Tier | None = None
+    """Tier of attribution."""
+    coverage_percent: float | None = None
+    """Share (0-100) of response characters that match a ground-truth passage."""
+    judge_faithfulness: float | None = None
+    """Judge rubric faithfulness 1-5."""
+    judge_completeness: float | None = None
+    """Judge rubric completeness 1-5."""
+    judge_reasoning: str | None = None
+    """The judge's reasoning for both rubric scores."""
+    passed: bool | None = None
+    """Rubric pass: both judge scores at least 4."""
+    claim_faithfulness: float | None = None
+    """Supported claims / claims of the response, 0-1 (empty response = 1.0)."""
+    rag_correctness: float | None = None
+    """RAG correctness 1-5 against the reference answer."""
+    rag_faithfulness: float | None = None
+    """RAG faithfulness 1-5 (1 + 4 x supported/total)."""
+    rag_precision: float | None = None
+    """RAG context precision 1-5; null when there is no context (the paper's NaN)."""
+    rag_recall: float | None = None
+    """RAG context recall 1-5."""
+    rag_relevance: float | None = None
+    """RAG answer relevance 1-5."""
+    rag_overall: float | None = None
+    """Weighted RAG score 1-5."""
+    overall: float | None = None
+    """Judge overall: mean of judge faithfulness and completeness, 1-5."""
+    latency_ms: float | None = None
+    """Time the target took to answer (null for recorded responses)."""
+    input_tokens: int | None = None
+    """Tokens sent to the target."""
+    output_tokens: int | None = None
+    """Tokens the target produced."""
+    judge_input_tokens: int = 0
+    """Tokens sent to judges and embedders for this sample."""
+    judge_output_tokens: int = 0
+    """Tokens judges produced for this sample."""
+    scoring_ms: float | None = None
+    """Time spent scoring the sample."""
+    cost_usd: float = 0.0
+    """Cost of the sample: target plus judges, in US dollars."""
+    error: str | None = None
+    """Why the sample could not be scored; null when it was."""
+    flags: list[str] = Field(default_factory=list)
+    """Review flags: empty_response, keyword_fallback, response_truncated, malformed_text, ..."""
+    sample_hash: str = ""
+    """sha256 of the test case, for resume and re-analysis."""
+    reanalysis_of: str | None = None
+    """Run id of the record this one re-analyzed with new ground truth."""
+    scored_at: datetime
+    """When the sample was scored (UTC)."""
+
+
+class ClaimRecord(Frozen):
+    """One expected claim of one sample: found in the response or missing."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate that produced the response."""
+    claim_id: str
+    """Id of the expected claim."""
+    claim_text: str
+    """The expected claim."""
+    importance: Importance
+    """required, expected or optional."""
+    found: bool
+    """Whether the response states the claim."""
+    evidence: str | None = None
+    """The response text that states it (``response[response_start:response_end]``)."""
+    similarity: float
+    """Best cosine between the claim and a response span."""
+    response_start: int | None = None
+    """Start offset of the evidence in the response (characters)."""
+    response_end: int | None = None
+    """End offset (exclusive) of the evidence."""
+
+
+class HighlightRecord(Frozen):
+    """A response span and the ground-truth passage it matches (or none)."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate that produced the response."""
+    response_start: int
+    """Start offset of the span in the response."""
+    response_end: int
+    """End offset (exclusive) of the span."""
+    chunk_id: str | None = None
+    """Ground-truth passage it matches; null for a span that matches none."""
+    page_url: str | None = None
+    """URL of that passage's page."""
+    matched_text: str | None = None
+    """The ground-truth text that matched."""
+    similarity: float
+    """Cosine between the span and the passage (best passage when unmatched)."""
+
+
+class AttributionRecord(Frozen):
+    """One mention that credits the source: a URL, the domain or a brand."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate that produced the response."""
+    type: AttributionType
+    """url, domain or brand."""
+    matched_text: str
+    """The mention as written in the response."""
+    response_start: int
+    """Start offset of the mention."""
+    response_end: int
+    """End offset (exclusive) of the mention."""
+    context: str = ""
+    """Surrounding text of the mention."""
+
+
+class VerdictRecord(Frozen):
+    """A claim of the response checked against the context."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate that produced the response."""
+    claim_index: int = 0
+    """Position of the claim in the response, from 0."""
+    claim_text: str
+    """The claim extracted from the response."""
+    verdict: Verdict
+    """SUPPORTED, CONTRADICTED or NOT_ENOUGH_INFO."""
+    evidence: str = ""
+    """The context text (or judge explanation) behind the verdict."""
+    similarity: float | None = None
+    """Best cosine between claim and context (local judge)."""
+    rule: str | None = None
+    """Contradiction rule that fired (negation, number, date, entity, antonym), if any."""
+    response_start: int | None = None
+    """Start offset of the claim in the response, when it is a verbatim span."""
+    response_end: int | None = None
+    """End offset (exclusive) of the claim."""
+
+
+class IterationMetricsRecord(Frozen):
+    """Aggregates of one iteration of a run (answer-synthesis metrics and cost)."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number."""
+    candidate: str = ""
+    """Candidate the metrics are for."""
+    samples: int
+    """Rows scored in the iteration, errors included."""
+    errors: int
+    """Rows with an error."""
+    accuracy_mean: float | None = None
+    """Mean accuracy 0-100."""
+    completeness_mean: float | None = None
+    """Mean completeness 0-100."""
+    attribution_mean: float | None = None
+    """Mean attribution 0-100."""
+    judge_faithfulness_mean: float | None = None
+    """Mean judge faithfulness 1-5."""
+    judge_completeness_mean: float | None = None
+    """Mean judge completeness 1-5."""
+    faithfulness_pass_rate: float | None = None
+    """Share of samples with judge faithfulness >= 4."""
+    completeness_pass_rate: float | None = None
+    """Share of samples with judge completeness >= 4."""
+    pass_rate: float | None = None
+    """Share of samples passing both."""
+    claim_faithfulness_mean: float | None = None
+    """Mean claim faithfulness 0-1."""
+    rag_overall_mean: float | None = None
+    """Mean RAG overall 1-5."""
+    input_tokens: int = 0
+    """All tokens sent (target and judges)."""
+    output_tokens: int = 0
+    """All tokens produced."""
+    cost_usd: float = 0.0
+    """Cost of the iteration."""
+    low_faithfulness: str = "{}"
+    """Low-faithfulness analysis as JSON: counts and examples per category, insight text."""
+    finished_at: datetime
+    """When the iteration ended (UTC)."""
+
+
+class GraderScoreRecord(Frozen):
+    """One grader's verdict on one sample's output."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate that produced the output."""
+    grader: str
+    """Grader id."""
+    score: float | None = None
+    """Score 0-1; null when the grader failed."""
+    passed: bool | None = None
+    """Whether the grader passed the output."""
+    reason: str = ""
+    """Why, in a sentence."""
+    weight: float = 1.0
+    """Weight of the grader in the candidate's weighted score."""
+
+
+LAKE_TABLES: dict[str, type[Frozen]] = {
+    "runs": RunRecord,
+    "results": ResultRecord,
+    "claims": ClaimRecord,
+    "highlights": HighlightRecord,
+    "attributions": AttributionRecord,
+    "verdicts": VerdictRecord,
+    "iteration_metrics": IterationMetricsRecord,
+    "grader_scores": GraderScoreRecord,
+}
+"""Every lake table and the record model that defines its columns, in load order."""
+
+
+class SampleKey(Frozen):
+    """The key every per-sample record carries."""
+
+    run_id: str
+    """Run id."""
+    iteration: int
+    """Iteration number, from 1."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate id; empty for single-candidate runs."""
