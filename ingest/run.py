@@ -1,0 +1,90 @@
+"""The ingest procedure (see the package docstring)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.lake import list_parts, sweep_orphans
+from engine.settings import Paths
+from warehouse.loader import PartRef, open_writer
+
+BATCH_FILES = 2_000
+"""Parts per transaction: large enough for speed, small enough to bound a retry."""
+
+
+@dataclass
+class IngestReport:
+    """What one ingest did."""
+
+    files_loaded: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    corrupt: list[tuple[str, str]] = field(default_factory=list)
+    already_loaded: int = 0
+    rebuilt: bool = False
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """One human line (plus one line per corrupt part)."""
+        if self.files_loaded == 0 and not self.corrupt:
+            head = f"nothing new to ingest ({self.already_loaded} parts already loaded)"
+        else:
+            rows = ", ".join(f"{n} {t}" for t, n in sorted(self.rows.items()) if n)
+            head = f"ingested {self.files_loaded} parts ({rows or 'no rows'}) in {self.seconds:.2f} s"
+        if self.rebuilt:
+            head = "rebuilt the warehouse from the lake; " + head
+        lines = [head]
+        lines += [f"skipped corrupt part {path}: {reason}" for path, reason in self.corrupt]
+        return "\n".join(lines)
+
+
+def _refs(paths: Paths) -> list[PartRef]:
+    out = []
+    for part in list_parts(paths.lake):
+        try:
+            size = part.path.stat().st_size
+        except FileNotFoundError:
+            continue
+        out.append(
+            PartRef(
+                path=part.path,
+                relative=part.path.relative_to(paths.lake).as_posix(),
+                table=part.table,
+                run_id=part.run_id,
+                iteration=part.iteration,
+                size_bytes=size,
+            )
+        )
+    return out
+
+
+def ingest(
+    paths: Paths,
+    *,
+    rebuild: bool = False,
+    wait_s: float = 30.0,
+    on_message: Callable[[str], None] | None = None,
+) -> IngestReport:
+    """Load every lake part not yet in the warehouse. Raises ``WarehouseBusy`` when locked."""
+    started = time.perf_counter()
+    report = IngestReport()
+    sweep_orphans(paths.lake)
+    refs = _refs(paths)
+    with open_writer(paths.warehouse, wait_s=wait_s) as writer:
+        report.rebuilt = writer.ensure_schema(rebuild=rebuild)
+        done = writer.loaded_paths()
+        new = [r for r in refs if r.relative not in done]
+        report.already_loaded = len(refs) - len(new)
+        for i in range(0, len(new), BATCH_FILES):
+            result = writer.load_batch(new[i : i + BATCH_FILES])
+            report.files_loaded += result.loaded
+            report.corrupt += result.corrupt
+            for table, n in result.rows.items():
+                report.rows[table] = report.rows.get(table, 0) + n
+            if on_message and len(new) > BATCH_FILES:
+                on_message(f"ingested {min(i + BATCH_FILES, len(new))}/{len(new)} parts")
+        if new:
+            writer.checkpoint()
+    report.seconds = time.perf_counter() - started
+    return report

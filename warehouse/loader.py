@@ -1,0 +1,213 @@
+"""Writing lake parts into the warehouse: the statements ingest runs under the write lock.
+
+DuckDB reads the Parquet itself (``read_parquet`` + ``INSERT ... BY NAME``), so no row
+passes through Python. Columns missing from older parts load as NULL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from warehouse.db import WarehouseError, write_connection
+from warehouse.schema import RUNS_LOG, SCHEMA_VERSION, ddl, ddl_sha256, quote_ident, view_sql
+
+
+@dataclass(frozen=True)
+class PartRef:
+    """A lake part to load: absolute path, path relative to the lake, table and keys."""
+
+    path: Path
+    relative: str
+    table: str
+    run_id: str
+    iteration: int
+    size_bytes: int
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def schema_is_current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the warehouse was created by this schema (else it must be rebuilt)."""
+    try:
+        rows = con.execute("SELECT ddl_sha256 FROM schema_version").fetchall()
+    except duckdb.CatalogException:
+        return False
+    return rows == [(ddl_sha256(),)]
+
+
+def drop_everything(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop every view and table (a rebuild starts from the lake)."""
+    for (name,) in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
+    ).fetchall():
+        con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)} CASCADE")
+    for (name,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+    ).fetchall():
+        con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)} CASCADE")
+
+
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create tables, ledger and views, and record the schema version."""
+    con.execute(ddl())
+    create_views(con)
+    con.execute("DELETE FROM schema_version")
+    con.execute(
+        "INSERT INTO schema_version VALUES ($v, $sha, $at)",
+        {"v": SCHEMA_VERSION, "sha": ddl_sha256(), "at": _now()},
+    )
+
+
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create every view from ``sql/views`` in name order."""
+    for name, text in view_sql():
+        try:
+            con.execute(text)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"view file warehouse/sql/views/{name} failed: {exc}") from exc
+
+
+def loaded_paths(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Relative paths of every part already in the ledger (loaded or corrupt)."""
+    return {row[0] for row in con.execute("SELECT path FROM ingested_files").fetchall()}
+
+
+def insert_parts(con: duckdb.DuckDBPyConnection, table: str, parts: Sequence[PartRef]) -> int:
+    """Append the rows of ``parts`` to ``table``'s warehouse table; returns rows added."""
+    target = RUNS_LOG if table == "runs" else table
+    before = con.execute(f"SELECT count(*) FROM {quote_ident(target)}").fetchone()
+    con.execute(
+        f"INSERT INTO {quote_ident(target)} BY NAME "
+        "SELECT * FROM read_parquet($files, union_by_name = true, hive_partitioning = false)",
+        {"files": [str(p.path) for p in parts]},
+    )
+    after = con.execute(f"SELECT count(*) FROM {quote_ident(target)}").fetchone()
+    assert before is not None and after is not None
+    return int(after[0]) - int(before[0])
+
+
+def refresh_runs(con: duckdb.DuckDBPyConnection) -> None:
+    """Rebuild ``runs`` as the latest state of each run in ``runs_log`` (small table)."""
+    con.execute("DELETE FROM runs")
+    con.execute(
+        f"INSERT INTO runs SELECT * FROM {RUNS_LOG} "
+        "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY updated_at DESC) = 1"
+    )
+
+
+def record_parts(
+    con: duckdb.DuckDBPyConnection, parts: Sequence[PartRef], status: str, error: str | None
+) -> None:
+    """Add parts to the ledger."""
+    if not parts:
+        return
+    # One statement for the whole batch: a row-by-row executemany is slow for 10^4 parts.
+    con.execute(
+        "INSERT INTO ingested_files SELECT unnest($paths), unnest($tables), unnest($runs), "
+        "unnest($its), unnest($sizes), $status, $error, $at",
+        {
+            "paths": [p.relative for p in parts],
+            "tables": [p.table for p in parts],
+            "runs": [p.run_id for p in parts],
+            "its": [p.iteration for p in parts],
+            "sizes": [p.size_bytes for p in parts],
+            "status": status,
+            "error": error,
+            "at": _now(),
+        },
+    )
+
+
+@dataclass
+class BatchResult:
+    """Rows added per table, parts loaded, and parts skipped as corrupt (path, reason)."""
+
+    rows: dict[str, int]
+    loaded: int
+    corrupt: list[tuple[str, str]]
+
+
+class WarehouseWriter:
+    """The operations of ingest on a write connection (the only writer of the file)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def ensure_schema(self, *, rebuild: bool) -> bool:
+        """Create the schema; drop and recreate it when asked or when it is outdated.
+
+        Returns whether existing tables were dropped (the lake is loaded again).
+        """
+        if not rebuild and schema_is_current(self.con):
+            return False
+        row = self.con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'"
+        ).fetchone()
+        had_tables = bool(row and row[0])
+        self.con.execute("BEGIN TRANSACTION")
+        drop_everything(self.con)
+        create_schema(self.con)
+        self.con.execute("COMMIT")
+        return had_tables
+
+    def loaded_paths(self) -> set[str]:
+        """Relative paths already in the ledger."""
+        return loaded_paths(self.con)
+
+    def load_batch(self, batch: Sequence[PartRef]) -> BatchResult:
+        """Load parts in one transaction; if that fails, part by part, skipping bad ones."""
+        by_table: dict[str, list[PartRef]] = {}
+        for ref in batch:
+            by_table.setdefault(ref.table, []).append(ref)
+        try:
+            self.con.execute("BEGIN TRANSACTION")
+            rows = {table: insert_parts(self.con, table, refs) for table, refs in by_table.items()}
+            record_parts(self.con, batch, "loaded", None)
+            if "runs" in by_table:
+                refresh_runs(self.con)
+            self.con.execute("COMMIT")
+            return BatchResult(rows, len(batch), [])
+        except duckdb.Error:
+            self.con.execute("ROLLBACK")
+        result = BatchResult({}, 0, [])
+        for ref in batch:
+            self._load_one(ref, result)
+        return result
+
+    def _load_one(self, ref: PartRef, result: BatchResult) -> None:
+        try:
+            self.con.execute("BEGIN TRANSACTION")
+            n = insert_parts(self.con, ref.table, [ref])
+            record_parts(self.con, [ref], "loaded", None)
+            if ref.table == "runs":
+                refresh_runs(self.con)
+            self.con.execute("COMMIT")
+        except duckdb.Error as exc:
+            self.con.execute("ROLLBACK")
+            reason = str(exc).strip().splitlines()[0][:300]
+            self.con.execute("BEGIN TRANSACTION")
+            record_parts(self.con, [ref], "corrupt", reason)
+            self.con.execute("COMMIT")
+            result.corrupt.append((str(ref.path), reason))
+            return
+        result.loaded += 1
+        result.rows[ref.table] = result.rows.get(ref.table, 0) + n
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the file so read-only openers never need to replay it."""
+        self.con.execute("CHECKPOINT")
+
+
+@contextmanager
+def open_writer(path: Path, *, wait_s: float = 30.0) -> Iterator[WarehouseWriter]:
+    """The writer over a write connection (retries for the lock, then ``WarehouseBusy``)."""
+    with write_connection(path, wait_s=wait_s) as con:
+        yield WarehouseWriter(con)

@@ -1,0 +1,80 @@
+"""Typed query functions: one per named SQL file, each returning a polars DataFrame.
+
+Pages, the CLI and tests call these; nobody else writes SQL against the warehouse
+(except analysts, through ``evalhouse sql`` and the SQL page, sandboxed by
+``db.read_connection``). Values are always bound as ``$name`` parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from warehouse.db import QueryResult, read_connection, run_query
+
+
+@cache
+def sql_file(name: str) -> str:
+    """The text of ``warehouse/sql/queries/<name>.sql``."""
+    return (resources.files("warehouse") / "sql" / "queries" / f"{name}.sql").read_text("utf-8")
+
+
+class Warehouse:
+    """The read facade over one warehouse file: short-lived read-only connections."""
+
+    def __init__(self, path: Path, *, wait_s: float = 30.0) -> None:
+        self.path = path
+        self.wait_s = wait_s
+
+    def named(self, name: str, **params: Any) -> pl.DataFrame:
+        """Run the named query file with bound parameters."""
+        return self.sql(sql_file(name), params).frame
+
+    def sql(
+        self,
+        text: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        time_limit_s: float = 30.0,
+        row_cap: int | None = None,
+    ) -> QueryResult:
+        """Run any read-only SQL in the sandbox (no file access, configuration locked)."""
+        with read_connection(self.path, wait_s=self.wait_s) as con:
+            return run_query(con, text, params, time_limit_s=time_limit_s, row_cap=row_cap)
+
+    def data_version(self) -> str:
+        """Changes whenever ingest loads something: keys the dashboard's caches."""
+        if not self.path.exists():
+            return "missing"
+        frame = self.sql(
+            "SELECT count(*) AS n, max(ingested_at)::VARCHAR AS at FROM ingested_files"
+        ).frame
+        return f"{frame['n'][0]}:{frame['at'][0]}"
+
+    # ------------------------------------------------------------------ named queries
+
+    def runs(self) -> pl.DataFrame:
+        """Every run, newest first, with headline numbers (``run_summary``)."""
+        return self.named("runs")
+
+    def previous_run(self, run_id: str) -> str | None:
+        """The run that started just before ``run_id``, if any."""
+        frame = self.named("previous_run", run_id=run_id)
+        return None if frame.is_empty() else str(frame["run_id"][0])
+
+    def domain_overview(self, run_id: str, baseline_run_id: str | None) -> pl.DataFrame:
+        """Per-domain means of a run, the baseline's means and the deltas."""
+        return self.named("domain_overview", run_id=run_id, baseline_run_id=baseline_run_id)
+
+    def tier_distribution(self, run_id: str) -> pl.DataFrame:
+        """Rows per (domain, metric, tier) of a run."""
+        return self.named("tier_distribution", run_id=run_id)
+
+    def table_counts(self) -> pl.DataFrame:
+        """Approximate rows per table."""
+        return self.named("table_counts")
