@@ -25,6 +25,9 @@ class Column:
     arrow_type: pa.DataType
     nullable: bool
     doc: str
+    required: bool = True
+    """No default in the model: every part has it, so the warehouse can say NOT NULL.
+    Columns with defaults may be absent from parts written before they existed."""
 
 
 _SCALARS: dict[type, tuple[str, pa.DataType]] = {
@@ -66,7 +69,8 @@ def columns(model: type[BaseModel]) -> list[Column]:
     for name, field in model.model_fields.items():
         inner, optional = _strip_optional(hints[name])
         duck, arrow = _map(inner)
-        out.append(Column(name, duck, arrow, optional, (field.description or "").strip()))
+        doc = (field.description or "").strip()
+        out.append(Column(name, duck, arrow, optional, doc, field.is_required()))
     return out
 
 

@@ -30,7 +30,7 @@ def quote_ident(name: str) -> str:
 
 def _create_table(table: str, cols: list[Column]) -> str:
     body = ",\n".join(
-        f"    {quote_ident(c.name)} {c.duckdb_type}{'' if c.nullable else ' NOT NULL'}" for c in cols
+        f"    {quote_ident(c.name)} {c.duckdb_type}{' NOT NULL' if c.required and not c.nullable else ''}" for c in cols
     )
     return f"CREATE TABLE IF NOT EXISTS {quote_ident(table)} (\n{body}\n);"
 

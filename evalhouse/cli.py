@@ -1,0 +1,297 @@
+"""The ``evalhouse`` command: the composition root that wires engine, ingest and warehouse.
+
+Errors a person can act on are printed as one line without a traceback; exit codes are
+0 ok, 1 a run finished with too many failed samples (or a check failed), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.settings import Paths, resolve_paths
+from evalhouse import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input: printed without a traceback, exit code 2."""
+
+
+def _paths(args: argparse.Namespace) -> Paths:
+    paths = resolve_paths(args.home)
+    os.environ["EVALHOUSE_HOME"] = str(paths.home)  # children (dashboard, runs) see the same home
+    return paths
+
+
+# ----------------------------------------------------------------------------- ingest
+
+
+def ingest_now(paths: Paths, *, rebuild: bool = False, quiet: bool = False) -> bool:
+    """Ingest the lake; a busy warehouse is reported, not fatal (the lake keeps records)."""
+    from ingest import ingest
+    from warehouse.db import WarehouseBusy
+
+    try:
+        report = ingest(paths, rebuild=rebuild, on_message=None if quiet else _err)
+    except WarehouseBusy as exc:
+        _err(f"ingest postponed: {exc}")
+        return False
+    if not quiet or report.corrupt:
+        _err(report.summary())
+    return True
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    from ingest import ingest
+
+    report = ingest(paths, rebuild=args.rebuild, wait_s=args.wait)
+    print(report.summary())
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- sql
+
+
+def _render_table(frame: Any, truncated: bool) -> str:
+    import polars as pl
+
+    with pl.Config(
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=200,
+        fmt_str_lengths=80,
+        tbl_hide_dataframe_shape=True,
+        tbl_hide_column_data_types=True,
+    ):
+        text = str(frame)
+    if truncated:
+        text += f"\n(first {frame.height} rows; more were cut by the row cap)"
+    return text
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    from warehouse.queries import Warehouse
+
+    result = Warehouse(paths.warehouse).sql(
+        args.query, time_limit_s=args.time_limit, row_cap=args.max_rows
+    )
+    frame = result.frame
+    if args.format == "csv":
+        sys.stdout.write(frame.write_csv())
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(frame.to_dicts(), default=str, indent=1) + "\n")
+    else:
+        print(_render_table(frame, result.truncated))
+    if result.truncated and args.format != "table":
+        _err(f"output cut at {args.max_rows} rows (--max-rows)")
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- dashboard
+
+
+def dashboard_command(paths: Paths, port: int, address: str) -> list[str]:
+    """The streamlit command line that serves the dashboard."""
+    app = Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py"
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.address",
+        address,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--",
+        "--home",
+        str(paths.home),
+    ]
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    print(f"evalhouse dashboard on http://{args.address}:{args.port} (warehouse {paths.warehouse})")
+    try:
+        return subprocess.call(dashboard_command(paths, args.port, args.address))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def _run_config(args: argparse.Namespace) -> Any:
+    from engine.models import RunConfig
+
+    return RunConfig(
+        name=args.name,
+        test_set=str(args.test_set),
+        iterations=args.iterations,
+        judge=args.judge,
+        embedder=args.embedder,
+        target=args.target,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        max_failed_fraction=args.max_failed,
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    from engine import runner
+    from engine.progress import LineProgress, TerminalProgress
+    from engine.testsets import load_test_set
+
+    test_set = load_test_set(Path(args.test_set), strict=args.strict)
+    for problem in test_set.problems:
+        _err(f"skipped: {problem}")
+    config = _run_config(args)
+    if args.estimate:
+        print(runner.estimate_run(config, test_set).render())
+        return EXIT_OK
+    progress = TerminalProgress() if sys.stderr.isatty() else LineProgress()
+    after_flush = None if args.no_ingest else (lambda: ingest_now(paths, quiet=True) and None)
+    only = set(args.only.split(",")) if args.only else None
+    outcome = runner.run_evaluation(
+        config,
+        paths,
+        test_set=test_set,
+        resume_run_id=args.resume,
+        after_flush=after_flush,
+        progress=progress,
+        only_sample_ids=only,
+    )
+    _err(
+        f"run {outcome.status}: {outcome.samples} samples, {outcome.errors} errors, "
+        f"${outcome.cost_usd:.4f}"
+    )
+    print(outcome.run_id)
+    return int(outcome.exit_code)
+
+
+# ----------------------------------------------------------------------------- demo
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    from engine.demo_run import build_demo
+
+    if not paths.warehouse.exists() or args.rebuild:
+        build_demo(paths, log=_err)
+        ingest_now(paths, rebuild=args.rebuild)
+    else:
+        _err(f"demo warehouse already present at {paths.warehouse} (use --rebuild to start over)")
+        ingest_now(paths)
+    if args.no_dashboard:
+        return EXIT_OK
+    return cmd_dashboard(args)
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="evalhouse", description="Evaluate AI answers against ground truth."
+    )
+    parser.add_argument("--version", action="version", version=f"evalhouse {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", help="data folder (default $EVALHOUSE_HOME or ./evalhouse-data)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", parents=[common], help="build demo data, ingest, open the dashboard")
+    p.add_argument("--no-dashboard", action="store_true", help="build and ingest only")
+    p.add_argument("--rebuild", action="store_true", help="throw away existing data first")
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--address", default="127.0.0.1")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("run", parents=[common], help="evaluate a test set")
+    p.add_argument("--test-set", required=True, type=Path)
+    p.add_argument("--name", required=True)
+    p.add_argument("--iterations", type=int, default=1)
+    p.add_argument("--judge", default="local", help="local | openai:MODEL | anthropic:MODEL | ollama:MODEL")
+    p.add_argument("--embedder", default="local", help="local | openai:MODEL")
+    p.add_argument("--target", default="recorded", help="recorded | openai:MODEL | http:URL")
+    p.add_argument("--concurrency", type=int, default=5)
+    p.add_argument("--retries", type=int, default=2)
+    p.add_argument("--max-failed", type=float, default=0.0, help="failed fraction allowed (exit 1 above)")
+    p.add_argument("--resume", metavar="RUN_ID")
+    p.add_argument("--estimate", action="store_true", help="print calls, tokens, cost, time; run nothing")
+    p.add_argument("--no-ingest", action="store_true")
+    p.add_argument("--strict", action="store_true", help="refuse a test set with any bad row")
+    p.add_argument("--only", help="comma-separated sample ids to evaluate")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("ingest", parents=[common], help="load new lake files into the warehouse")
+    p.add_argument("--rebuild", action="store_true", help="recreate the warehouse from the lake")
+    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the lock")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("sql", parents=[common], help="run read-only SQL on the warehouse")
+    p.add_argument("query")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.add_argument("--max-rows", type=int, default=10_000)
+    p.add_argument("--time-limit", type=float, default=60.0)
+    p.set_defaults(func=cmd_sql)
+
+    p = sub.add_parser("dashboard", parents=[common], help="serve the dashboard")
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--address", default="127.0.0.1", help="bind address (default loopback only)")
+    p.set_defaults(func=cmd_dashboard)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``evalhouse`` console script."""
+    from pydantic import ValidationError
+
+    from warehouse.db import WarehouseError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except WarehouseError as exc:
+        _err(f"{exc.title}: {exc}")
+        return EXIT_USAGE
+    except UsageError as exc:
+        _err(f"error: {exc}")
+        return EXIT_USAGE
+    except ValidationError as exc:
+        _err(f"invalid configuration: {exc}")
+        return EXIT_USAGE
+    except Exception as exc:  # typed input errors from the engine carry readable messages
+        name = type(exc).__name__
+        if name.endswith(("TestSetError", "LakeError", "AnalysisError")) or isinstance(
+            exc, (FileNotFoundError, ValueError)
+        ):
+            _err(f"error: {exc}")
+            return EXIT_USAGE
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

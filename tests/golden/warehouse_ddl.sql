@@ -1,0 +1,188 @@
+CREATE TABLE IF NOT EXISTS "runs" (
+    "run_id" VARCHAR NOT NULL,
+    "name" VARCHAR NOT NULL,
+    "started_at" TIMESTAMP NOT NULL,
+    "finished_at" TIMESTAMP,
+    "status" VARCHAR NOT NULL,
+    "iterations" BIGINT NOT NULL,
+    "test_set" VARCHAR NOT NULL,
+    "test_set_hash" VARCHAR,
+    "config" VARCHAR NOT NULL,
+    "judge" VARCHAR NOT NULL,
+    "embedder" VARCHAR NOT NULL,
+    "version" VARCHAR NOT NULL,
+    "git_commit" VARCHAR,
+    "host" VARCHAR,
+    "samples" BIGINT,
+    "updated_at" TIMESTAMP NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS "results" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "domain" VARCHAR NOT NULL,
+    "ai_provider" VARCHAR NOT NULL,
+    "query" VARCHAR NOT NULL,
+    "response" VARCHAR NOT NULL,
+    "tags" VARCHAR[],
+    "accuracy" DOUBLE,
+    "accuracy_tier" VARCHAR,
+    "completeness" DOUBLE,
+    "completeness_tier" VARCHAR,
+    "attribution" DOUBLE,
+    "attribution_tier" VARCHAR,
+    "coverage_percent" DOUBLE,
+    "judge_faithfulness" DOUBLE,
+    "judge_completeness" DOUBLE,
+    "judge_reasoning" VARCHAR,
+    "passed" BOOLEAN,
+    "claim_faithfulness" DOUBLE,
+    "rag_correctness" DOUBLE,
+    "rag_faithfulness" DOUBLE,
+    "rag_precision" DOUBLE,
+    "rag_recall" DOUBLE,
+    "rag_relevance" DOUBLE,
+    "rag_overall" DOUBLE,
+    "overall" DOUBLE,
+    "latency_ms" DOUBLE,
+    "input_tokens" BIGINT,
+    "output_tokens" BIGINT,
+    "judge_input_tokens" BIGINT,
+    "judge_output_tokens" BIGINT,
+    "scoring_ms" DOUBLE,
+    "cost_usd" DOUBLE,
+    "error" VARCHAR,
+    "flags" VARCHAR[],
+    "sample_hash" VARCHAR,
+    "reanalysis_of" VARCHAR,
+    "scored_at" TIMESTAMP NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS "claims" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "claim_id" VARCHAR NOT NULL,
+    "claim_text" VARCHAR NOT NULL,
+    "importance" VARCHAR NOT NULL,
+    "found" BOOLEAN NOT NULL,
+    "evidence" VARCHAR,
+    "similarity" DOUBLE NOT NULL,
+    "response_start" BIGINT,
+    "response_end" BIGINT
+);
+
+CREATE TABLE IF NOT EXISTS "highlights" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "response_start" BIGINT NOT NULL,
+    "response_end" BIGINT NOT NULL,
+    "chunk_id" VARCHAR,
+    "page_url" VARCHAR,
+    "matched_text" VARCHAR,
+    "similarity" DOUBLE NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS "attributions" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "type" VARCHAR NOT NULL,
+    "matched_text" VARCHAR NOT NULL,
+    "response_start" BIGINT NOT NULL,
+    "response_end" BIGINT NOT NULL,
+    "context" VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS "verdicts" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "claim_index" BIGINT,
+    "claim_text" VARCHAR NOT NULL,
+    "verdict" VARCHAR NOT NULL,
+    "evidence" VARCHAR,
+    "similarity" DOUBLE,
+    "rule" VARCHAR,
+    "response_start" BIGINT,
+    "response_end" BIGINT
+);
+
+CREATE TABLE IF NOT EXISTS "iteration_metrics" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "candidate" VARCHAR,
+    "samples" BIGINT NOT NULL,
+    "errors" BIGINT NOT NULL,
+    "accuracy_mean" DOUBLE,
+    "completeness_mean" DOUBLE,
+    "attribution_mean" DOUBLE,
+    "judge_faithfulness_mean" DOUBLE,
+    "judge_completeness_mean" DOUBLE,
+    "faithfulness_pass_rate" DOUBLE,
+    "completeness_pass_rate" DOUBLE,
+    "pass_rate" DOUBLE,
+    "claim_faithfulness_mean" DOUBLE,
+    "rag_overall_mean" DOUBLE,
+    "input_tokens" BIGINT,
+    "output_tokens" BIGINT,
+    "cost_usd" DOUBLE,
+    "low_faithfulness" VARCHAR,
+    "finished_at" TIMESTAMP NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS "grader_scores" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "grader" VARCHAR NOT NULL,
+    "score" DOUBLE,
+    "passed" BOOLEAN,
+    "reason" VARCHAR,
+    "weight" DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS "runs_log" (
+    "run_id" VARCHAR NOT NULL,
+    "name" VARCHAR NOT NULL,
+    "started_at" TIMESTAMP NOT NULL,
+    "finished_at" TIMESTAMP,
+    "status" VARCHAR NOT NULL,
+    "iterations" BIGINT NOT NULL,
+    "test_set" VARCHAR NOT NULL,
+    "test_set_hash" VARCHAR,
+    "config" VARCHAR NOT NULL,
+    "judge" VARCHAR NOT NULL,
+    "embedder" VARCHAR NOT NULL,
+    "version" VARCHAR NOT NULL,
+    "git_commit" VARCHAR,
+    "host" VARCHAR,
+    "samples" BIGINT,
+    "updated_at" TIMESTAMP NOT NULL
+);
+
+-- Which lake parts are in the warehouse: ingest loads only paths not listed here.
+CREATE TABLE IF NOT EXISTS ingested_files (
+    path VARCHAR NOT NULL,          -- part path relative to the lake root
+    table_name VARCHAR NOT NULL,    -- lake table the part belongs to
+    run_id VARCHAR NOT NULL,
+    iteration BIGINT NOT NULL,
+    size_bytes BIGINT NOT NULL,
+    status VARCHAR NOT NULL,        -- loaded | corrupt
+    error VARCHAR,                  -- why a corrupt part was skipped
+    ingested_at TIMESTAMP NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS schema_version (
+    version BIGINT NOT NULL,        -- warehouse.schema.SCHEMA_VERSION
+    ddl_sha256 VARCHAR NOT NULL,    -- fingerprint of the generated DDL and views
+    created_at TIMESTAMP NOT NULL
+);
