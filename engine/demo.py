@@ -124,7 +124,12 @@ TOPICS: tuple[tuple[str, str, str, str], ...] = (
     ("support", "support", "What support does {company} provide?", "{company} provides {v}."),
     ("founded", "about", "When was {company} founded?", "{company} was founded in {v}."),
     ("hq", "about", "Where is {company} based?", "{company} is headquartered in {v}."),
-    ("uptime", "features", "What performance can I expect from {product}?", "{product} offers {v}."),
+    (
+        "uptime",
+        "features",
+        "What performance can I expect from {product}?",
+        "{product} offers {v}.",
+    ),
     ("sso", "features", "What is a key feature of {product}?", "{product} includes {v}."),
     ("regions", "about", "Where does {company} operate?", "{company} has {v}."),
     ("encryption", "security", "What protections come with {product}?", "{product} has {v}."),
@@ -234,10 +239,18 @@ class Habit:
 def _habit(provider: str, week: int) -> Habit:
     # Quality drifts: gpt-x improves, claude-y regresses, gemini-z oscillates.
     if provider == "gpt-x":
-        return Habit(0.55 + 0.12 * week, max(0.0, 0.25 - 0.07 * week), ["brand", "domain", "url", "url"][week % 4])
+        return Habit(
+            0.55 + 0.12 * week,
+            max(0.0, 0.25 - 0.07 * week),
+            ["brand", "domain", "url", "url"][week % 4],
+        )
     if provider == "claude-y":
-        return Habit(0.95 - 0.1 * week, 0.05 + 0.06 * week, ["url", "url", "domain", "brand"][week % 4])
-    return Habit(0.7 + (0.15 if week % 2 else -0.1), 0.15, ["none", "brand", "none", "domain"][week % 4])
+        return Habit(
+            0.95 - 0.1 * week, 0.05 + 0.06 * week, ["url", "url", "domain", "brand"][week % 4]
+        )
+    return Habit(
+        0.7 + (0.15 if week % 2 else -0.1), 0.15, ["none", "brand", "none", "domain"][week % 4]
+    )
 
 
 def _respond(case: TestCase, provider: str, week: int, rng: random.Random) -> str:
@@ -267,7 +280,12 @@ def _respond(case: TestCase, provider: str, week: int, rng: random.Random) -> st
     return opener + " ".join(sentences)
 
 
-RUN_NAMES = ("week 1 baseline", "week 2 prompt v2", "week 3 new retriever", "week 4 regression check")
+RUN_NAMES = (
+    "week 1 baseline",
+    "week 2 prompt v2",
+    "week 3 new retriever",
+    "week 4 regression check",
+)
 
 
 def build_weekly_test_sets(

@@ -24,8 +24,9 @@ class Span:
 # because the next character is not whitespace or the token is a known abbreviation.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 _ABBREVIATIONS = frozenset(
-    "e.g i.e etc vs mr mrs ms dr prof inc ltd co corp st no approx fig jan feb mar apr jun jul "
-    "aug sep sept oct nov dec u.s u.k".split()
+    {"e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co", "corp"}
+    | {"st", "no", "approx", "fig", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep"}
+    | {"sept", "oct", "nov", "dec", "u.s", "u.k"}
 )
 _CLAUSE = re.compile(r"[;:]\s+|,\s+(?=(?:and|but|while|whereas|which|so|or|because)\b)|\s+[–—-]\s+")
 _WORD = re.compile(r"\S+")
@@ -49,7 +50,11 @@ def split_sentences(text: str) -> list[Span]:
         cut = match.start()
         before = text[start:cut].rstrip("\"')]")
         last_word = before.rsplit(None, 1)[-1].lower().rstrip(".") if before.split() else ""
-        if match.group(0).strip() == "" and "\n" not in match.group(0) and last_word in _ABBREVIATIONS:
+        if (
+            match.group(0).strip() == ""
+            and "\n" not in match.group(0)
+            and last_word in _ABBREVIATIONS
+        ):
             continue
         span = _trimmed(text, start, cut if "\n" in match.group(0) else match.start())
         if span is not None:

@@ -155,8 +155,9 @@ def _run_config(args: argparse.Namespace) -> Any:
 
 def cmd_run(args: argparse.Namespace) -> int:
     paths = _paths(args)
-    from engine import runner
     from engine.progress import LineProgress, TerminalProgress
+
+    from engine import runner
     from engine.testsets import load_test_set
 
     test_set = load_test_set(Path(args.test_set), strict=args.strict)
@@ -232,14 +233,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test-set", required=True, type=Path)
     p.add_argument("--name", required=True)
     p.add_argument("--iterations", type=int, default=1)
-    p.add_argument("--judge", default="local", help="local | openai:MODEL | anthropic:MODEL | ollama:MODEL")
+    p.add_argument(
+        "--judge", default="local", help="local | openai:MODEL | anthropic:MODEL | ollama:MODEL"
+    )
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--target", default="recorded", help="recorded | openai:MODEL | http:URL")
     p.add_argument("--concurrency", type=int, default=5)
     p.add_argument("--retries", type=int, default=2)
-    p.add_argument("--max-failed", type=float, default=0.0, help="failed fraction allowed (exit 1 above)")
+    p.add_argument(
+        "--max-failed", type=float, default=0.0, help="failed fraction allowed (exit 1 above)"
+    )
     p.add_argument("--resume", metavar="RUN_ID")
-    p.add_argument("--estimate", action="store_true", help="print calls, tokens, cost, time; run nothing")
+    p.add_argument(
+        "--estimate", action="store_true", help="print calls, tokens, cost, time; run nothing"
+    )
     p.add_argument("--no-ingest", action="store_true")
     p.add_argument("--strict", action="store_true", help="refuse a test set with any bad row")
     p.add_argument("--only", help="comma-separated sample ids to evaluate")

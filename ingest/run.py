@@ -31,7 +31,9 @@ class IngestReport:
             head = f"nothing new to ingest ({self.already_loaded} parts already loaded)"
         else:
             rows = ", ".join(f"{n} {t}" for t, n in sorted(self.rows.items()) if n)
-            head = f"ingested {self.files_loaded} parts ({rows or 'no rows'}) in {self.seconds:.2f} s"
+            head = (
+                f"ingested {self.files_loaded} parts ({rows or 'no rows'}) in {self.seconds:.2f} s"
+            )
         if self.rebuilt:
             head = "rebuilt the warehouse from the lake; " + head
         lines = [head]

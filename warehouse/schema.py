@@ -29,9 +29,11 @@ def quote_ident(name: str) -> str:
 
 
 def _create_table(table: str, cols: list[Column]) -> str:
-    body = ",\n".join(
-        f"    {quote_ident(c.name)} {c.duckdb_type}{' NOT NULL' if c.required and not c.nullable else ''}" for c in cols
-    )
+    def line(c: Column) -> str:
+        not_null = " NOT NULL" if c.required and not c.nullable else ""
+        return f"    {quote_ident(c.name)} {c.duckdb_type}{not_null}"
+
+    body = ",\n".join(line(c) for c in cols)
     return f"CREATE TABLE IF NOT EXISTS {quote_ident(table)} (\n{body}\n);"
 
 

@@ -1,7 +1,7 @@
 """Run every benchmark (``make bench``): each module of this folder with a ``main()``.
 
-    python -m tests.bench            # all
-    python -m tests.bench ingest     # some
+python -m tests.bench            # all
+python -m tests.bench ingest     # some
 """
 
 from __future__ import annotations
@@ -24,8 +24,11 @@ def main() -> int:
         print(f"== {name} (python -m tests.bench.{name})", flush=True)
         started = time.perf_counter()
         code = subprocess.call([sys.executable, "-m", f"tests.bench.{name}"])
-        print(f"== {name}: {'ok' if code == 0 else f'exit {code}'} in "
-              f"{time.perf_counter() - started:.0f} s\n", flush=True)
+        print(
+            f"== {name}: {'ok' if code == 0 else f'exit {code}'} in "
+            f"{time.perf_counter() - started:.0f} s\n",
+            flush=True,
+        )
         if code:
             failed.append(name)
     return 1 if failed else 0

@@ -41,8 +41,9 @@ def _ctas_seconds(lake: Path, target: Path) -> float:
     by_table: dict[str, list[str]] = {}
     for part in list_parts(lake):
         by_table.setdefault(part.table, []).append(str(part.path))
-    con = duckdb.connect(str(target), config={"threads": 2, "memory_limit": "1GB",
-                                              "preserve_insertion_order": False})
+    con = duckdb.connect(
+        str(target), config={"threads": 2, "memory_limit": "1GB", "preserve_insertion_order": False}
+    )
     started = time.perf_counter()
     for table, files in by_table.items():
         con.execute(
@@ -70,8 +71,9 @@ def main() -> None:
     paths.warehouse.unlink(missing_ok=True)
     ctas = _ctas_seconds(paths.lake, root / "ctas.duckdb")
     (root / "ctas.duckdb").unlink(missing_ok=True)
-    out = subprocess.run([sys.executable, "-c", CHILD, str(paths.home)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(paths.home)], check=True, capture_output=True, text=True
+    )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     con = duckdb.connect(str(paths.warehouse), read_only=True)
     run_id = con.execute("SELECT max(run_id) FROM runs").fetchone()[0]  # type: ignore[index]
@@ -84,12 +86,16 @@ def main() -> None:
         con.close()
         timings.append(time.perf_counter() - t)
     print(f"rows loaded: {got['rows']}")
-    print(f"ingest {got['first']:.2f} s vs CTAS {ctas:.2f} s: ratio {got['first'] / ctas:.2f} "
-          "(goal <= 1.3)")
+    print(
+        f"ingest {got['first']:.2f} s vs CTAS {ctas:.2f} s: ratio {got['first'] / ctas:.2f} "
+        "(goal <= 1.3)"
+    )
     print(f"second ingest with nothing new: {got['second']:.3f} s (goal < 1 s)")
     print(f"ingest peak memory: {got['peak_mb']:.0f} MB (goal < 1500 MB)")
-    print(f"domain_scores for one run (open + query + close): median "
-          f"{sorted(timings)[2] * 1000:.0f} ms (goal < 200 ms)")
+    print(
+        f"domain_scores for one run (open + query + close): median "
+        f"{sorted(timings)[2] * 1000:.0f} ms (goal < 200 ms)"
+    )
     if args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -54,11 +54,21 @@ def generate(lake: Path, results: int = 1_000_000, runs: int = 20, part_rows: in
         run_id = f"bench{r:03d}"
         started = t0 + timedelta(days=7 * r)
         run = {
-            "run_id": [run_id], "name": [f"bench run {r}"], "started_at": [started],
-            "finished_at": [started + timedelta(hours=1)], "status": ["completed"],
-            "iterations": [1], "test_set": ["bench.jsonl"], "test_set_hash": [""],
-            "config": ["{}"], "judge": ["local"], "embedder": ["local"], "version": ["bench"],
-            "host": ["bench"], "samples": [per_run], "updated_at": [started],
+            "run_id": [run_id],
+            "name": [f"bench run {r}"],
+            "started_at": [started],
+            "finished_at": [started + timedelta(hours=1)],
+            "status": ["completed"],
+            "iterations": [1],
+            "test_set": ["bench.jsonl"],
+            "test_set_hash": [""],
+            "config": ["{}"],
+            "judge": ["local"],
+            "embedder": ["local"],
+            "version": ["bench"],
+            "host": ["bench"],
+            "samples": [per_run],
+            "updated_at": [started],
         }
         _write(lake, "runs", run_id, 0, 1, _table(RunRecord, run, 1))
         for seq, start in enumerate(range(0, per_run, part_rows), start=1):
@@ -68,28 +78,46 @@ def generate(lake: Path, results: int = 1_000_000, runs: int = 20, part_rows: in
             comp = (rng.integers(0, 6, n) * 20).astype(float)
             attr = rng.choice([0.0, 50.0, 75.0, 100.0], n)
             cols = {
-                "run_id": [run_id] * n, "iteration": [1] * n, "sample_id": ids,
-                "candidate": [""] * n, "domain": domains[rng.integers(0, 10, n)],
-                "ai_provider": providers[rng.integers(0, 3, n)], "query": ["How much is it?"] * n,
+                "run_id": [run_id] * n,
+                "iteration": [1] * n,
+                "sample_id": ids,
+                "candidate": [""] * n,
+                "domain": domains[rng.integers(0, 10, n)],
+                "ai_provider": providers[rng.integers(0, 3, n)],
+                "query": ["How much is it?"] * n,
                 "response": ["It costs $12 per user per month, see acme.example/pricing."] * n,
-                "tags": [["pricing"]] * n, "accuracy": acc, "accuracy_tier": _tiers(acc),
-                "completeness": comp, "completeness_tier": _tiers(comp),
-                "attribution": attr, "attribution_tier": _tiers(attr),
-                "judge_input_tokens": [0] * n, "judge_output_tokens": [0] * n,
-                "cost_usd": np.zeros(n), "flags": [[]] * n, "sample_hash": [""] * n,
+                "tags": [["pricing"]] * n,
+                "accuracy": acc,
+                "accuracy_tier": _tiers(acc),
+                "completeness": comp,
+                "completeness_tier": _tiers(comp),
+                "attribution": attr,
+                "attribution_tier": _tiers(attr),
+                "judge_input_tokens": [0] * n,
+                "judge_output_tokens": [0] * n,
+                "cost_usd": np.zeros(n),
+                "flags": [[]] * n,
+                "sample_hash": [""] * n,
                 "scored_at": [started] * n,
             }
             _write(lake, "results", run_id, 1, seq, _table(ResultRecord, cols, n))
             m = n * 5
             found = rng.random(m) < 0.7
             claims = {
-                "run_id": [run_id] * m, "iteration": [1] * m, "sample_id": np.repeat(ids, 5),
-                "candidate": [""] * m, "claim_id": np.tile(["c1", "c2", "c3", "c4", "c5"], n),
+                "run_id": [run_id] * m,
+                "iteration": [1] * m,
+                "sample_id": np.repeat(ids, 5),
+                "candidate": [""] * m,
+                "claim_id": np.tile(["c1", "c2", "c3", "c4", "c5"], n),
                 "claim_text": ["The product costs $12 per user per month."] * m,
-                "importance": np.tile(["required", "required", "expected", "expected", "optional"], n),
-                "found": found, "evidence": np.where(found, "It costs $12", None),
+                "importance": np.tile(
+                    ["required", "required", "expected", "expected", "optional"], n
+                ),
+                "found": found,
+                "evidence": np.where(found, "It costs $12", None),
                 "similarity": rng.uniform(0.2, 0.95, m),
-                "response_start": np.where(found, 0, None), "response_end": np.where(found, 12, None),
+                "response_start": np.where(found, 0, None),
+                "response_end": np.where(found, 12, None),
             }
             _write(lake, "claims", run_id, 1, seq, _table(ClaimRecord, claims, m))
 

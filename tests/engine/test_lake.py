@@ -58,7 +58,9 @@ while True:
 def test_killed_writer_leaves_no_visible_partial_part(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(tmp_path)],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
     time.sleep(1.5)

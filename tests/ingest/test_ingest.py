@@ -23,8 +23,7 @@ def _count(home: Paths, sql: str) -> int:
 
 def _seed(home: Paths, run_id: str = "R", n: int = 3) -> None:
     write_part(home.lake, "runs", run_id, 0, [run_record(run_id)])
-    write_part(home.lake, "results", run_id, 1,
-               [result_record(run_id, f"s{i}") for i in range(n)])
+    write_part(home.lake, "results", run_id, 1, [result_record(run_id, f"s{i}") for i in range(n)])
 
 
 def test_second_ingest_changes_nothing(home: Paths) -> None:
@@ -90,10 +89,15 @@ def test_busy_warehouse_gives_up_with_lake_message(home: Paths) -> None:
     _seed(home)
     ingest(home)
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
-         "time.sleep(30)", str(home.warehouse)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
+            "time.sleep(30)",
+            str(home.warehouse),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -111,10 +115,15 @@ def test_reader_waits_for_a_short_write_lock(home: Paths) -> None:
     _seed(home)
     ingest(home)
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
-         "time.sleep(1.0); c.close()", str(home.warehouse)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True); "
+            "time.sleep(1.0); c.close()",
+            str(home.warehouse),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

@@ -28,8 +28,14 @@ def warehouse(home: Paths) -> Warehouse:
             result_record("A", "s1", accuracy=90.0, completeness=40.0, attribution=100.0),
             result_record("A", "s2", accuracy=70.0, completeness=60.0, attribution=0.0),
             result_record("A", "s3", accuracy=50.0, completeness=80.0, attribution=50.0),
-            result_record("A", "s4", accuracy=None, completeness=None, attribution=None,
-                          error="ground truth missing"),
+            result_record(
+                "A",
+                "s4",
+                accuracy=None,
+                completeness=None,
+                attribution=None,
+                error="ground truth missing",
+            ),
         ],
     )
     write_part(
@@ -38,12 +44,27 @@ def warehouse(home: Paths) -> Warehouse:
         "B",
         1,
         [
-            result_record("B", "s1", accuracy=95.0, completeness=100.0, attribution=75.0,
-                          passed=True, cost_usd=0.25),
-            result_record("B", "s2", accuracy=85.0, completeness=20.0, attribution=75.0,
-                          passed=False, cost_usd=0.5),
-            result_record("B", "t1", domain="beta.example", accuracy=40.0, completeness=50.0,
-                          attribution=10.0),
+            result_record(
+                "B",
+                "s1",
+                accuracy=95.0,
+                completeness=100.0,
+                attribution=75.0,
+                passed=True,
+                cost_usd=0.25,
+            ),
+            result_record(
+                "B",
+                "s2",
+                accuracy=85.0,
+                completeness=20.0,
+                attribution=75.0,
+                passed=False,
+                cost_usd=0.5,
+            ),
+            result_record(
+                "B", "t1", domain="beta.example", accuracy=40.0, completeness=50.0, attribution=10.0
+            ),
         ],
     )
     write_part(
@@ -51,8 +72,11 @@ def warehouse(home: Paths) -> Warehouse:
         "results",
         "C",
         1,
-        [result_record("C", "t1", domain="beta.example", accuracy=60.0, completeness=30.0,
-                       attribution=20.0)],
+        [
+            result_record(
+                "C", "t1", domain="beta.example", accuracy=60.0, completeness=30.0, attribution=20.0
+            )
+        ],
     )
     ingest(home)
     return Warehouse(home.warehouse)
@@ -66,11 +90,19 @@ def test_domain_scores_means_medians_tiers(warehouse: Warehouse) -> None:
     assert row["accuracy_mean"] == pytest.approx(70.0)  # (90 + 70 + 50) / 3, error row left out
     assert row["accuracy_median"] == pytest.approx(70.0)
     assert (row["accuracy_min"], row["accuracy_max"]) == (50.0, 90.0)
-    assert (row["accuracy_excellent"], row["accuracy_good"], row["accuracy_fair"],
-            row["accuracy_poor"]) == (1, 1, 1, 0)
+    assert (
+        row["accuracy_excellent"],
+        row["accuracy_good"],
+        row["accuracy_fair"],
+        row["accuracy_poor"],
+    ) == (1, 1, 1, 0)
     assert row["completeness_mean"] == pytest.approx(60.0)
-    assert (row["completeness_excellent"], row["completeness_good"], row["completeness_fair"],
-            row["completeness_poor"]) == (0, 1, 1, 1)
+    assert (
+        row["completeness_excellent"],
+        row["completeness_good"],
+        row["completeness_fair"],
+        row["completeness_poor"],
+    ) == (0, 1, 1, 1)
     assert row["attribution_mean"] == pytest.approx(50.0)
     assert row["attribution_median"] == pytest.approx(50.0)
     assert (row["attribution_excellent"], row["attribution_poor"]) == (1, 1)
@@ -118,8 +150,13 @@ def test_domain_overview_query_and_previous_run(warehouse: Warehouse) -> None:
 
 
 def test_latest_run_state_wins(home: Paths, warehouse: Warehouse) -> None:
-    write_part(home.lake, "runs", "A", 0,
-               [run_record("A", T0, status="failed", updated_at=T0 + timedelta(hours=1))])
+    write_part(
+        home.lake,
+        "runs",
+        "A",
+        0,
+        [run_record("A", T0, status="failed", updated_at=T0 + timedelta(hours=1))],
+    )
     ingest(home)
     frame = warehouse.sql("SELECT run_id, status FROM runs WHERE run_id = 'A'").frame
     assert frame.to_dicts() == [{"run_id": "A", "status": "failed"}]
