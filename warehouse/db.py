@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 
 class WarehouseError(Exception):
@@ -164,7 +165,7 @@ def run_query(
             frame = rel.pl()
             truncated = False
         else:
-            arrow = rel.fetch_record_batch(rows_per_batch=min(row_cap + 1, 100_000))
+            arrow = rel.to_arrow_reader(min(row_cap + 1, 100_000))
             batches = []
             rows = 0
             for batch in arrow:
@@ -172,8 +173,6 @@ def run_query(
                 rows += batch.num_rows
                 if rows > row_cap:
                     break
-            import pyarrow as pa
-
             table = (
                 pa.Table.from_batches(batches, schema=arrow.schema)
                 if batches
