@@ -1,0 +1,44 @@
+"""Graders as files: deterministic, embedding, rubric and built-in graders.
+
+See ``engine.graders.spec`` for the file format and ``load_graders`` for the entry point.
+"""
+
+from engine.graders.base import (
+    GradeInput,
+    Grader,
+    GraderConfigError,
+    GraderError,
+    GraderResult,
+    SyncGrader,
+)
+from engine.graders.registry import build_grader, load_graders, resolve_specs
+from engine.graders.rubric import LocalJudgeRefusal, RubricJudge, RubricVerdict
+from engine.graders.spec import (
+    BUILTIN_TYPES,
+    GRADER_TYPES,
+    GraderFileError,
+    GraderProblem,
+    GraderSpec,
+    read_grader_file,
+)
+
+__all__ = [
+    "BUILTIN_TYPES",
+    "GRADER_TYPES",
+    "GradeInput",
+    "Grader",
+    "GraderConfigError",
+    "GraderError",
+    "GraderFileError",
+    "GraderProblem",
+    "GraderResult",
+    "GraderSpec",
+    "LocalJudgeRefusal",
+    "RubricJudge",
+    "RubricVerdict",
+    "SyncGrader",
+    "build_grader",
+    "load_graders",
+    "read_grader_file",
+    "resolve_specs",
+]

@@ -1,0 +1,177 @@
+"""``llm-rubric``: a rubric text judged by a language model (the write-up's ``llm-judge``).
+
+The judge seam of ``engine.judges.base`` scores the fixed answer-synthesis rubric only, so
+a free rubric needs one more method. ``RubricJudge`` is that method as a Protocol; any
+judge that has it can grade rubric files. The prompt and the reply parser below are the
+write-up's, so HTTP judges can implement ``grade_rubric`` with two calls:
+``rubric_messages(...)`` then ``parse_rubric_reply(text)``.
+
+The local judge is deterministic (claim splitting, embeddings and rules): it cannot read
+a rubric, and pretending would give numbers that mean nothing. Binding an ``llm-rubric``
+grader to it raises ``LocalJudgeRefusal`` while graders are loaded, before any call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from pydantic import Field
+
+from engine.graders.base import (
+    GradeInput,
+    Grader,
+    GraderConfigError,
+    GraderError,
+    GraderResult,
+    passes,
+)
+from engine.graders.spec import GraderSpec, RubricOptions
+from engine.judges.base import JudgeError, JudgeResponseError, Usage
+from engine.models import Frozen
+
+RUBRIC_SYSTEM_PROMPT = (
+    "You are an evaluation judge. Assess the output against the given criteria.\n"
+    "Respond with ONLY a JSON object in this exact format:\n"
+    '{"pass": true/false, "score": 0.0-1.0, "reason": "brief explanation"}'
+)
+"""The write-up's system prompt for rubric judging."""
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+class RubricVerdict(Frozen):
+    """A judge's grade of one output against one rubric."""
+
+    score: float = Field(ge=0.0, le=1.0)
+    """0-1, as the rubric asks."""
+    reason: str = ""
+    """The judge's brief explanation."""
+    usage: Usage = Usage()
+    """What the call cost."""
+
+
+@runtime_checkable
+class RubricJudge(Protocol):
+    """A judge that can grade an output against a free rubric text."""
+
+    @property
+    def name(self) -> str:
+        """Judge identifier (``local``, ``openai:gpt-4o-mini``, ...)."""
+        ...
+
+    async def grade_rubric(
+        self, rubric: str, question: str, answer: str, expected: str, context: Sequence[str]
+    ) -> RubricVerdict:
+        """Grade ``answer`` against ``rubric``. Raises JudgeError / JudgeResponseError."""
+        ...
+
+
+class LocalJudgeRefusal(GraderConfigError):
+    """An ``llm-rubric`` grader was bound to the deterministic local judge."""
+
+
+def rubric_user_prompt(
+    rubric: str, question: str, answer: str, expected: str, context: Sequence[str] = ()
+) -> str:
+    """The write-up's user prompt: task, output, rubric, reference (and context if any)."""
+    parts = [
+        "## Evaluation Task",
+        "",
+        "**Input/Question:**",
+        question,
+        "",
+        "**Output to Evaluate:**",
+        answer,
+        "",
+        "**Rubric/Criteria:**",
+        rubric.strip(),
+    ]
+    if expected:
+        parts += ["", "**Expected/Reference Output:**", expected]
+    if context:
+        parts += ["", "**Context:**", "\n\n".join(context)]
+    parts += [
+        "",
+        "Based on the rubric, evaluate whether the output passes or fails.",
+        "Provide a score from 0.0 to 1.0 and a brief reason.",
+    ]
+    return "\n".join(parts)
+
+
+def parse_rubric_reply(text: str, usage: Usage | None = None) -> RubricVerdict:
+    """Read the judge's JSON reply (the first ``{...}`` in it).
+
+    The write-up falls back to looking for the word "pass" and inventing 0.7/0.3; we
+    raise JudgeResponseError instead, so a reply we cannot read is an error row rather
+    than a made-up score.
+    """
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        raise JudgeResponseError(f"rubric reply holds no JSON object: {text[:120]!r}")
+    try:
+        data = json.loads(match.group(0))
+    except json.JSONDecodeError as err:
+        raise JudgeResponseError(f"rubric reply is not valid JSON: {err.msg}") from err
+    score = data.get("score") if isinstance(data, dict) else None
+    if isinstance(score, bool) or not isinstance(score, int | float) or not 0.0 <= score <= 1.0:
+        raise JudgeResponseError(
+            f"rubric reply has no score between 0 and 1: {match.group(0)[:120]!r}"
+        )
+    reason = data.get("reason", "")
+    return RubricVerdict(
+        score=float(score), reason=str(reason) if reason is not None else "", usage=usage or Usage()
+    )
+
+
+def require_rubric_judge(spec: GraderSpec, judge: object | None) -> RubricJudge:
+    """The judge, checked to be able to grade rubrics. Raises GraderConfigError otherwise."""
+    where = f" ({spec.source})" if spec.source else ""
+    if judge is None:
+        raise GraderConfigError(
+            f"grader {spec.id!r}{where} is an llm-rubric and needs a judge; none was configured"
+        )
+    name = str(getattr(judge, "name", ""))
+    if name == "local":
+        raise LocalJudgeRefusal(
+            f"grader {spec.id!r}{where} is an llm-rubric: its rubric must be read by a language "
+            "model, and the local judge is deterministic and cannot grade free rubrics. Run "
+            "with --judge openai:MODEL, anthropic:MODEL or ollama:MODEL, or leave this grader out."
+        )
+    if not isinstance(judge, RubricJudge):
+        raise GraderConfigError(
+            f"grader {spec.id!r}{where} is an llm-rubric, but judge {name!r} has no "
+            "grade_rubric method"
+        )
+    return judge
+
+
+class RubricGrader(Grader):
+    """Asks the judge to grade the output by the rubric; pass = score >= threshold."""
+
+    def __init__(self, spec: GraderSpec, judge: object | None) -> None:
+        super().__init__(spec)
+        assert isinstance(spec.options, RubricOptions)
+        self._rubric = spec.options.rubric
+        self._judge = require_rubric_judge(spec, judge)
+        self._threshold = spec.threshold if spec.threshold is not None else 0.7
+
+    async def grade(self, sample: GradeInput) -> GraderResult:
+        """One judge call. Raises GraderError when the judge fails or answers badly."""
+        try:
+            verdict = await self._judge.grade_rubric(
+                self._rubric,
+                sample.case.query,
+                sample.output,
+                sample.expected,
+                sample.case.effective_context,
+            )
+        except JudgeError as err:
+            raise GraderError(
+                f"llm-rubric grader {self.id!r}: judge {self._judge.name} failed: {err}"
+            ) from err
+        passed = passes(verdict.score, self._threshold)
+        reason = verdict.reason.strip() or f"judge gave {verdict.score:.2f}"
+        return GraderResult(passed=passed, score=verdict.score, reason=reason, usage=verdict.usage)

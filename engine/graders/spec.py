@@ -1,0 +1,582 @@
+"""Grader files (``graders/*.yaml``): their pydantic models and a loader with readable errors.
+
+A grader file, after the eval-harness write-up ("Drop this file in ``graders/`` ... and
+it appears as a selectable grader")::
+
+    # graders/cites-source.yaml
+    type: regex                 # exact-match | contains | regex | json-schema |
+                                # semantic-similarity | llm-rubric | a built-in name
+    options:                    # the write-up calls this block ``config``; both are read
+      pattern: '\\[Source: .+?\\]'
+    weight: 1.0                 # optional, default 1; a candidate's own weights win
+    threshold: 0.8              # optional, scored types only (score >= threshold passes)
+    id: cites-source            # optional, defaults to the file stem
+    name: Cites a source        # optional, for people
+    description: ...            # optional
+
+A malformed file is refused before anything is run: every problem of every file becomes
+one line ``<file>: field '<field>': <reason>`` of a single ``GraderFileError``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+CaseMode = Literal["sensitive", "insensitive"]
+
+RULE_TYPES: tuple[str, ...] = ("exact-match", "contains", "regex", "json-schema")
+"""Deterministic graders: pass/fail by their rule, no threshold."""
+
+BUILTIN_TYPES: tuple[str, ...] = (
+    "accuracy",
+    "completeness",
+    "attribution",
+    "faithfulness",
+    "answer-synthesis",
+    "claim-faithfulness",
+    "rag",
+)
+"""evalhouse's own evaluations, addressable by name without a file."""
+
+GRADER_TYPES: tuple[str, ...] = (*RULE_TYPES, "semantic-similarity", "llm-rubric", *BUILTIN_TYPES)
+"""Every grader type a file may name."""
+
+TYPE_ALIASES: dict[str, str] = {"llm-judge": "llm-rubric"}
+"""The write-up's names for the same types."""
+
+DEFAULT_THRESHOLDS: dict[str, float] = {
+    # The write-up's default for semantic similarity ("If score >= threshold (default 0.8)").
+    "semantic-similarity": 0.8,
+    # Most rubric examples in the write-up use 0.7.
+    "llm-rubric": 0.7,
+    # The "good" tier (70 of 100) of DESIGN.md.
+    "accuracy": 0.7,
+    "completeness": 0.7,
+    "attribution": 0.7,
+    # Judge rubric pass is a score of at least 4 of 5: (4 - 1) / 4 = 0.75.
+    "faithfulness": 0.75,
+    "answer-synthesis": 0.75,
+    "rag": 0.75,
+    # The write-up's context-faithfulness threshold.
+    "claim-faithfulness": 0.8,
+}
+"""Threshold of each scored type when the file gives none."""
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_REGEX_FLAGS: dict[str, re.RegexFlag] = {
+    "i": re.IGNORECASE,
+    "m": re.MULTILINE,
+    "s": re.DOTALL,
+    "x": re.VERBOSE,
+    "a": re.ASCII,
+}
+_FLAG_NAMES: dict[str, str] = {
+    "ignorecase": "i",
+    "multiline": "m",
+    "dotall": "s",
+    "verbose": "x",
+    "ascii": "a",
+}
+
+
+# --------------------------------------------------------------------------- options
+
+
+class Options(BaseModel):
+    """Base of every type's options: immutable, unknown keys are errors (typos show up)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
+    )
+
+
+class ExactMatchOptions(Options):
+    """``exact-match``: the output equals the expected answer (or a fixed value)."""
+
+    value: str | None = None
+    """Compare with this text instead of the case's expected answer."""
+    strip: bool = True
+    """Ignore leading and trailing whitespace on both sides."""
+    case: CaseMode = "sensitive"
+    """``insensitive`` compares case-folded text."""
+
+
+class ContainsOptions(Options):
+    """``contains``: the output includes the given substrings."""
+
+    values: tuple[str, ...]
+    """Substrings to look for."""
+    mode: Literal["all", "any"] = "all"
+    """``all``: every value must appear; ``any``: at least one."""
+    case: CaseMode = "sensitive"
+    """``insensitive`` ignores case."""
+
+    @field_validator("values", mode="before")
+    @classmethod
+    def _one_value(cls, values: Any) -> Any:
+        # "values: Pricing" reads naturally for a single value
+        return [values] if isinstance(values, str) else values
+
+    @field_validator("values")
+    @classmethod
+    def _non_empty(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        if not values:
+            raise ValueError("give at least one value to look for")
+        if any(not v for v in values):
+            raise ValueError("an empty string is found in every output; remove it")
+        return values
+
+
+class RegexOptions(Options):
+    """``regex``: the output matches (or must not match) a Python regular expression."""
+
+    flags: str | tuple[str, ...] = ""
+    """Letters ``imsxa`` or names (``IGNORECASE``, ``MULTILINE``, ``DOTALL``, ``VERBOSE``,
+    ``ASCII``)."""
+    pattern: str
+    """The regular expression (Python syntax), searched anywhere in the output."""
+    must_match: bool = True
+    """False turns the grader around: pass when the pattern does NOT occur."""
+
+    @field_validator("flags")
+    @classmethod
+    def _known_flags(cls, flags: str | tuple[str, ...]) -> str | tuple[str, ...]:
+        regex_flags(flags)
+        return flags
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str, info: ValidationInfo) -> str:
+        if not pattern:
+            raise ValueError("the pattern is empty and would match every output")
+        # flags is declared first, so it is in info.data when it was valid
+        flags = info.data.get("flags", "")
+        try:
+            re.compile(pattern, regex_flags(flags))
+        except re.error as err:
+            where = f" at position {err.pos}" if err.pos is not None else ""
+            raise ValueError(f"invalid regular expression: {err.msg}{where}") from err
+        return pattern
+
+
+def regex_flags(flags: str | Sequence[str]) -> re.RegexFlag:
+    """The ``re`` flags of a grader's ``flags`` option. Raises ValueError on unknown ones."""
+    letters: list[str] = []
+    if isinstance(flags, str):
+        letters = list(flags.replace(",", "").replace(" ", "").lower())
+    else:
+        for name in flags:
+            key = name.strip().lower().removeprefix("re.")
+            letters.append(_FLAG_NAMES.get(key, key))
+    out = re.RegexFlag(0)
+    for letter in letters:
+        if letter not in _REGEX_FLAGS:
+            raise ValueError(
+                f"unknown regex flag {letter!r} (use letters imsxa or IGNORECASE, MULTILINE, "
+                "DOTALL, VERBOSE, ASCII)"
+            )
+        out |= _REGEX_FLAGS[letter]
+    return out
+
+
+class JsonSchemaOptions(Options):
+    """``json-schema``: the output, parsed as JSON, is valid against a JSON Schema."""
+
+    json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
+    """The schema inline (key ``schema``)."""
+    schema_path: str | None = None
+    """Or a JSON/YAML file holding it, relative to the grader file."""
+    allow_code_fence: bool = True
+    """Accept output wrapped in a Markdown code fence (```json ... ```), as chat models
+    often answer."""
+
+    @field_validator("json_schema")
+    @classmethod
+    def _valid_schema(cls, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+        if schema is not None:
+            check_json_schema(schema)
+        return schema
+
+    @model_validator(mode="after")
+    def _one_schema(self) -> JsonSchemaOptions:
+        if (self.json_schema is None) == (self.schema_path is None):
+            raise ValueError("give exactly one of 'schema' (inline) or 'schema_path'")
+        return self
+
+
+def check_json_schema(schema: Mapping[str, Any]) -> None:
+    """Raise ValueError when ``schema`` is not a valid JSON Schema (its own meta-schema)."""
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as err:
+        where = "/".join(str(p) for p in err.path)
+        at = f" at '{where}'" if where else ""
+        raise ValueError(f"invalid JSON Schema{at}: {err.message}") from err
+
+
+class SemanticOptions(Options):
+    """``semantic-similarity``: no options beyond ``threshold``."""
+
+
+class RubricOptions(Options):
+    """``llm-rubric``: the rubric text a language model judges the output by."""
+
+    rubric: str
+    """The grading instructions (the write-up: "the rubric IS the grader")."""
+
+    @field_validator("rubric")
+    @classmethod
+    def _not_blank(cls, rubric: str) -> str:
+        if not rubric.strip():
+            raise ValueError("the rubric is empty")
+        return rubric
+
+
+class BuiltinOptions(Options):
+    """Built-in evaluations: no options beyond ``threshold``."""
+
+
+OPTION_MODELS: dict[str, type[Options]] = {
+    "exact-match": ExactMatchOptions,
+    "contains": ContainsOptions,
+    "regex": RegexOptions,
+    "json-schema": JsonSchemaOptions,
+    "semantic-similarity": SemanticOptions,
+    "llm-rubric": RubricOptions,
+    **{name: BuiltinOptions for name in BUILTIN_TYPES},
+}
+"""The options model of each grader type."""
+
+
+# --------------------------------------------------------------------------- file + spec
+
+
+class GraderFile(BaseModel):
+    """The top level of a grader file, before its options are checked against its type."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    type: str
+    """Grader type (see ``GRADER_TYPES``; ``llm-judge`` is read as ``llm-rubric``)."""
+    id: str | None = None
+    """Grader id; defaults to the file stem."""
+    name: str | None = None
+    """Human name."""
+    description: str = ""
+    """What the grader checks."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Type-specific options."""
+    weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)
+    """Default weight in weighted scores."""
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Pass bar of scored types."""
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        value = TYPE_ALIASES.get(value, value)
+        if value not in GRADER_TYPES:
+            raise ValueError(f"unknown grader type {value!r} (known: {', '.join(GRADER_TYPES)})")
+        return value
+
+    @field_validator("id")
+    @classmethod
+    def _valid_id(cls, value: str | None) -> str | None:
+        if value is not None:
+            check_id(value)
+        return value
+
+
+def check_id(value: str) -> None:
+    """Raise ValueError unless ``value`` is a usable grader id."""
+    if not _ID_RE.match(value):
+        raise ValueError(
+            f"{value!r} is not a valid id: use letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit"
+        )
+
+
+class GraderSpec(BaseModel):
+    """A validated grader: what the registry builds a ``Grader`` from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    id: str
+    """Grader id, unique in a project."""
+    type: str
+    """Grader type."""
+    options: Options
+    """Options, checked against the type."""
+    weight: float = 1.0
+    """Default weight in weighted scores."""
+    threshold: float | None = None
+    """Pass bar (score >= threshold); None for rule-based types."""
+    name: str = ""
+    """Human name (the id when the file gives none)."""
+    description: str = ""
+    """What the grader checks."""
+    source: str | None = None
+    """The file it came from; None for built-ins addressed by name."""
+
+
+def builtin_spec(name: str) -> GraderSpec:
+    """The spec of a built-in evaluation addressed by name, with its default threshold."""
+    if name not in BUILTIN_TYPES:
+        raise KeyError(name)
+    return GraderSpec(
+        id=name,
+        type=name,
+        options=BuiltinOptions(),
+        threshold=DEFAULT_THRESHOLDS[name],
+        name=name,
+    )
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@dataclass(frozen=True)
+class GraderProblem:
+    """One thing wrong with one grader file."""
+
+    file: str
+    """The file as the loader was given it."""
+    field: str
+    """Dotted field (``options.pattern``); empty for the file as a whole."""
+    reason: str
+    """What is wrong, in words a person can act on."""
+
+    def __str__(self) -> str:
+        if self.field:
+            return f"{self.file}: field '{self.field}': {self.reason}"
+        return f"{self.file}: {self.reason}"
+
+
+class GraderFileError(Exception):
+    """One or more grader files are malformed; nothing was run. One line per problem."""
+
+    def __init__(self, problems: Sequence[GraderProblem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _field(loc: Sequence[int | str], prefix: str = "") -> str:
+    out = prefix
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _reasons(
+    err: ValidationError, file: str, prefix: str, known: Sequence[str]
+) -> list[GraderProblem]:
+    problems = []
+    for item in err.errors(include_url=False):
+        kind = item["type"]
+        msg = str(item["msg"])
+        if kind == "missing":
+            reason = "is required"
+        elif kind == "extra_forbidden":
+            reason = "is not a known field"
+            if len(item["loc"]) == 1 and known:
+                reason += f" (known: {', '.join(known)})"
+        elif kind in ("value_error", "assertion_error"):
+            reason = msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        else:
+            reason = msg[:1].lower() + msg[1:]
+            shown = repr(item.get("input"))
+            if len(shown) <= 60:
+                reason += f" (got {shown})"
+        problems.append(GraderProblem(file, _field(item["loc"], prefix), reason))
+    return problems
+
+
+def _known_fields(model: type[BaseModel]) -> list[str]:
+    return [info.alias or name for name, info in model.model_fields.items()]
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _normalise(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], list[GraderProblem]]:
+    """Accept the write-up's spellings: ``config`` for options, ``threshold`` and ``rubric``
+    inside it or at the top."""
+    data = dict(raw)
+    problems: list[GraderProblem] = []
+    if "config" in data:
+        if "options" in data:
+            problems.append(
+                GraderProblem(file, "config", "give either 'options' or 'config', not both")
+            )
+        else:
+            data["options"] = data.pop("config")
+    data.pop("config", None)
+    options = data.get("options")
+    if options is None:
+        data["options"] = options = {}
+    if isinstance(options, dict):
+        options = dict(options)
+        if "threshold" in options:
+            if "threshold" in data:
+                problems.append(
+                    GraderProblem(file, "options.threshold", "threshold is given twice")
+                )
+            data["threshold"] = options.pop("threshold")
+        if "rubric" in data:
+            if "rubric" in options:
+                problems.append(GraderProblem(file, "rubric", "rubric is given twice"))
+            options["rubric"] = data.pop("rubric")
+        data["options"] = options
+    return data, problems
+
+
+def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) -> GraderSpec:
+    """Validate the parsed YAML of one grader file. Raises GraderFileError (all problems)."""
+    if not isinstance(raw, dict):
+        got = "an empty file" if raw is None else f"a YAML {type(raw).__name__}"
+        raise GraderFileError(
+            [GraderProblem(file, "", f"a grader file must be a mapping of fields, got {got}")]
+        )
+    data, problems = _normalise(raw, file)
+    header: GraderFile | None = None
+    try:
+        header = GraderFile.model_validate(data)
+    except ValidationError as err:
+        problems += _reasons(err, file, "", _known_fields(GraderFile))
+    kind = TYPE_ALIASES.get(str(data.get("type")), str(data.get("type")))
+    options: Options | None = None
+    if kind in OPTION_MODELS and isinstance(data.get("options"), dict):
+        # Options are checked even when the top level is wrong: one pass shows everything.
+        model = OPTION_MODELS[kind]
+        try:
+            options = model.model_validate(data["options"])
+        except ValidationError as err:
+            problems += _reasons(err, file, "options", _known_fields(model))
+    if header is None:
+        raise GraderFileError(problems)
+    gid = header.id or default_id
+    if header.id is None:
+        try:
+            check_id(gid)
+        except ValueError as err:
+            problems.append(GraderProblem(file, "id", f"the file stem {err}; give an 'id'"))
+    if header.threshold is not None and header.type in RULE_TYPES:
+        problems.append(
+            GraderProblem(
+                file,
+                "threshold",
+                f"{header.type} passes or fails by its rule and takes no threshold",
+            )
+        )
+    if isinstance(options, JsonSchemaOptions) and options.schema_path is not None:
+        try:
+            options = _load_schema_file(options, base_dir)
+        except ValueError as err:
+            problems.append(GraderProblem(file, "options.schema_path", str(err)))
+    if problems or options is None:
+        raise GraderFileError(problems)
+    threshold = header.threshold
+    if threshold is None and header.type not in RULE_TYPES:
+        threshold = DEFAULT_THRESHOLDS[header.type]
+    return GraderSpec(
+        id=gid,
+        type=header.type,
+        options=options,
+        weight=header.weight,
+        threshold=threshold,
+        name=header.name or gid,
+        description=header.description,
+        source=file,
+    )
+
+
+def _load_schema_file(options: JsonSchemaOptions, base_dir: Path | None) -> JsonSchemaOptions:
+    assert options.schema_path is not None
+    path = Path(options.schema_path)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ValueError(
+            f"cannot read schema file {options.schema_path!r}: {err.strerror}"
+        ) from err
+    try:
+        schema = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as err:
+        raise ValueError(
+            f"schema file {options.schema_path!r} is not valid JSON/YAML: {err}"
+        ) from err
+    if not isinstance(schema, dict):
+        raise ValueError(f"schema file {options.schema_path!r} does not hold a JSON object")
+    check_json_schema(schema)
+    return options.model_copy(update={"json_schema": schema})
+
+
+def read_grader_file(path: Path) -> GraderSpec:
+    """Read and validate one grader file. Raises GraderFileError."""
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise GraderFileError([GraderProblem(file, "", f"cannot read the file: {err}")]) from err
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise GraderFileError(
+            [GraderProblem(file, "", f"invalid YAML{where}: {problem}")]
+        ) from None
+    return parse_grader(raw, file, path.stem, path.parent)
+
+
+def grader_files(folder: Path) -> list[Path]:
+    """The grader files of a folder (``*.yaml`` and ``*.yml``), sorted by name."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
+
+
+def read_grader_folder(folder: Path) -> dict[str, GraderSpec]:
+    """Every grader file of ``folder`` by id. Raises GraderFileError naming every problem."""
+    problems: list[GraderProblem] = []
+    specs: dict[str, GraderSpec] = {}
+    for path in grader_files(folder):
+        try:
+            spec = read_grader_file(path)
+        except GraderFileError as err:
+            problems += err.problems
+            continue
+        if spec.id in specs:
+            problems.append(
+                GraderProblem(
+                    str(path), "id", f"id {spec.id!r} is already used by {specs[spec.id].source}"
+                )
+            )
+            continue
+        specs[spec.id] = spec
+    if problems:
+        raise GraderFileError(problems)
+    return specs
