@@ -187,6 +187,41 @@ def cmd_run(args: argparse.Namespace) -> int:
     return int(outcome.exit_code)
 
 
+# ----------------------------------------------------------------------------- check
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    from engine.gate import evaluate_gate, junit_xml, parse_threshold, render_table
+    from warehouse.queries import Warehouse
+
+    thresholds = [parse_threshold(t, "min") for t in args.min] + [
+        parse_threshold(t, "max") for t in args.max
+    ]
+    if args.max_regressions is not None and not args.baseline:
+        raise UsageError("--max-regressions needs --baseline RUN_ID")
+    warehouse = Warehouse(paths.warehouse)
+    for run_id in filter(None, [args.run_id, args.baseline]):
+        if not warehouse.run_exists(run_id):
+            raise UsageError(f"run {run_id!r} is not in the warehouse (did ingest run?)")
+    metrics = warehouse.check_metrics(args.run_id, args.candidate)
+    regressions = None
+    if args.baseline:
+        regressed = warehouse.check_regressions(
+            args.run_id, args.baseline, args.tolerance, args.candidate
+        )
+        regressions = regressed.height
+    checks = evaluate_gate(
+        metrics, thresholds, regressions=regressions, max_regressions=args.max_regressions
+    )
+    print(render_table(checks))
+    if args.format == "junit":
+        target = args.output or Path(f"evalhouse-check-{args.run_id}.xml")
+        target.write_text(junit_xml(checks, suite=f"check {args.run_id}"), encoding="utf-8")
+        _err(f"JUnit report written to {target}")
+    return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILED
+
+
 # ----------------------------------------------------------------------------- demo
 
 
@@ -264,6 +299,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=60.0)
     p.set_defaults(func=cmd_sql)
 
+    p = sub.add_parser("check", parents=[common], help="CI gate: exit 1 when a threshold fails")
+    p.add_argument("run_id")
+    p.add_argument("--baseline", metavar="RUN_ID", help="compare per sample with this run")
+    p.add_argument(
+        "--min", action="append", default=[], metavar="METRIC=VALUE", help="metric mean floor"
+    )
+    p.add_argument(
+        "--max", action="append", default=[], metavar="METRIC=VALUE", help="metric mean ceiling"
+    )
+    p.add_argument("--max-regressions", type=int, help="samples allowed to regress")
+    p.add_argument("--tolerance", type=float, default=5.0, help="points a sample may drop")
+    p.add_argument("--candidate", help="check one candidate of a multi-candidate run")
+    p.add_argument("--format", choices=["table", "junit"], default="table")
+    p.add_argument("--output", type=Path, help="JUnit file (default evalhouse-check-RUN.xml)")
+    p.set_defaults(func=cmd_check)
+
     p = sub.add_parser("dashboard", parents=[common], help="serve the dashboard")
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--address", default="127.0.0.1", help="bind address (default loopback only)")
@@ -292,9 +343,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except Exception as exc:  # typed input errors from the engine carry readable messages
         name = type(exc).__name__
-        if name.endswith(("TestSetError", "LakeError", "AnalysisError")) or isinstance(
-            exc, (FileNotFoundError, ValueError)
-        ):
+        if name.endswith(
+            ("TestSetError", "LakeError", "AnalysisError", "GateSpecError")
+        ) or isinstance(exc, (FileNotFoundError, ValueError)):
             _err(f"error: {exc}")
             return EXIT_USAGE
         raise

@@ -78,3 +78,25 @@ class Warehouse:
     def table_counts(self) -> pl.DataFrame:
         """Approximate rows per table."""
         return self.named("table_counts")
+
+    def run_exists(self, run_id: str) -> bool:
+        """Whether the warehouse knows the run."""
+        return bool(self.named("run_exists", run_id=run_id)["known"][0])
+
+    def check_metrics(self, run_id: str, candidate: str | None = None) -> dict[str, float | None]:
+        """Mean of every gateable metric of a run: analyzer, judge, RAG, pass/error rates,
+        and ``grader:<id>`` for each grader."""
+        frame = self.named("check_metrics", run_id=run_id, candidate=candidate)
+        return {str(m): (None if v is None else float(v)) for m, v in frame.iter_rows()}
+
+    def check_regressions(
+        self, run_id: str, baseline_run_id: str, tolerance: float, candidate: str | None = None
+    ) -> pl.DataFrame:
+        """Samples whose analyzer metrics fell by more than ``tolerance`` points."""
+        return self.named(
+            "check_regressions",
+            run_id=run_id,
+            baseline_run_id=baseline_run_id,
+            tolerance=tolerance,
+            candidate=candidate,
+        )

@@ -1,0 +1,32 @@
+-- Means of every gateable metric of one run (optionally one candidate), in long form.
+WITH r AS (
+    SELECT * FROM results
+    WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
+)
+SELECT metric, value FROM (
+    SELECT
+        avg(accuracy) AS accuracy,
+        avg(completeness) AS completeness,
+        avg(attribution) AS attribution,
+        avg(coverage_percent) AS coverage_percent,
+        avg(judge_faithfulness) AS judge_faithfulness,
+        avg(judge_completeness) AS judge_completeness,
+        avg(overall) AS overall,
+        avg(CASE WHEN passed THEN 1.0 WHEN NOT passed THEN 0.0 END) AS pass_rate,
+        avg(claim_faithfulness) AS claim_faithfulness,
+        avg(rag_correctness) AS rag_correctness,
+        avg(rag_faithfulness) AS rag_faithfulness,
+        avg(rag_precision) AS rag_precision,
+        avg(rag_recall) AS rag_recall,
+        avg(rag_relevance) AS rag_relevance,
+        avg(rag_overall) AS rag_overall,
+        avg(CASE WHEN error IS NULL THEN 0.0 ELSE 1.0 END) AS error_rate,
+        count(*)::DOUBLE AS samples
+    FROM r
+) UNPIVOT (value FOR metric IN (COLUMNS(*)))
+UNION ALL
+SELECT 'grader:' || grader AS metric, avg(score) AS value
+FROM grader_scores
+WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
+GROUP BY grader
+ORDER BY metric;
