@@ -353,8 +353,8 @@ def builtin_spec(name: str) -> GraderSpec:
 
 
 @dataclass(frozen=True)
-class GraderProblem:
-    """One thing wrong with one grader file."""
+class FileProblem:
+    """One thing wrong with one project file (a grader or a candidate)."""
 
     file: str
     """The file as the loader was given it."""
@@ -369,10 +369,14 @@ class GraderProblem:
         return f"{self.file}: {self.reason}"
 
 
+GraderProblem = FileProblem
+"""One thing wrong with one grader file."""
+
+
 class GraderFileError(Exception):
     """One or more grader files are malformed; nothing was run. One line per problem."""
 
-    def __init__(self, problems: Sequence[GraderProblem]) -> None:
+    def __init__(self, problems: Sequence[FileProblem]) -> None:
         self.problems = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
@@ -387,7 +391,7 @@ def _field(loc: Sequence[int | str], prefix: str = "") -> str:
     return out
 
 
-def _reasons(
+def pydantic_problems(
     err: ValidationError, file: str, prefix: str, known: Sequence[str]
 ) -> list[GraderProblem]:
     problems = []
@@ -411,7 +415,8 @@ def _reasons(
     return problems
 
 
-def _known_fields(model: type[BaseModel]) -> list[str]:
+def known_fields(model: type[BaseModel]) -> list[str]:
+    """The field names of ``model`` as a file spells them (aliases)."""
     return [info.alias or name for name, info in model.model_fields.items()]
 
 
@@ -462,7 +467,7 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
     try:
         header = GraderFile.model_validate(data)
     except ValidationError as err:
-        problems += _reasons(err, file, "", _known_fields(GraderFile))
+        problems += pydantic_problems(err, file, "", known_fields(GraderFile))
     kind = TYPE_ALIASES.get(str(data.get("type")), str(data.get("type")))
     options: Options | None = None
     if kind in OPTION_MODELS and isinstance(data.get("options"), dict):
@@ -471,7 +476,7 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
         try:
             options = model.model_validate(data["options"])
         except ValidationError as err:
-            problems += _reasons(err, file, "options", _known_fields(model))
+            problems += pydantic_problems(err, file, "options", known_fields(model))
     if header is None:
         raise GraderFileError(problems)
     gid = header.id or default_id
