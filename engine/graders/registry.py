@@ -102,12 +102,16 @@ def load_graders(
     """
     specs = resolve_specs(folder, names)
     graders: list[Grader] = []
-    problems: list[str] = []
+    problems: list[GraderConfigError] = []
     for spec in specs:
         try:
             graders.append(build_grader(spec, embedder=embedder, judge=judge))
         except GraderConfigError as err:
-            problems.append(str(err))
+            problems.append(err)
     if problems:
-        raise GraderConfigError("\n".join(problems))
+        # Keep the specific type (LocalJudgeRefusal) when every problem has it.
+        kind = type(problems[0])
+        if any(type(p) is not kind for p in problems):
+            kind = GraderConfigError
+        raise kind("\n".join(str(p) for p in problems))
     return graders

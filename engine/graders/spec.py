@@ -20,6 +20,7 @@ one line ``<file>: field '<field>': <reason>`` of a single ``GraderFileError``.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -403,6 +404,9 @@ def pydantic_problems(
         elif kind == "extra_forbidden":
             reason = "is not a known field"
             if len(item["loc"]) == 1 and known:
+                close = difflib.get_close_matches(str(item["loc"][0]), known, n=1)
+                if close:
+                    reason += f"; did you mean '{close[0]}'?"
                 reason += f" (known: {', '.join(known)})"
         elif kind in ("value_error", "assertion_error"):
             reason = msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
