@@ -39,8 +39,7 @@ BAD_FILES: dict[str, list[str]] = {
         "at position 0"
     ],
     "bad_schema.yaml": [
-        "field 'options.schema': invalid JSON Schema at 'required': 'title' is not of type "
-        "'array'"
+        "field 'options.schema': invalid JSON Schema at 'required': 'title' is not of type 'array'"
     ],
     "unknown_type.yaml": [f"field 'type': unknown grader type 'regexp' (known: {TYPES})"],
     "missing_pattern.yaml": ["field 'options.pattern': is required"],
@@ -61,9 +60,7 @@ BAD_FILES: dict[str, list[str]] = {
         "field 'options.mode': input should be 'all' or 'any' (got 'some')",
         "field 'options.case': input should be 'sensitive' or 'insensitive' (got 'upper')",
     ],
-    "threshold_range.yaml": [
-        "field 'threshold': input should be less than or equal to 1 (got 80)"
-    ],
+    "threshold_range.yaml": ["field 'threshold': input should be less than or equal to 1 (got 80)"],
     "missing_schema_file.yaml": [
         "field 'options.schema_path': cannot read schema file 'schemas/nowhere.json': "
         "No such file or directory"
@@ -226,23 +223,41 @@ def test_duplicate_ids_across_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("raw", "line"),
     [
-        ({"type": "contains", "options": {"values": []}}, "field 'options.values': give at "
-         "least one value to look for"),
-        ({"type": "contains", "options": {"values": ["a", ""]}}, "field 'options.values': an "
-         "empty string is found in every output; remove it"),
-        ({"type": "regex", "options": {"pattern": "a", "flags": "q"}}, "field 'options.flags': "
-         "unknown regex flag 'q' (use letters imsxa or IGNORECASE, MULTILINE, DOTALL, VERBOSE, "
-         "ASCII)"),
-        ({"type": "json-schema"}, "field 'options': give exactly one of 'schema' (inline) or "
-         "'schema_path'"),
-        ({"type": "regex", "config": {"pattern": "x"}, "options": {"pattern": "y"}},
-         "field 'config': give either 'options' or 'config', not both"),
-        ({"type": "rag", "threshold": 0.5, "options": {"threshold": 0.6}},
-         "field 'options.threshold': threshold is given twice"),
-        ({"type": "accuracy", "weight": "heavy"}, "field 'weight': input should be a valid "
-         "number, unable to parse string as a number (got 'heavy')"),
-        ({"type": "regex", "options": {"pattern": ""}}, "field 'options.pattern': the pattern "
-         "is empty and would match every output"),
+        (
+            {"type": "contains", "options": {"values": []}},
+            "field 'options.values': give at least one value to look for",
+        ),
+        (
+            {"type": "contains", "options": {"values": ["a", ""]}},
+            "field 'options.values': an empty string is found in every output; remove it",
+        ),
+        (
+            {"type": "regex", "options": {"pattern": "a", "flags": "q"}},
+            "field 'options.flags': "
+            "unknown regex flag 'q' (use letters imsxa or IGNORECASE, MULTILINE, DOTALL, VERBOSE, "
+            "ASCII)",
+        ),
+        (
+            {"type": "json-schema"},
+            "field 'options': give exactly one of 'schema' (inline) or 'schema_path'",
+        ),
+        (
+            {"type": "regex", "config": {"pattern": "x"}, "options": {"pattern": "y"}},
+            "field 'config': give either 'options' or 'config', not both",
+        ),
+        (
+            {"type": "rag", "threshold": 0.5, "options": {"threshold": 0.6}},
+            "field 'options.threshold': threshold is given twice",
+        ),
+        (
+            {"type": "accuracy", "weight": "heavy"},
+            "field 'weight': input should be a valid "
+            "number, unable to parse string as a number (got 'heavy')",
+        ),
+        (
+            {"type": "regex", "options": {"pattern": ""}},
+            "field 'options.pattern': the pattern is empty and would match every output",
+        ),
     ],
 )
 def test_more_malformations(raw: dict[str, object], line: str) -> None:
