@@ -155,9 +155,8 @@ def _run_config(args: argparse.Namespace) -> Any:
 
 def cmd_run(args: argparse.Namespace) -> int:
     paths = _paths(args)
-    from engine.progress import LineProgress, TerminalProgress
-
     from engine import runner
+    from engine.progress import LineProgress, TerminalProgress
     from engine.testsets import load_test_set
 
     test_set = load_test_set(Path(args.test_set), strict=args.strict)
