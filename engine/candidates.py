@@ -46,7 +46,7 @@ TEMPLATE_RE = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 """A template variable: ``{{ name }}`` (spaces inside the braces are allowed)."""
 
 _METADATA_RE = re.compile(r"^metadata(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
-_FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*$\r?\n?", re.DOTALL | re.MULTILINE)
+_FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
 _ALLOWED = ("input", "context", "expected")
 _ALLOWED_TEXT = "{{input}}, {{context}}, {{expected}} and {{metadata.FIELD}}"
 RESPONSE_FIELDS: tuple[str, ...] = ("output", "response", "text", "result", "answer")
@@ -480,9 +480,8 @@ def _endpoint(fm: CandidateFrontMatter, file: str) -> tuple[HttpEndpoint | None,
         **({"body_template": body} if body is not None else {}),
     )
     if endpoint.method == "POST" and not unknown_variables(endpoint.body_template):
-        probe = TestCase(id="probe", query='a "quoted"\nquery', metadata={})
         try:
-            json.loads(_probe_body(endpoint.body_template, probe))
+            json.loads(render_json_template(endpoint.body_template, _probe_case(endpoint)))
         except json.JSONDecodeError as err:
             return None, [
                 FileProblem(
@@ -494,15 +493,20 @@ def _endpoint(fm: CandidateFrontMatter, file: str) -> tuple[HttpEndpoint | None,
     return endpoint, []
 
 
-def _probe_body(template: str, case: TestCase) -> str:
-    # Metadata variables get a placeholder value: only the JSON shape is being checked.
-    def fill(match: re.Match[str]) -> str:
-        variable = match.group(1)
+def _probe_case(endpoint: HttpEndpoint) -> TestCase:
+    # A case holding every metadata field the body uses, with awkward text: only the
+    # JSON shape of the rendered body is being checked.
+    metadata: dict[str, Any] = {}
+    for variable in template_variables(endpoint.body_template):
         if variable.startswith("metadata."):
-            return "x"
-        return match.group(0)
-
-    return render_json_template(TEMPLATE_RE.sub(fill, template), case)
+            *parents, leaf = variable.split(".")[1:]
+            node = metadata
+            for key in parents:
+                if not isinstance(node.get(key), dict):
+                    node[key] = {}
+                node = node[key]
+            node[leaf] = 'x "y"'
+    return TestCase(id="probe", query='a "quoted"\nquery', metadata=metadata)
 
 
 def read_candidate_file(path: Path, family: str | None) -> Candidate:
