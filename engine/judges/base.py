@@ -95,6 +95,28 @@ class RubricResult(Frozen):
     """What the scoring cost."""
 
 
+class MetricScore(Frozen):
+    """One 1-5 score (RAG correctness or relevance) with its reasoning and cost."""
+
+    score: float
+    """1-5."""
+    reasoning: str = ""
+    """Why."""
+    usage: Usage = Usage()
+    """What the scoring cost."""
+
+
+class ChunkUse(Frozen):
+    """Whether a retrieved chunk holds information the answer uses (RAG precision)."""
+
+    used: bool
+    """True when the chunk supports at least one of the claims."""
+    reasoning: str = ""
+    """Why (the supported claim, or the judge's explanation)."""
+    usage: Usage = Usage()
+    """What the check cost."""
+
+
 @runtime_checkable
 class Judge(Protocol):
     """What every judge can do. HTTP judges are LLMs; the local judge is deterministic."""
@@ -102,6 +124,11 @@ class Judge(Protocol):
     @property
     def name(self) -> str:
         """Recorded with every run: ``local``, ``openai:gpt-4o-mini``, ..."""
+        ...
+
+    @property
+    def prompt_version(self) -> str:
+        """Version of the prompts (or of the local rules) behind every score, stored with runs."""
         ...
 
     async def extract_claims(self, response: str) -> ClaimsResult:
@@ -112,6 +139,20 @@ class Judge(Protocol):
         """Check one claim against the context."""
         ...
 
-    async def score_rubric(self, question: str, context: Sequence[str], answer: str) -> RubricResult:
+    async def score_rubric(
+        self, question: str, context: Sequence[str], answer: str
+    ) -> RubricResult:
         """Faithfulness and completeness 1-5 with reasoning."""
+        ...
+
+    async def score_correctness(self, question: str, answer: str, reference: str) -> MetricScore:
+        """RAG correctness 1-5: factual alignment of the answer with the reference answer."""
+        ...
+
+    async def score_relevance(self, question: str, answer: str) -> MetricScore:
+        """RAG relevance 1-5: does the answer address the intent of the question."""
+        ...
+
+    async def chunk_used(self, claims: Sequence[str], chunk: str) -> ChunkUse:
+        """RAG precision: does this retrieved chunk support at least one of the claims."""
         ...

@@ -1,0 +1,439 @@
+"""The local judge: deterministic, offline, no LLM.
+
+Claims are the response's sentences and clauses (verbatim spans, offsets kept). A claim is
+checked against the context's sentences and clauses by embedding similarity blended with
+lexical coverage (share of the claim's content words the evidence states); the contradiction
+rules of :mod:`engine.judges.rules` then read the closest evidence, because embeddings score
+a negated or re-numbered sentence nearly as high as the original.
+
+Verdicts:
+- SUPPORTED: some evidence scores at least the support threshold, no rule fires on it and it
+  states every number, date and name of the claim;
+- CONTRADICTED: evidence at least the contradiction threshold makes a rule fire (and no
+  clearly closer evidence supports the claim);
+- NOT_ENOUGH_INFO: otherwise.
+
+Rubric, correctness and relevance scores are derived from these signals; the reasoning says
+which claims were not supported. Thresholds are calibrated for the local MiniLM embedder on
+``tests/data/judge_quality.jsonl`` (see ``tests/bench/judge_quality.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.embedders.base import Embedder, Vectors
+from engine.judges.base import (
+    ChunkUse,
+    ClaimsResult,
+    ClaimVerdict,
+    ExtractedClaim,
+    MetricScore,
+    RubricResult,
+    RubricScore,
+)
+from engine.judges.rules import RULES_VERSION, content_stems, contradiction, missing_details
+from engine.text import Span, split_clauses, split_sentences
+
+LOCAL_VERSION = f"local-v1+{RULES_VERSION}"
+"""The local judge's ``prompt_version``: changes when scoring logic changes."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Decision thresholds of the local judge (on the blended support score)."""
+
+    support: float
+    """Score at or above which evidence can support a claim."""
+    contradiction: float
+    """Score at or above which a firing rule contradicts the claim."""
+    margin: float = 0.08
+    """Supporting evidence may trail contradicting evidence by at most this much."""
+    lexical_weight: float = 0.35
+    """Weight of lexical coverage in the blended score (the rest is cosine)."""
+
+
+LOCAL_THRESHOLDS = Thresholds(support=0.62, contradiction=0.5)
+"""Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
+
+_LEADING_CONNECTIVE = re.compile(
+    r"^(?:and|but|while|whereas|which|so|or|because|also|however|though|although)\b[,]?\s*",
+    re.IGNORECASE,
+)
+_BRIDGES = re.compile(
+    r"\b(?:because|since|so that|so you|which means|this means|therefore|thus|as a result|"
+    r"in order to|helps?|lets? you|allows? you|enables?|ideal for|useful for|suited to|"
+    r"well suited|essential for|designed for|fits|if you|for your|you can|you'll|you will)\b",
+    re.IGNORECASE,
+)
+_NO_ANSWER = re.compile(
+    r"\b(?:no relevant|i don't know|i do not know|cannot answer|can't answer|not sure|"
+    r"no information|unable to)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    text: str
+    chunk: int
+    sentence: int
+    """Index into the flattened sentence list."""
+
+
+@dataclass(frozen=True)
+class _PreparedContext:
+    units: tuple[_Unit, ...]
+    vectors: Vectors
+    stems: tuple[frozenset[str], ...]
+    sentences: tuple[str, ...]
+    text: str
+
+
+def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
+    return max(lo, min(hi, x))
+
+
+def claim_spans(response: str) -> list[Span]:
+    """The response's claims as verbatim spans: clauses where a sentence has several, else
+    the sentence; questions and connectives at the start are left out."""
+    out: list[Span] = []
+    for sentence in split_sentences(response):
+        if sentence.text.rstrip().endswith("?"):
+            continue
+        clauses = split_clauses(response, sentence)
+        parts = clauses if len(clauses) > 1 else [sentence]
+        for part in parts:
+            m = _LEADING_CONNECTIVE.match(part.text)
+            start = part.start + (m.end() if m else 0)
+            text = response[start : part.end].rstrip(" .;:,!")
+            if len(text.split()) < 2 and len(parts) > 1:
+                continue
+            if text:
+                out.append(Span(start, start + len(text), text))
+    return out
+
+
+class LocalJudge:
+    """The default judge: claim split + embedding similarity + contradiction rules."""
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        thresholds: Thresholds | None = None,
+        cache_size: int = 20_000,
+    ) -> None:
+        self._embedder = embedder
+        if thresholds is None:
+            thresholds = (
+                LOCAL_THRESHOLDS
+                if embedder.name.startswith("local")
+                else Thresholds(embedder.default_threshold, embedder.default_threshold - 0.1)
+            )
+        self.thresholds = thresholds
+        """Decision thresholds in use (recorded in prompt_version)."""
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._contexts: OrderedDict[tuple[str, ...], _PreparedContext] = OrderedDict()
+        self._cache_size = cache_size
+
+    @property
+    def name(self) -> str:
+        """Always ``local``: every record says it was scored by the local judge."""
+        return "local"
+
+    @property
+    def prompt_version(self) -> str:
+        """Scoring logic version with the thresholds in use."""
+        t = self.thresholds
+        return f"{LOCAL_VERSION}@{self._embedder.name}:s{t.support:g}c{t.contradiction:g}"
+
+    # ------------------------------------------------------------------ embeddings
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            vectors = self._embedder.embed(missing)
+            for text, vector in zip(missing, vectors, strict=True):
+                self._vectors[text] = vector
+            while len(self._vectors) > self._cache_size:
+                self._vectors.popitem(last=False)
+        rows = []
+        for text in texts:
+            vector = self._vectors.get(text)
+            if vector is None:  # evicted by a very large batch: embed directly
+                vector = self._embedder.embed([text])[0]
+            rows.append(vector)
+        if not rows:
+            return np.zeros((0, 1), dtype=np.float32)
+        return np.asarray(np.stack(rows), dtype=np.float32)
+
+    def _prepare(self, context: Sequence[str]) -> _PreparedContext:
+        key = tuple(context)
+        cached = self._contexts.get(key)
+        if cached is not None:
+            self._contexts.move_to_end(key)
+            return cached
+        units: list[_Unit] = []
+        sentences: list[str] = []
+        seen: set[str] = set()
+        for chunk_index, chunk in enumerate(context):
+            for sentence in split_sentences(chunk):
+                sentence_index = len(sentences)
+                sentences.append(sentence.text)
+                clauses = split_clauses(chunk, sentence)
+                parts = [sentence] + (clauses if len(clauses) > 1 else [])
+                for part in parts:
+                    if part.text not in seen:
+                        seen.add(part.text)
+                        units.append(_Unit(part.text, chunk_index, sentence_index))
+        vectors = self._embed([u.text for u in units])
+        prepared = _PreparedContext(
+            units=tuple(units),
+            vectors=vectors,
+            stems=tuple(frozenset(content_stems(u.text)) for u in units),
+            sentences=tuple(sentences),
+            text="\n".join(context),
+        )
+        self._contexts[key] = prepared
+        while len(self._contexts) > 64:
+            self._contexts.popitem(last=False)
+        return prepared
+
+    # ------------------------------------------------------------------ protocol
+    async def extract_claims(self, response: str) -> ClaimsResult:
+        """Sentences and clauses of the response, with their offsets."""
+        return ClaimsResult(
+            claims=tuple(
+                ExtractedClaim(text=s.text, start=s.start, end=s.end) for s in claim_spans(response)
+            )
+        )
+
+    async def verify_claim(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
+        """Check ``claim`` against the context's sentences and clauses."""
+        return self.verify(claim, context)
+
+    def verify(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
+        """Synchronous :meth:`verify_claim` (the local judge never waits on I/O)."""
+        prepared = self._prepare([c for c in context if c.strip()])
+        if not prepared.units:
+            return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify")
+        t = self.thresholds
+        claim_vector = self._embed([claim])[0]
+        cosines = prepared.vectors @ claim_vector
+        claim_stems = content_stems(claim)
+        if claim_stems:
+            coverage = np.array(
+                [len(claim_stems & s) / len(claim_stems) for s in prepared.stems], dtype=np.float32
+            )
+        else:
+            coverage = np.zeros(len(prepared.units), dtype=np.float32)
+        scores = (1 - t.lexical_weight) * cosines + t.lexical_weight * coverage
+        order = np.argsort(-scores)[:6]
+        best_support: tuple[float, int] | None = None
+        best_contra: tuple[float, int, str] | None = None
+        best_partial: tuple[float, int, list[str]] | None = None
+        for i in order:
+            score = float(scores[i])
+            if score < t.contradiction:
+                break
+            unit = prepared.units[int(i)]
+            hit = contradiction(claim, unit.text, prepared.text)
+            if hit is not None:
+                if best_contra is None:
+                    best_contra = (score, int(i), f"{hit.rule}: {hit.detail}")
+                continue
+            if score < t.support:
+                continue
+            missing = missing_details(claim, self._window(prepared, unit), prepared.text)
+            if missing:
+                if best_partial is None:
+                    best_partial = (score, int(i), missing)
+                continue
+            if best_support is None:
+                best_support = (score, int(i))
+        top = int(order[0])
+        if best_support is not None and (
+            best_contra is None or best_support[0] >= best_contra[0] - t.margin
+        ):
+            score, i = best_support
+            return ClaimVerdict(
+                verdict="SUPPORTED",
+                evidence=prepared.units[i].text,
+                similarity=round(float(cosines[i]), 4),
+            )
+        if best_contra is not None:
+            score, i, rule = best_contra
+            return ClaimVerdict(
+                verdict="CONTRADICTED",
+                evidence=prepared.units[i].text,
+                similarity=round(float(cosines[i]), 4),
+                rule=rule.split(":", 1)[0],
+            )
+        if best_partial is not None:
+            score, i, missing = best_partial
+            return ClaimVerdict(
+                verdict="NOT_ENOUGH_INFO",
+                evidence=prepared.units[i].text,
+                similarity=round(float(cosines[i]), 4),
+                rule=None,
+            )
+        return ClaimVerdict(
+            verdict="NOT_ENOUGH_INFO",
+            evidence=prepared.units[top].text,
+            similarity=round(float(cosines[top]), 4),
+        )
+
+    @staticmethod
+    def _window(prepared: _PreparedContext, unit: _Unit) -> str:
+        lo, hi = max(0, unit.sentence - 1), min(len(prepared.sentences), unit.sentence + 2)
+        return " ".join(prepared.sentences[lo:hi])
+
+    async def score_rubric(
+        self, question: str, context: Sequence[str], answer: str
+    ) -> RubricResult:
+        """Faithfulness from the claims' verdicts; completeness from coverage and structure."""
+        claims = claim_spans(answer)
+        context = [c for c in context if c.strip()]
+        verdicts = [self.verify(c.text, context) for c in claims] if context else []
+        return RubricResult(
+            faithfulness=self._faithfulness(claims, verdicts, has_context=bool(context)),
+            completeness=self._completeness(question, context, answer, claims),
+        )
+
+    def _faithfulness(
+        self, claims: list[Span], verdicts: list[ClaimVerdict], *, has_context: bool
+    ) -> RubricScore:
+        if not claims:
+            return RubricScore(score=5.0, reasoning="Local judge: the answer makes no claims.")
+        if not has_context:
+            return RubricScore(
+                score=5.0, reasoning="Local judge: No context to verify; faithfulness not assessed."
+            )
+        n = len(claims)
+        supported = sum(v.verdict == "SUPPORTED" for v in verdicts)
+        contradicted = [
+            (c, v) for c, v in zip(claims, verdicts, strict=True) if v.verdict == "CONTRADICTED"
+        ]
+        unsupported = [
+            c for c, v in zip(claims, verdicts, strict=True) if v.verdict == "NOT_ENOUGH_INFO"
+        ]
+        s, x = supported / n, len(contradicted) / n
+        if s == 0 or x >= 0.5:
+            score = 1.0
+        elif s == 1:
+            score = 5.0
+        elif s >= 0.75 and not contradicted:
+            score = 4.0
+        elif s >= 0.5:
+            score = 3.0
+        else:
+            score = 2.0
+        parts = [f"Local judge: {supported} of {n} claims supported by the context."]
+        if contradicted:
+            parts.append(
+                "Contradicted: "
+                + "; ".join(f"'{_short(c.text)}' ({v.rule})" for c, v in contradicted)
+                + "."
+            )
+        if unsupported:
+            parts.append(
+                "Unsupported: " + "; ".join(f"'{_short(c.text)}'" for c in unsupported) + "."
+            )
+        return RubricScore(score=score, reasoning=" ".join(parts))
+
+    def _completeness(
+        self, question: str, context: Sequence[str], answer: str, claims: list[Span]
+    ) -> RubricScore:
+        if not answer.strip() or not claims:
+            return RubricScore(score=1.0, reasoning="Local judge: the answer is empty.")
+        if _NO_ANSWER.search(answer) and len(claims) <= 2:
+            return RubricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
+        answer_vectors = self._embed([c.text for c in claims] + [answer])
+        question_vector = self._embed([question])[0]
+        addresses = _clip((float(np.max(answer_vectors @ question_vector)) - 0.15) / 0.45)
+        coverage = 1.0
+        if context:
+            prepared = self._prepare(context)
+            if prepared.units:
+                relevance = prepared.vectors @ question_vector
+                # The context sentences that bear on the question are what a complete
+                # answer should cover; fall back to the three closest ones.
+                k = max(1, min(3, len(prepared.units)))
+                wanted = [int(i) for i in np.argsort(-relevance)[:k]]
+                best = np.max(prepared.vectors[wanted] @ answer_vectors.T, axis=1)
+                coverage = float(np.mean(best >= self.thresholds.support))
+        words = len(answer.split())
+        bridged = bool(_BRIDGES.search(answer))
+        raw = 0.35 * addresses + 0.35 * coverage + 0.15 * bridged + 0.15 * _clip(words / 40)
+        score = float(round(1 + 4 * raw))
+        if words < 6:
+            score = min(score, 2.0)
+        if not bridged:
+            score = min(score, 4.0)
+        reasoning = (
+            f"Local judge: addresses the question {addresses:.2f}, covers {coverage:.0%} of the "
+            f"most relevant context, {words} words, "
+            + ("explains why (bridging language)." if bridged else "no explanation of why.")
+        )
+        return RubricScore(score=max(1.0, min(5.0, score)), reasoning=reasoning)
+
+    async def score_correctness(self, question: str, answer: str, reference: str) -> MetricScore:
+        """Alignment with the reference: reference claims the answer states (partial credit by
+        similarity), contradicted claims count against it."""
+        ref_claims = [s.text for s in claim_spans(reference)]
+        if not ref_claims:
+            return MetricScore(score=1.0, reasoning="Local judge: no reference answer.")
+        if not answer.strip():
+            return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
+        t = self.thresholds
+        credits: list[float] = []
+        contradicted = 0
+        for claim in ref_claims:
+            verdict = self.verify(claim, [answer])
+            if verdict.verdict == "SUPPORTED":
+                credits.append(1.0)
+            elif verdict.verdict == "CONTRADICTED":
+                credits.append(0.0)
+                contradicted += 1
+            else:
+                sim = verdict.similarity or 0.0
+                credits.append(0.75 * _clip((sim - 0.2) / (t.support - 0.2)))
+        raw = float(np.mean(credits))
+        score = round(1 + 4 * raw, 1)
+        return MetricScore(
+            score=score,
+            reasoning=(
+                f"Local judge: {sum(c == 1.0 for c in credits)} of {len(ref_claims)} reference "
+                f"claims stated, {contradicted} contradicted; agreement {raw:.2f}."
+            ),
+        )
+
+    async def score_relevance(self, question: str, answer: str) -> MetricScore:
+        """Cosine of question and answer (best of the whole answer and its claims), on 1-5."""
+        if not answer.strip():
+            return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
+        texts = [answer] + [s.text for s in claim_spans(answer)]
+        vectors = self._embed([question, *texts])
+        best = float(np.max(vectors[1:] @ vectors[0]))
+        raw = _clip((best - 0.1) / 0.5)
+        return MetricScore(
+            score=round(1 + 4 * raw, 1),
+            reasoning=f"Local judge: question-answer cosine {best:.2f}.",
+        )
+
+    async def chunk_used(self, claims: Sequence[str], chunk: str) -> ChunkUse:
+        """A chunk is used when it supports at least one of the claims."""
+        for claim in claims:
+            verdict = self.verify(claim, [chunk])
+            if verdict.verdict == "SUPPORTED":
+                return ChunkUse(used=True, reasoning=f"Supports '{_short(claim)}'.")
+        return ChunkUse(used=False, reasoning="Supports none of the claims.")
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
