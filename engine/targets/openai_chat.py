@@ -1,0 +1,161 @@
+"""The ``openai:MODEL`` target: an OpenAI-compatible chat model answers each question.
+
+Works with OpenAI and anything speaking its chat-completions wire format (Ollama, vLLM,
+LM Studio). The key is read from ``OPENAI_API_KEY`` only and the base URL from
+``OPENAI_BASE_URL`` (default ``https://api.openai.com/v1``). The system prompt is a
+versioned file, ``engine/targets/prompts/system.<version>.md``; its version is part of the
+target's recorded name so runs with different prompts are never confused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from engine.models import TestCase
+from engine.targets.base import (
+    DEFAULT_POLICY,
+    RetryPolicy,
+    TargetConfigError,
+    TargetError,
+    TargetResponse,
+    post_json_with_retries,
+)
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_PROMPT = "v1"
+
+PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-3.5-turbo": (0.50, 1.50),
+}
+"""US dollars per million (input, output) tokens; unknown models cost 0 unless the
+run's ``extra`` sets ``target_price_in``/``target_price_out``."""
+
+
+def load_system_prompt(version: str) -> tuple[str, str]:
+    """(label, text) of a system prompt: a version like ``v1`` or a path to a file."""
+    candidate = Path(version)
+    if candidate.suffix and candidate.is_file():
+        text = candidate.read_text(encoding="utf-8")
+        digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+        return f"{candidate.stem}-{digest}", text
+    path = PROMPTS / f"system.{version}.md"
+    if not path.is_file():
+        known = sorted(
+            p.name.removeprefix("system.").removesuffix(".md") for p in PROMPTS.glob("system.*.md")
+        )
+        raise TargetConfigError(
+            f"no system prompt {version!r} ({path} is missing); known versions: {', '.join(known)}"
+        )
+    return f"system.{version}", path.read_text(encoding="utf-8").strip()
+
+
+class OpenAIChatTarget:
+    """Chat completions with a versioned system prompt; one request per case."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        prompt: str = DEFAULT_PROMPT,
+        temperature: float = 0.0,
+        include_context: bool = False,
+        prices: tuple[float, float] | None = None,
+        policy: RetryPolicy = DEFAULT_POLICY,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        if not model:
+            raise TargetConfigError("openai target needs a model: --target openai:MODEL")
+        self.model = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
+            "/"
+        )
+        self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        if not self._key and self.base_url == DEFAULT_BASE_URL:
+            raise TargetConfigError(
+                "OPENAI_API_KEY is not set; export it (keys are read from the environment only) "
+                "or point OPENAI_BASE_URL at a local OpenAI-compatible server"
+            )
+        self.prompt_label, self.system_prompt = load_system_prompt(prompt)
+        self.temperature = temperature
+        self.include_context = include_context
+        self.prices = prices if prices is not None else PRICES_PER_MTOK.get(model, (0.0, 0.0))
+        self.policy = policy
+        self._client = client or httpx.AsyncClient()
+        self._owns_client = client is None
+
+    @property
+    def name(self) -> str:
+        """``openai:MODEL@system.v1``."""
+        return f"openai:{self.model}@{self.prompt_label}"
+
+    def request_body(self, case: TestCase) -> dict[str, Any]:
+        """The chat-completions request for one case."""
+        user = case.query
+        if self.include_context and case.effective_context:
+            passages = "\n\n".join(case.effective_context)
+            user = f"{case.query}\n\nUse this context:\n{passages}"
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "messages": [
+                {"role": "system", "content": self.system_prompt},
+                {"role": "user", "content": user},
+            ],
+        }
+
+    async def respond(self, case: TestCase) -> TargetResponse:
+        """Ask the model; tokens and cost come from the answer's ``usage`` block."""
+        headers = {"Content-Type": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        what = f"target {self.name} on case {case.id!r}"
+        result = await post_json_with_retries(
+            self._client,
+            f"{self.base_url}/chat/completions",
+            body=json.dumps(self.request_body(case)).encode(),
+            headers=headers,
+            policy=self.policy,
+            what=what,
+        )
+        payload = result.payload
+        try:
+            text = payload["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise TargetError(f"{what}: answer has no choices[0].message.content") from exc
+        if not isinstance(text, str):
+            raise TargetError(f"{what}: choices[0].message.content is not text")
+        usage = payload.get("usage") if isinstance(payload, dict) else None
+        usage = usage if isinstance(usage, dict) else {}
+        tokens_in = usage.get("prompt_tokens")
+        tokens_out = usage.get("completion_tokens")
+        tin = int(tokens_in) if isinstance(tokens_in, int) else None
+        tout = int(tokens_out) if isinstance(tokens_out, int) else None
+        cost = ((tin or 0) * self.prices[0] + (tout or 0) * self.prices[1]) / 1_000_000
+        return TargetResponse(
+            text=text,
+            contexts=None,
+            latency_ms=result.latency_ms,
+            input_tokens=tin,
+            output_tokens=tout,
+            cost_usd=cost,
+            calls=result.calls,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client when this target created it."""
+        if self._owns_client:
+            await self._client.aclose()
