@@ -37,7 +37,13 @@ from engine.judges.base import (
     RubricResult,
     RubricScore,
 )
-from engine.judges.rules import RULES_VERSION, content_stems, contradiction, missing_details
+from engine.judges.rules import (
+    RULES_VERSION,
+    content_stems,
+    contradiction,
+    missing_details,
+    uncovered_parts,
+)
 from engine.text import Span, split_clauses, split_sentences
 
 LOCAL_VERSION = f"local-v1+{RULES_VERSION}"
@@ -58,7 +64,7 @@ class Thresholds:
     """Weight of lexical coverage in the blended score (the rest is cosine)."""
 
 
-LOCAL_THRESHOLDS = Thresholds(support=0.62, contradiction=0.5)
+LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
 """Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
 
 _LEADING_CONNECTIVE = re.compile(
@@ -232,7 +238,8 @@ class LocalJudge:
             )
         else:
             coverage = np.zeros(len(prepared.units), dtype=np.float32)
-        scores = (1 - t.lexical_weight) * cosines + t.lexical_weight * coverage
+        # Lexical coverage lifts close wordings; cosine alone carries true paraphrases.
+        scores = np.maximum(cosines, (1 - t.lexical_weight) * cosines + t.lexical_weight * coverage)
         order = np.argsort(-scores)[:6]
         best_support: tuple[float, int] | None = None
         best_contra: tuple[float, int, str] | None = None
@@ -249,7 +256,8 @@ class LocalJudge:
                 continue
             if score < t.support:
                 continue
-            missing = missing_details(claim, self._window(prepared, unit), prepared.text)
+            window = self._window(prepared, unit)
+            missing = missing_details(claim, window, prepared.text) + uncovered_parts(claim, window)
             if missing:
                 if best_partial is None:
                     best_partial = (score, int(i), missing)

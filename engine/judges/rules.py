@@ -107,16 +107,31 @@ def content_stems(text: str) -> set[str]:
 
 _NEGATION = re.compile(
     r"\b(?:no longer|not|never|no|none|nobody|nothing|neither|nor|cannot|without|"
-    r"lacks?|lacking|fails? to|failed to)\b|n't\b",
+    r"lacks?|lacking|fails? to|failed to|removes?|removed|removing|drops?|dropped|"
+    r"discontinues?|discontinued|stops?|stopped|ceased?)\b|n't\b",
     re.IGNORECASE,
 )
 
 
 def _negated_scopes(text: str) -> list[set[str]]:
-    """For each negation cue, the stems of the next three content words (its scope)."""
+    """For each negation cue, the stems of the next three content words (its scope).
+
+    A cue inside another cue's scope cancels it ("did not remove" states that something
+    stays), so both are dropped.
+    """
+    cues = [(m.start(), m.end()) for m in _NEGATION.finditer(text)]
+    dropped: set[int] = set()
+    for i in range(len(cues) - 1):
+        if i in dropped:
+            continue
+        gap = [w for w in words(text[cues[i][1] : cues[i + 1][0]]) if w not in STOPWORDS]
+        if not gap:
+            dropped.update((i, i + 1))
     scopes: list[set[str]] = []
-    for match in _NEGATION.finditer(text):
-        following = [w for w in words(text[match.end() :]) if w not in STOPWORDS][:3]
+    for i, (_, end) in enumerate(cues):
+        if i in dropped:
+            continue
+        following = [w for w in words(text[end:]) if w not in STOPWORDS][:3]
         if following:
             scopes.append({stem(w) for w in following})
     return scopes
@@ -299,7 +314,24 @@ def _same_number(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
+_RATE = re.compile(
+    r"\b(?:per|an?|every|each)\s+(second|minute|hour|day|week|month|year)\b|/(s|min|h|hr|mo)\b",
+    re.IGNORECASE,
+)
+
+
+def _rates(text: str) -> set[str]:
+    return {(m.group(1) or m.group(2)).lower() for m in _RATE.finditer(text)}
+
+
 def _numbers(claim: str, evidence: str) -> RuleHit | None:
+    claim_rates, evidence_rates = _rates(claim), _rates(evidence)
+    if claim_rates and evidence_rates and not claim_rates & evidence_rates:
+        return RuleHit(
+            "unit",
+            f"claim says per {'/'.join(sorted(claim_rates))}, evidence says per "
+            f"{'/'.join(sorted(evidence_rates))}",
+        )
     claim_q, evidence_q = quantities(claim), quantities(evidence)
     if not claim_q or not evidence_q:
         return None
@@ -384,7 +416,11 @@ def entities(text: str) -> frozenset[str]:
         if low in _UNITS or low in _CURRENCY_WORDS or low in _MULTIPLIERS:
             continue
         at_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "!", "?", ":"))
-        if at_start and low in _COMMON_SENTENCE_STARTS:
+        # A capital at the start of a sentence says nothing, unless a capitalised word
+        # follows ("Maria Lopez founded ...").
+        if at_start and (
+            low in _COMMON_SENTENCE_STARTS or not re.match(r"\s+[A-Z]", text[m.end() :])
+        ):
             continue
         out.add(low)
     return frozenset(out)
@@ -479,7 +515,43 @@ _ANTONYM_PAIRS = [
     ("hot", "cold"),
     ("young", "old"),
     ("oldest", "youngest"),
+    ("long", "short"),
+    ("longest", "shortest"),
+    ("longer", "shorter"),
+    ("rise", "decline"),
+    ("grow", "shrink"),
+    ("grow", "decrease"),
+    ("grow", "decline"),
+    ("grow", "fall"),
+    ("increase", "decline"),
+    ("increase", "fall"),
+    ("rise", "decrease"),
+    ("premium", "free"),
+    ("indoor", "outdoor"),
+    ("start", "end"),
+    ("beginning", "end"),
+    ("used", "unused"),
+    ("add", "remove"),
+    ("wet", "dry"),
+    ("strong", "weak"),
+    ("heavy", "light"),
+    ("high", "low"),
+    ("easy", "difficult"),
+    ("simple", "complex"),
+    ("success", "fail"),
+    ("pass", "fail"),
+    ("winner", "loser"),
 ]
+_IRREGULAR = {
+    "rise": {"rose", "risen", "rising"},
+    "fall": {"fell", "fallen", "falling"},
+    "grow": {"grew", "grown", "growing"},
+    "win": {"won", "winning"},
+    "lose": {"lost", "losing"},
+    "buy": {"bought"},
+    "sell": {"sold"},
+    "shrink": {"shrank", "shrunk"},
+}
 _ANTONYMS: dict[str, set[str]] = {}
 for _a, _b in _ANTONYM_PAIRS:
     _ANTONYMS.setdefault(_a, set()).add(_b)
@@ -487,7 +559,9 @@ for _a, _b in _ANTONYM_PAIRS:
 
 
 def _variants(word: str) -> set[str]:
-    return {word, word + "s", word + "d", word + "ed", word + "es", stem(word)}
+    base = word[:-1] if word.endswith("e") else word
+    forms = {word, word + "s", word + "d", word + "ed", word + "es", base + "ing"}
+    return forms | _IRREGULAR.get(word, set())
 
 
 def _antonym(claim: str, evidence: str) -> RuleHit | None:
@@ -538,3 +612,29 @@ def missing_details(claim: str, evidence: str, context: str = "") -> list[str]:
     haystack = (context or evidence).lower()
     missing.extend(sorted(e for e in entities(claim) if e not in haystack))
     return missing
+
+
+_PART_SPLIT = re.compile(
+    r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|with|because|through|together with|as well as|"
+    r"plus|including|but|while|via)\s+",
+    re.IGNORECASE,
+)
+
+
+def uncovered_parts(claim: str, evidence: str) -> list[str]:
+    """Parts of a compound claim ("X and Y", "X with Y", "X because Y") that share no content
+    word with the evidence: the claim adds something the evidence does not say."""
+    evidence_stems = content_stems(evidence)
+    evidence_numbers = {q.value for q in quantities(evidence)}
+    parts = [p for p in _PART_SPLIT.split(claim) if p.strip()]
+    if len(parts) < 2:
+        return []
+    out: list[str] = []
+    for part in parts:
+        stems = content_stems(part)
+        numbers = {q.value for q in quantities(part)}
+        if not stems and not numbers:
+            continue
+        if not stems & evidence_stems and not numbers & evidence_numbers:
+            out.append(part.strip(" ."))
+    return out

@@ -1,0 +1,80 @@
+"""Builds a judge from its spec string: ``local``, ``openai:MODEL``, ``anthropic:MODEL``,
+``ollama:MODEL``. The composition root (CLI, runner) calls this; evaluators never do.
+
+API keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY; none for
+Ollama) and are never stored in the judge's name, the cache or any record.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.embedders.base import Embedder
+from engine.judges.anthropic import AnthropicJudge, AnthropicWire
+from engine.judges.base import Judge, JudgeError
+from engine.judges.cache import JudgeCache
+from engine.judges.http_client import HttpJudgeClient
+from engine.judges.local import LocalJudge
+from engine.judges.openai_compat import OpenAICompatJudge, OpenAIWire
+from engine.judges.pricing import PriceTable
+
+OLLAMA_BASE_URL = "http://127.0.0.1:11434"
+OPENAI_BASE_URL = "https://api.openai.com"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+
+
+def build_judge(
+    spec: str,
+    *,
+    embedder: Embedder,
+    cache_dir: Path | None,
+    base_url: str | None = None,
+    prices: Mapping[str, Any] | None = None,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    max_retries: int = 4,
+) -> Judge:
+    """The judge named by ``spec``. Raises JudgeError for an unknown spec or a missing key."""
+    spec = spec.strip()
+    if spec == "local":
+        return LocalJudge(embedder)
+    provider, sep, model = spec.partition(":")
+    if not sep or not model:
+        raise JudgeError(
+            f"unknown judge {spec!r}: use local, openai:MODEL, anthropic:MODEL or ollama:MODEL"
+        )
+    cache = JudgeCache(cache_dir) if cache_dir is not None else None
+    table = PriceTable(prices)
+    common: dict[str, Any] = {
+        "model": model,
+        "cache": cache,
+        "prices": table,
+        "concurrency": concurrency,
+        "timeout": timeout,
+        "max_retries": max_retries,
+    }
+    if provider == "openai":
+        key = os.environ.get("OPENAI_API_KEY")
+        if not key:
+            raise JudgeError("openai judge needs the OPENAI_API_KEY environment variable")
+        url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+        return OpenAICompatJudge(
+            HttpJudgeClient(OpenAIWire("openai"), base_url=url, api_key=key, **common)
+        )
+    if provider == "ollama":
+        url = base_url or OLLAMA_BASE_URL
+        return OpenAICompatJudge(
+            HttpJudgeClient(OpenAIWire("ollama"), base_url=url, api_key=None, **common)
+        )
+    if provider == "anthropic":
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise JudgeError("anthropic judge needs the ANTHROPIC_API_KEY environment variable")
+        url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_BASE_URL
+        return AnthropicJudge(HttpJudgeClient(AnthropicWire(), base_url=url, api_key=key, **common))
+    raise JudgeError(
+        f"unknown judge provider {provider!r}: use local, openai:, anthropic: or ollama:"
+    )

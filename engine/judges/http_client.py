@@ -1,0 +1,587 @@
+"""What every LLM judge over HTTP shares: transport, retries, cache, cost, prompts, parsing.
+
+- Transport: one ``httpx.AsyncClient`` per event loop, a timeout per request and an
+  ``asyncio.Semaphore`` limiting requests in flight.
+- Retries: 429, 5xx, timeouts, connection errors and non-JSON bodies are retried with
+  exponential backoff and full jitter; a ``Retry-After`` header (seconds or HTTP date) is
+  honoured instead of the backoff.
+- Parsing: the model must answer one JSON object of the asked shape. Output that does not
+  parse or validate is retried ONCE with a repair instruction, then ``JudgeResponseError``.
+  Nothing is ever guessed.
+- Cache: successful, validated replies only, keyed by provider, model, prompt version,
+  prompt hash and temperature (:mod:`engine.judges.cache`).
+- Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.judges.pricing`.
+- Secrets: the API key is read from the environment by the factory, sent in a header, and
+  scrubbed from every message this module raises or logs.
+
+Provider specifics (URL, headers, body, reply shape) live in a :class:`WireFormat`
+(``openai_compat.py``, ``anthropic.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import httpx
+
+from engine.judges.base import (
+    ChunkUse,
+    ClaimsResult,
+    ClaimVerdict,
+    ExtractedClaim,
+    JudgeError,
+    JudgeResponseError,
+    MetricScore,
+    RubricResult,
+    RubricScore,
+    Usage,
+)
+from engine.judges.cache import JudgeCache, cache_key
+from engine.judges.pricing import PriceTable
+from engine.models import Verdict
+
+log = logging.getLogger("engine.judges.http")
+
+T = TypeVar("T")
+
+PROMPT_DIR = Path(__file__).parent / "prompts"
+_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+_VERDICTS: frozenset[str] = frozenset({"SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO"})
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A versioned prompt file: ``<name>.<version>.md`` with ``## system`` and ``## user``."""
+
+    name: str
+    version: str
+    system: str
+    user: str
+
+    @property
+    def id(self) -> str:
+        """``name.version``, part of the cache key."""
+        return f"{self.name}.{self.version}"
+
+    def render(self, **values: str) -> tuple[str, str]:
+        """(system, user) with ``{{placeholders}}`` filled in one pass (values are not
+        re-scanned, so a context that contains ``{{answer}}`` stays literal)."""
+
+        def fill(template: str) -> str:
+            return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], template)
+
+        return fill(self.system), fill(self.user)
+
+
+def load_prompt(name: str, version: str = "v1") -> Prompt:
+    """Read ``prompts/<name>.<version>.md``."""
+    text = (PROMPT_DIR / f"{name}.{version}.md").read_text(encoding="utf-8")
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        header = re.fullmatch(r"##\s+(system|user)\s*", line)
+        if header:
+            current = header.group(1)
+            sections[current] = []
+        elif current is not None:
+            sections[current].append(line)
+    return Prompt(
+        name=name,
+        version=version,
+        system="\n".join(sections.get("system", [])).strip(),
+        user="\n".join(sections.get("user", [])).strip(),
+    )
+
+
+PROMPT_NAMES = (
+    "extract_claims",
+    "verify_claim",
+    "rubric",
+    "rag_correctness",
+    "rag_relevance",
+    "chunk_used",
+    "repair",
+)
+
+
+def prompt_set_version(version: str = "v1") -> str:
+    """``v1-<8 hex>``: the version plus a hash of every prompt file's text, so an edited
+    prompt is a new version even if someone forgets to bump the file name."""
+    digest = hashlib.sha256()
+    for name in PROMPT_NAMES:
+        digest.update((PROMPT_DIR / f"{name}.{version}.md").read_bytes())
+    return f"{version}-{digest.hexdigest()[:8]}"
+
+
+# --------------------------------------------------------------------------- wire formats
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """The model's text and the tokens the provider counted."""
+
+    content: str
+    input_tokens: int
+    output_tokens: int
+
+
+class WireFormat(Protocol):
+    """How one provider's HTTP API is spoken."""
+
+    provider: str
+
+    def url(self, base_url: str) -> str:
+        """Endpoint URL for a base such as ``https://api.openai.com``."""
+        ...
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        """Request headers (the key goes here and nowhere else)."""
+        ...
+
+    def body(
+        self, model: str, messages: list[dict[str, str]], system: str, temperature: float
+    ) -> dict[str, Any]:
+        """JSON request body."""
+        ...
+
+    def parse(self, payload: Any) -> ChatReply:
+        """The reply text and token usage; raises KeyError/TypeError/ValueError if malformed."""
+        ...
+
+
+# --------------------------------------------------------------------------- client
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def extract_json(content: str) -> Any:
+    """The JSON object of a reply; tolerates a ```json fence around it, nothing more."""
+    text = content.strip()
+    fence = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, re.DOTALL)
+    if fence:
+        text = fence.group(1)
+    return json.loads(text)
+
+
+class HttpJudgeClient:
+    """Sends chat requests for a judge: retries, concurrency limit, cache, repair, cost."""
+
+    def __init__(
+        self,
+        wire: WireFormat,
+        *,
+        model: str,
+        base_url: str,
+        api_key: str | None,
+        cache: JudgeCache | None = None,
+        prices: PriceTable | None = None,
+        concurrency: int = 8,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.wire = wire
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self.cache = cache
+        self.prices = prices or PriceTable()
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self._transport = transport
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"HttpJudgeClient({self.wire.provider}:{self.model} @ {self.base_url})"
+
+    def scrub(self, text: str) -> str:
+        """``text`` with the API key (if any) masked."""
+        if self._api_key and len(self._api_key) >= 4:
+            return text.replace(self._api_key, "***")
+        return text
+
+    def _session(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+        # httpx clients and semaphores belong to one event loop; a new loop (a new
+        # asyncio.run) gets fresh ones.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._semaphore is None or self._loop is not loop:
+            self._loop = loop
+            self._client = httpx.AsyncClient(timeout=self.timeout, transport=self._transport)
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+        return self._client, self._semaphore
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of the current loop."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _backoff(self, attempt: int) -> float:
+        # Full jitter (AWS architecture blog): spreads retries of concurrent calls.
+        return random.uniform(0, min(self.backoff_max, self.backoff_base * 2**attempt))
+
+    async def _post_once(self, messages: list[dict[str, str]], system: str) -> ChatReply:
+        client, semaphore = self._session()
+        url = self.wire.url(self.base_url)
+        body = self.wire.body(self.model, messages, system, self.temperature)
+        body.setdefault("max_tokens", self.max_tokens)
+        async with semaphore:
+            try:
+                response = await client.post(
+                    url, json=body, headers=self.wire.headers(self._api_key)
+                )
+            except httpx.TimeoutException as e:
+                raise _Retryable(f"timeout after {self.timeout:g}s") from e
+            except httpx.TransportError as e:
+                raise _Retryable(f"connection error: {type(e).__name__}") from e
+        if response.status_code in _RETRY_STATUS:
+            raise _Retryable(
+                f"HTTP {response.status_code}",
+                _retry_after_seconds(response.headers.get("retry-after")),
+            )
+        if response.status_code >= 400:
+            snippet = self.scrub(response.text[:300])
+            raise JudgeError(
+                f"{self.wire.provider} judge {self.model}: HTTP {response.status_code}: {snippet}"
+            )
+        try:
+            return self.wire.parse(response.json())
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, IndexError) as e:
+            # A proxy's HTML page or a truncated body: transient more often than not.
+            raise _Retryable(f"unreadable response body ({type(e).__name__})") from e
+
+    async def _post(self, messages: list[dict[str, str]], system: str) -> ChatReply:
+        attempt = 0
+        while True:
+            try:
+                return await self._post_once(messages, system)
+            except _Retryable as e:
+                if attempt >= self.max_retries:
+                    raise JudgeError(
+                        f"{self.wire.provider} judge {self.model}: {e} "
+                        f"(gave up after {attempt + 1} attempts)"
+                    ) from None
+                wait = e.retry_after if e.retry_after is not None else self._backoff(attempt)
+                wait = min(wait, max(self.backoff_max, 1.0) * 4)
+                log.warning(
+                    "%s judge %s: %s, retry %d/%d in %.2fs",
+                    self.wire.provider,
+                    self.model,
+                    e,
+                    attempt + 1,
+                    self.max_retries,
+                    wait,
+                )
+                await asyncio.sleep(wait)
+                attempt += 1
+
+    def _usage(self, reply: ChatReply) -> Usage:
+        return Usage(
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            cost_usd=self.prices.cost(self.model, reply.input_tokens, reply.output_tokens),
+            calls=1,
+        )
+
+    async def complete_json(
+        self, prompt: Prompt, values: dict[str, str], validate: Callable[[Any], T]
+    ) -> tuple[T, Usage]:
+        """Ask, parse the JSON reply and validate it (``validate`` raises on a bad shape).
+
+        Cached replies cost nothing. A reply that fails to parse or validate is retried once
+        with a repair instruction; the second failure raises JudgeResponseError.
+        """
+        system, user = prompt.render(**values)
+        key = cache_key(
+            self.wire.provider,
+            self.model,
+            prompt.id,
+            json.dumps([system, user], ensure_ascii=False),
+            self.temperature,
+        )
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None and isinstance(hit.get("content"), str):
+                try:
+                    return validate(extract_json(hit["content"])), Usage()
+                except (json.JSONDecodeError, JudgeResponseError, KeyError, TypeError, ValueError):
+                    pass  # an entry written by an older validator: ask again
+        messages = [{"role": "user", "content": user}]
+        reply = await self._post(messages, system)
+        usage = self._usage(reply)
+        try:
+            value = validate(extract_json(reply.content))
+        except (json.JSONDecodeError, JudgeResponseError, KeyError, TypeError, ValueError) as e:
+            problem = self.scrub(_describe(e))
+            _, repair_user = load_prompt("repair").render(error=problem)
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply.content},
+                {"role": "user", "content": repair_user},
+            ]
+            log.warning(
+                "%s judge %s: %s; asking for a repair", self.wire.provider, self.model, problem
+            )
+            reply = await self._post(messages, system)
+            usage = usage + self._usage(reply)
+            try:
+                value = validate(extract_json(reply.content))
+            except (
+                json.JSONDecodeError,
+                JudgeResponseError,
+                KeyError,
+                TypeError,
+                ValueError,
+            ) as e2:
+                raise JudgeResponseError(
+                    f"{self.wire.provider} judge {self.model}: unusable reply to {prompt.id} "
+                    f"after one repair: {self.scrub(_describe(e2))}"
+                ) from None
+        if self.cache is not None:
+            self.cache.put(
+                key,
+                {
+                    "provider": self.wire.provider,
+                    "model": self.model,
+                    "prompt": prompt.id,
+                    "temperature": self.temperature,
+                    "content": reply.content,
+                    "input_tokens": reply.input_tokens,
+                    "output_tokens": reply.output_tokens,
+                },
+            )
+        return value, usage
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return "the reply is not a JSON object"
+    return str(error) or type(error).__name__
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _object(payload: Any) -> dict[str, Any]:
+    if not isinstance(payload, dict):
+        raise JudgeResponseError("expected a JSON object")
+    return payload
+
+
+def normalise_verdict(raw: Any) -> Verdict:
+    """Upper-case a verdict (``supported``, ``not enough info`` ...); anything else is an
+    error, never a guess."""
+    if not isinstance(raw, str):
+        raise JudgeResponseError(f"invalid verdict {raw!r}")
+    value = re.sub(r"[\s\-]+", "_", raw.strip()).upper()
+    if value not in _VERDICTS:
+        raise JudgeResponseError(
+            f"invalid verdict {raw!r}: expected SUPPORTED, CONTRADICTED or NOT_ENOUGH_INFO"
+        )
+    verdict: Verdict = value  # type: ignore[assignment]
+    return verdict
+
+
+def _score(raw: Any, field: str) -> float:
+    if isinstance(raw, bool):
+        raise JudgeResponseError(f"{field}: score must be a number 1-5")
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise JudgeResponseError(f"{field}: score must be a number 1-5, got {raw!r}") from None
+    if not 1.0 <= value <= 5.0:
+        raise JudgeResponseError(f"{field}: score {value:g} is outside 1-5")
+    return value
+
+
+def _reasoning(obj: dict[str, Any]) -> str:
+    value = obj.get("reasoning", "")
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def parse_claims(payload: Any) -> list[str]:
+    """``{"claims": [str, ...]}`` -> claims."""
+    claims = _object(payload).get("claims")
+    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
+        raise JudgeResponseError('expected {"claims": [strings]}')
+    return [c.strip() for c in claims if c.strip()]
+
+
+def parse_verdict(payload: Any) -> tuple[Verdict, str]:
+    """``{"verdict": ..., "evidence": ...}`` -> (verdict, evidence)."""
+    obj = _object(payload)
+    if "verdict" not in obj:
+        raise JudgeResponseError('expected {"verdict": ..., "evidence": ...}')
+    evidence = obj.get("evidence", "")
+    return normalise_verdict(obj["verdict"]), evidence if isinstance(evidence, str) else ""
+
+
+def parse_rubric(payload: Any) -> tuple[RubricScore, RubricScore]:
+    """``{"faithfulness": {score, reasoning}, "completeness": {...}}``."""
+    obj = _object(payload)
+    out = []
+    for field in ("faithfulness", "completeness"):
+        part = obj.get(field)
+        if not isinstance(part, dict):
+            raise JudgeResponseError(f'expected "{field}": {{"score": 1-5, "reasoning": "..."}}')
+        out.append(RubricScore(score=_score(part.get("score"), field), reasoning=_reasoning(part)))
+    return out[0], out[1]
+
+
+def parse_metric(payload: Any) -> tuple[float, str]:
+    """``{"score": 1-5, "reasoning": ...}``."""
+    obj = _object(payload)
+    return _score(obj.get("score"), "score"), _reasoning(obj)
+
+
+def parse_chunk_use(payload: Any) -> tuple[bool, str]:
+    """``{"used": bool, "reasoning": ...}``."""
+    obj = _object(payload)
+    used = obj.get("used")
+    if isinstance(used, str) and used.strip().lower() in ("true", "false"):
+        used = used.strip().lower() == "true"
+    if not isinstance(used, bool):
+        raise JudgeResponseError('expected {"used": true|false, "reasoning": "..."}')
+    return used, _reasoning(obj)
+
+
+# --------------------------------------------------------------------------- the judge
+
+
+def _numbered(texts: Sequence[str]) -> str:
+    return "\n\n".join(f"[{i + 1}] {t}" for i, t in enumerate(texts)) or "(no context)"
+
+
+class HttpJudge:
+    """An LLM judge over HTTP; the wire format decides the provider."""
+
+    def __init__(self, client: HttpJudgeClient, *, prompt_version: str = "v1") -> None:
+        self.client = client
+        self._version = prompt_version
+        self._prompts = {name: load_prompt(name, prompt_version) for name in PROMPT_NAMES}
+        self._set_version = prompt_set_version(prompt_version)
+
+    @property
+    def name(self) -> str:
+        """``provider:model``."""
+        return f"{self.client.wire.provider}:{self.client.model}"
+
+    @property
+    def prompt_version(self) -> str:
+        """Version of the prompt files, with a hash of their text."""
+        return self._set_version
+
+    async def extract_claims(self, response: str) -> ClaimsResult:
+        """Atomic claims from the model; offsets kept when a claim is verbatim."""
+        if not response.strip():
+            return ClaimsResult(claims=())
+        claims, usage = await self.client.complete_json(
+            self._prompts["extract_claims"], {"answer": response}, parse_claims
+        )
+        out = []
+        for claim in claims:
+            start = response.find(claim)
+            out.append(
+                ExtractedClaim(
+                    text=claim,
+                    start=start if start >= 0 else None,
+                    end=start + len(claim) if start >= 0 else None,
+                )
+            )
+        return ClaimsResult(claims=tuple(out), usage=usage)
+
+    async def verify_claim(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
+        """SUPPORTED / CONTRADICTED / NOT_ENOUGH_INFO with quoted evidence."""
+        if not any(c.strip() for c in context):
+            return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify")
+        (verdict, evidence), usage = await self.client.complete_json(
+            self._prompts["verify_claim"],
+            {"claim": claim, "context": _numbered(context)},
+            parse_verdict,
+        )
+        return ClaimVerdict(verdict=verdict, evidence=evidence, usage=usage)
+
+    async def score_rubric(
+        self, question: str, context: Sequence[str], answer: str
+    ) -> RubricResult:
+        """Faithfulness and completeness 1-5 with reasoning."""
+        (faithfulness, completeness), usage = await self.client.complete_json(
+            self._prompts["rubric"],
+            {"question": question, "context": _numbered(context), "answer": answer},
+            parse_rubric,
+        )
+        return RubricResult(faithfulness=faithfulness, completeness=completeness, usage=usage)
+
+    async def score_correctness(self, question: str, answer: str, reference: str) -> MetricScore:
+        """RAG correctness 1-5 against the reference."""
+        (score, reasoning), usage = await self.client.complete_json(
+            self._prompts["rag_correctness"],
+            {"question": question, "answer": answer, "reference": reference},
+            parse_metric,
+        )
+        return MetricScore(score=score, reasoning=reasoning, usage=usage)
+
+    async def score_relevance(self, question: str, answer: str) -> MetricScore:
+        """RAG relevance 1-5."""
+        (score, reasoning), usage = await self.client.complete_json(
+            self._prompts["rag_relevance"], {"question": question, "answer": answer}, parse_metric
+        )
+        return MetricScore(score=score, reasoning=reasoning, usage=usage)
+
+    async def chunk_used(self, claims: Sequence[str], chunk: str) -> ChunkUse:
+        """Does the chunk support at least one claim (RAG precision)."""
+        if not claims:
+            return ChunkUse(used=False, reasoning="No statements to support.")
+        (used, reasoning), usage = await self.client.complete_json(
+            self._prompts["chunk_used"],
+            {"chunk": chunk, "claims": "\n".join(f"- {c}" for c in claims)},
+            parse_chunk_use,
+        )
+        return ChunkUse(used=used, reasoning=reasoning, usage=usage)
+
+    async def aclose(self) -> None:
+        """Close HTTP connections."""
+        await self.client.aclose()
