@@ -1,0 +1,132 @@
+"""Everything a judge scores for one sample, in one call: the interface of the runner.
+
+``judge_sample`` extracts the response's claims ONCE and reuses their verdicts for claim
+faithfulness, RAG faithfulness and RAG recall; the rubric, RAG correctness, relevance and
+precision run concurrently. Judge errors propagate (the runner records an error row).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.judges.base import Judge, Usage
+from engine.models import RagWeights, SampleKey, TestCase, VerdictRecord
+from engine.scoring.faithfulness import ClaimCheck, claim_faithfulness
+from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag
+from engine.scoring.synthesis import overall, passed
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """The judge's scores for one sample, ready for a ResultRecord and VerdictRecords."""
+
+    judge: str
+    """Judge name (``local``, ``openai:gpt-4o-mini`` ...)."""
+    judge_faithfulness: float
+    judge_completeness: float
+    judge_reasoning: str
+    claim_faithfulness: float
+    rag: RagScores
+    checks: tuple[ClaimCheck, ...]
+    usage: Usage = field(default_factory=Usage)
+    """Tokens and cost of every judge call of the sample (cache hits cost nothing)."""
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        """Both rubric scores at least 4."""
+        return passed(self.judge_faithfulness, self.judge_completeness)
+
+    @property
+    def overall(self) -> float:
+        """Mean of the rubric scores."""
+        return overall(self.judge_faithfulness, self.judge_completeness)
+
+    def result_fields(self) -> dict[str, Any]:
+        """Keys exactly as ResultRecord fields (the judge cost is in ``usage``)."""
+        return {
+            "judge_faithfulness": self.judge_faithfulness,
+            "judge_completeness": self.judge_completeness,
+            "judge_reasoning": self.judge_reasoning,
+            "passed": self.passed,
+            "overall": self.overall,
+            "claim_faithfulness": self.claim_faithfulness,
+            "rag_correctness": self.rag.correctness,
+            "rag_faithfulness": self.rag.faithfulness,
+            "rag_precision": self.rag.precision,
+            "rag_recall": self.rag.recall,
+            "rag_relevance": self.rag.relevance,
+            "rag_overall": self.rag.overall,
+            "judge_input_tokens": self.usage.input_tokens,
+            "judge_output_tokens": self.usage.output_tokens,
+        }
+
+    def verdict_records(self, key: SampleKey) -> list[VerdictRecord]:
+        """One VerdictRecord per claim of the response, in response order."""
+        return [
+            VerdictRecord(
+                run_id=key.run_id,
+                iteration=key.iteration,
+                sample_id=key.sample_id,
+                candidate=key.candidate,
+                claim_index=i,
+                claim_text=check.claim.text,
+                verdict=check.verdict.verdict,
+                evidence=check.verdict.evidence,
+                similarity=check.verdict.similarity,
+                rule=check.verdict.rule,
+                response_start=check.claim.start,
+                response_end=check.claim.end,
+            )
+            for i, check in enumerate(self.checks)
+        ]
+
+
+def reference_text(case: TestCase) -> str:
+    """The reference answer: its text, else its claims joined."""
+    if case.expected_answer.text.strip():
+        return case.expected_answer.text
+    return " ".join(c.text.rstrip(".") + "." for c in case.expected_answer.claims)
+
+
+async def judge_sample(
+    case: TestCase,
+    response: str,
+    judge: Judge,
+    *,
+    weights: RagWeights = DEFAULT_WEIGHTS,
+) -> JudgeOutcome:
+    """Rubric, claim faithfulness and RAG metrics of ``response`` to ``case``."""
+    context = [c for c in case.effective_context if c.strip()]
+    claims = await judge.extract_claims(response)
+    faithfulness_task = claim_faithfulness(response, context, judge, claims=claims)
+    rubric_task = judge.score_rubric(case.query, context, response)
+    faith, rubric = await asyncio.gather(faithfulness_task, rubric_task)
+    rag = await evaluate_rag(
+        judge,
+        question=case.query,
+        answer=response,
+        reference=reference_text(case),
+        context=context,
+        claims=[c.claim.text for c in faith.checks],
+        verdicts=[c.verdict for c in faith.checks],
+        weights=weights,
+    )
+    reasoning = (
+        f"Faithfulness {rubric.faithfulness.score:g}: {rubric.faithfulness.reasoning}\n"
+        f"Completeness {rubric.completeness.score:g}: {rubric.completeness.reasoning}\n"
+        f"Claims: {faith.reasoning}"
+    )
+    return JudgeOutcome(
+        judge=judge.name,
+        judge_faithfulness=rubric.faithfulness.score,
+        judge_completeness=rubric.completeness.score,
+        judge_reasoning=reasoning,
+        claim_faithfulness=faith.score,
+        rag=rag,
+        checks=faith.checks,
+        usage=faith.usage + rubric.usage + rag.usage,
+        warnings=rag.warnings,
+    )

@@ -1,0 +1,171 @@
+"""RAG metrics (RAG white paper): correctness, faithfulness, precision, recall, relevance.
+
+All on 1-5; ratios map by ``1 + 4x``. Edge cases follow the paper:
+- faithfulness = supported facts / facts; no context -> 1.0 (5.0 scaled) with the warning
+  "No context to verify";
+- precision = retrieved chunks that support at least one fact of the answer / retrieved
+  chunks; no context -> None (the paper's NaN). An answer with no facts ("indistinct") is
+  replaced by the reference answer's facts;
+- recall = facts of the answer the retrieved context covers (states or contradicts: the
+  retriever brought the information either way) / facts of the answer; reference facts when
+  the answer has none; no context -> 1.0 (5.0) as the paper says, with a warning;
+- correctness (vs the reference) and relevance (vs the question) are judge scores 1-5;
+- overall = weighted mean with ``RagWeights`` (default 0.4/0.2/0.2/0.2/0); metrics that are
+  None are skipped and the remaining weights renormalised.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.judges.base import ChunkUse, ClaimVerdict, Judge, MetricScore, Usage
+from engine.models import RagWeights
+from engine.scoring.faithfulness import verify_one
+
+NO_CONTEXT = "No context to verify"
+DEFAULT_WEIGHTS = RagWeights()
+"""The white paper's weights: 0.4/0.2/0.2/0.2/0."""
+
+
+def scale(ratio: float) -> float:
+    """A 0-1 ratio on the 1-5 scale: ``1 + 4 x``."""
+    return 1.0 + 4.0 * ratio
+
+
+def weighted_overall(
+    scores: dict[str, float | None], weights: RagWeights = DEFAULT_WEIGHTS
+) -> float | None:
+    """Weighted mean of the metrics that are present; None if no weight is left."""
+    total = 0.0
+    weight_sum = 0.0
+    for name, value in scores.items():
+        weight = float(getattr(weights, name))
+        if value is None or weight <= 0:
+            continue
+        total += weight * value
+        weight_sum += weight
+    return total / weight_sum if weight_sum > 0 else None
+
+
+@dataclass(frozen=True)
+class RagScores:
+    """The five RAG metrics of one sample and their weighted overall."""
+
+    correctness: float | None
+    faithfulness: float | None
+    precision: float | None
+    recall: float | None
+    relevance: float | None
+    overall: float | None
+    warnings: tuple[str, ...] = ()
+    chunk_uses: tuple[ChunkUse, ...] = ()
+    reasoning: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+
+async def evaluate_rag(
+    judge: Judge,
+    *,
+    question: str,
+    answer: str,
+    reference: str,
+    context: Sequence[str],
+    claims: Sequence[str],
+    verdicts: Sequence[ClaimVerdict],
+    weights: RagWeights = DEFAULT_WEIGHTS,
+) -> RagScores:
+    """Score one sample. ``claims``/``verdicts`` are the answer's claims already verified
+    against ``context`` (extracted once per sample by the caller)."""
+    context = [c for c in context if c.strip()]
+    warnings: list[str] = []
+    usage = Usage()
+
+    reference_claims: list[str] = []
+    if not claims and reference.strip() and context:
+        extracted = await judge.extract_claims(reference)
+        usage = usage + extracted.usage
+        reference_claims = [c.text for c in extracted.claims]
+
+    async def correctness() -> MetricScore | None:
+        if not reference.strip():
+            return None
+        return await judge.score_correctness(question, answer, reference)
+
+    async def relevance() -> MetricScore:
+        if not answer.strip():
+            return MetricScore(score=1.0, reasoning="Empty answer.")
+        return await judge.score_relevance(question, answer)
+
+    async def precision() -> list[ChunkUse] | None:
+        basis = list(claims) or reference_claims
+        if not context or not basis:
+            return None
+        return list(await asyncio.gather(*(judge.chunk_used(basis, c) for c in context)))
+
+    async def recall_basis() -> list[ClaimVerdict] | None:
+        if claims or not reference_claims:
+            return None  # the answer's own verdicts
+        return list(
+            await asyncio.gather(*(verify_one(judge, c, context) for c in reference_claims))
+        )
+
+    correctness_r, relevance_r, uses, recall_verdicts = await asyncio.gather(
+        correctness(), relevance(), precision(), recall_basis()
+    )
+    if recall_verdicts is None:
+        recall_verdicts = list(verdicts)
+    else:
+        for v in recall_verdicts:
+            usage = usage + v.usage
+
+    if not context:
+        warnings.append(NO_CONTEXT)
+        faithfulness: float | None = scale(1.0)
+        recall: float | None = scale(1.0)
+    else:
+        faithfulness = scale(
+            sum(v.verdict == "SUPPORTED" for v in verdicts) / len(verdicts) if verdicts else 1.0
+        )
+        if recall_verdicts:
+            covered = sum(v.verdict != "NOT_ENOUGH_INFO" for v in recall_verdicts)
+            recall = scale(covered / len(recall_verdicts))
+        else:
+            recall = None
+
+    precision_score = None
+    if uses is not None:
+        precision_score = scale(sum(u.used for u in uses) / len(uses))
+        for u in uses:
+            usage = usage + u.usage
+    if correctness_r is None:
+        warnings.append("No reference answer: correctness not scored")
+    else:
+        usage = usage + correctness_r.usage
+    usage = usage + relevance_r.usage
+
+    metrics = {
+        "correctness": correctness_r.score if correctness_r else None,
+        "faithfulness": faithfulness,
+        "precision": precision_score,
+        "recall": recall,
+        "relevance": relevance_r.score,
+    }
+    reasoning = "; ".join(
+        part
+        for part in (
+            f"correctness: {correctness_r.reasoning}" if correctness_r else "",
+            f"relevance: {relevance_r.reasoning}",
+            f"precision: {sum(u.used for u in uses)} of {len(uses)} chunks used" if uses else "",
+        )
+        if part
+    )
+    return RagScores(
+        overall=weighted_overall(metrics, weights),
+        warnings=tuple(warnings),
+        chunk_uses=tuple(uses or ()),
+        reasoning=reasoning,
+        usage=usage,
+        **metrics,
+    )
