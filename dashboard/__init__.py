@@ -1,0 +1,1 @@
+"""The multipage Streamlit dashboard: ``streamlit run dashboard/streamlit_app.py``."""

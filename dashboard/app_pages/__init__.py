@@ -1,0 +1,1 @@
+"""Thin pages: read filters, call ``dashboard.data``, render."""

@@ -1,0 +1,82 @@
+"""Overview: per-domain scores of a run against a baseline, with noise and tier mix."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from dashboard import charts, data
+from dashboard.components import tables
+from dashboard.components.downloads import download_csv
+from dashboard.components.errors import show_no_data
+from dashboard.components.pickers import run_label
+from warehouse.dashboard_queries import Filters
+
+st.title("Overview")
+
+runs = data.runs()
+if runs.is_empty():
+    show_no_data()
+    st.stop()
+
+run_ids = list(runs["run_id"])
+labels = run_label(runs)
+left, right = st.columns(2)
+run_id = left.selectbox("Run", run_ids, index=0, format_func=labels.get, key="overview_run")
+previous = data.previous_run(run_id)
+NO_BASELINE = ""
+baseline_options = [NO_BASELINE, *[r for r in run_ids if r != run_id]]
+chosen = right.selectbox(
+    "Baseline",
+    baseline_options,
+    index=baseline_options.index(previous) if previous in baseline_options else 0,
+    format_func=lambda r: labels.get(r, "(no baseline)"),
+    key=f"overview_baseline_{run_id}",
+)
+baseline = chosen or None
+
+options = data.run_filters(run_id)
+f1, f2, f3 = st.columns(3)
+providers = f1.multiselect(
+    "AI provider",
+    options["provider"],
+    key=f"overview_providers_{run_id}",
+    placeholder="All providers",
+)
+tag = f2.selectbox(
+    "Tag",
+    [None, *options["tag"]],
+    format_func=lambda t: "All tags" if t is None else t,
+    key=f"overview_tag_{run_id}",
+)
+candidate = None
+if len(options["candidate"]) > 1:
+    candidate = f3.selectbox(
+        "Candidate",
+        [None, *options["candidate"]],
+        format_func=lambda c: "All candidates" if c is None else c,
+        key=f"overview_candidate_{run_id}",
+    )
+filters = Filters(candidate=candidate, providers=tuple(providers) or None, tag=tag)
+
+frame = data.overview(run_id, baseline, filters)
+if frame.is_empty():
+    st.warning("No results match these filters.")
+    st.stop()
+
+st.subheader("Scores per domain")
+st.caption(
+    "Tier badges: 🟢 excellent ≥ 85 · 🔵 good ≥ 70 · 🟡 fair ≥ 50 · 🔴 poor. "
+    "Δ is the change against the baseline; the noise column says whether the 95% interval "
+    "of the change excludes zero (from iterations when the run has several, else a paired "
+    "bootstrap over samples)."
+)
+st.dataframe(tables.overview_styled(frame), hide_index=True, key="overview_table")
+download_csv(
+    frame.drop(pl.selectors.ends_with("_sd")), f"overview-{run_id}.csv", key="overview_csv"
+)
+
+st.subheader("Tier distribution")
+tiers = data.tier_distribution(run_id, filters)
+st.altair_chart(charts.tier_distribution_chart(tiers))
+download_csv(tiers, f"tiers-{run_id}.csv", key="overview_tiers_csv")

@@ -1,0 +1,161 @@
+"""Altair charts: pure functions from a polars frame to an ``alt.Chart`` (no Streamlit)."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from dashboard.components.badges import TIER_COLORS, TIER_ORDER
+from engine.models import TierThresholds
+
+_TIER_SCALE = alt.Scale(domain=list(TIER_ORDER), range=[TIER_COLORS[t] for t in TIER_ORDER])
+
+
+def tier_distribution_chart(frame: pl.DataFrame) -> alt.Chart:
+    """Stacked bars: samples per tier for each domain, one column per metric.
+
+    ``frame``: domain, metric, tier, samples (``dash_tier_distribution``).
+    """
+    data = frame.with_columns(
+        pl.col("tier")
+        .replace_strict({t: i for i, t in enumerate(TIER_ORDER)}, default=9, return_dtype=pl.Int64)
+        .alias("tier_rank")
+    )
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "sum(samples):Q", title="samples", stack="normalize", axis=alt.Axis(format="%")
+            ),
+            y=alt.Y("domain:N", title=None),
+            color=alt.Color("tier:N", scale=_TIER_SCALE, title="tier"),
+            order=alt.Order("tier_rank:Q"),
+            column=alt.Column("metric:N", title=None),
+            tooltip=["domain:N", "metric:N", "tier:N", "samples:Q"],
+        )
+        .properties(width=220)
+    )
+
+
+def _bands(thresholds: TierThresholds, top: float = 100.0) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "tier": list(TIER_ORDER),
+            "low": [thresholds.excellent, thresholds.good, thresholds.fair, 0.0],
+            "high": [top, thresholds.excellent, thresholds.good, thresholds.fair],
+        }
+    )
+
+
+def tier_bands(thresholds: TierThresholds | None = None) -> alt.Chart:
+    """Translucent horizontal tier bands (0-100) to layer behind a score line."""
+    return (
+        alt.Chart(_bands(thresholds or TierThresholds()))
+        .mark_rect(opacity=0.12)
+        .encode(
+            y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 100])),
+            y2="high:Q",
+            color=alt.Color("tier:N", scale=_TIER_SCALE, legend=None),
+        )
+    )
+
+
+def trend_chart(frame: pl.DataFrame, metric: str) -> alt.LayerChart:
+    """Score over runs, one line per domain, over tier bands.
+
+    ``frame``: run_id, run_name, started_at, domain, samples, metric, score (``dash_trends``);
+    hovering a point shows run name, date and sample count.
+    """
+    data = frame.filter(pl.col("metric") == metric)
+    line = (
+        alt.Chart(data)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("started_at:T", title="run started"),
+            y=alt.Y("score:Q", title=f"{metric} (mean)", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color("domain:N", title="domain"),
+            tooltip=[
+                alt.Tooltip("run_name:N", title="run"),
+                alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d %H:%M"),
+                alt.Tooltip("samples:Q", title="samples"),
+                alt.Tooltip("domain:N"),
+                alt.Tooltip("score:Q", format=".1f"),
+            ],
+        )
+    )
+    return alt.layer(tier_bands(), line).properties(height=320)
+
+
+def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
+    """Improved / unchanged / regressed samples per domain (``dash_compare_counts``)."""
+    long = frame.unpivot(
+        index="domain",
+        on=["improved", "unchanged", "regressed"],
+        variable_name="status",
+        value_name="samples",
+    )
+    scale = alt.Scale(
+        domain=["improved", "unchanged", "regressed"], range=["#1a9850", "#bdbdbd", "#d73027"]
+    )
+    return (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X("samples:Q", stack="zero"),
+            y=alt.Y("domain:N", title=None, sort=list(frame["domain"])),
+            color=alt.Color("status:N", scale=scale),
+            tooltip=["domain:N", "status:N", "samples:Q"],
+        )
+    )
+
+
+def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
+    """Mention rates per domain and AI provider, one small chart per mention type."""
+    long = frame.unpivot(
+        index=["domain", "ai_provider"],
+        on=["url_percent", "domain_percent", "brand_percent"],
+        variable_name="mention",
+        value_name="percent",
+    ).with_columns(pl.col("mention").str.replace("_percent", ""))
+    return (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X("percent:Q", scale=alt.Scale(domain=[0, 100]), title="% of responses"),
+            y=alt.Y("ai_provider:N", title=None),
+            color=alt.Color("ai_provider:N", legend=None),
+            row=alt.Row("domain:N", title=None),
+            column=alt.Column("mention:N", title=None),
+            tooltip=[
+                "domain:N",
+                "ai_provider:N",
+                "mention:N",
+                alt.Tooltip("percent:Q", format=".1f"),
+            ],
+        )
+        .properties(width=160, height=60)
+    )
+
+
+def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
+    """Mention rates over runs (``dash_attribution_trend``), one line per mention type."""
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("started_at:T", title="run started"),
+            y=alt.Y("percent:Q", scale=alt.Scale(domain=[0, 100]), title="% of responses"),
+            color=alt.Color("mention:N"),
+            strokeDash=alt.StrokeDash("domain:N"),
+            tooltip=[
+                alt.Tooltip("run_name:N", title="run"),
+                alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d"),
+                "domain:N",
+                "mention:N",
+                alt.Tooltip("percent:Q", format=".1f"),
+                alt.Tooltip("responses:Q"),
+            ],
+        )
+        .properties(height=300)
+    )

@@ -1,0 +1,1 @@
+"""Reusable pieces of the pages: badges, the highlighter, error display, downloads, links."""

@@ -1,0 +1,57 @@
+"""Links into the Sample page (``?run=...&sample=...&iteration=...``)."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+SAMPLE_PAGE = "app_pages/sample.py"
+"""The Sample page as registered with ``st.navigation``."""
+
+
+def sample_params(
+    run_id: str, sample_id: str, iteration: int = 1, candidate: str = ""
+) -> dict[str, str]:
+    """Query parameters that open one sample on the Sample page."""
+    params = {"run": run_id, "sample": sample_id, "iteration": str(iteration)}
+    if candidate:
+        params["candidate"] = candidate
+    return params
+
+
+def sample_link(run_id: str, sample_id: str, iteration: int = 1, candidate: str = "") -> None:
+    """A page link to one sample."""
+    st.page_link(
+        SAMPLE_PAGE,
+        label=f"Open sample {sample_id} ({run_id}, iteration {iteration})",
+        icon=":material/open_in_new:",
+        query_params=sample_params(run_id, sample_id, iteration, candidate),
+    )
+
+
+def sample_picker(
+    frame: pl.DataFrame,
+    *,
+    key: str,
+    run_col: str = "run_id",
+    sample_col: str = "sample_id",
+    iteration_col: str = "iteration",
+    run_id: str | None = None,
+) -> None:
+    """A select box over the rows shown and a link to the chosen sample."""
+    if frame.is_empty():
+        return
+    rows = frame.select(
+        (pl.lit(run_id) if run_id is not None else pl.col(run_col)).alias("run"),
+        pl.col(sample_col).alias("sample"),
+        (pl.col(iteration_col) if iteration_col in frame.columns else pl.lit(1)).alias("it"),
+    ).unique(maintain_order=True)
+    options = list(range(rows.height))
+    choice = st.selectbox(
+        "Open a sample",
+        options,
+        format_func=lambda i: f"{rows['sample'][i]} · {rows['run'][i]}",
+        key=key,
+    )
+    if choice is not None:
+        sample_link(str(rows["run"][choice]), str(rows["sample"][choice]), int(rows["it"][choice]))

@@ -1,0 +1,26 @@
+"""The dashboard's entry point: page router and the sidebar shared by every page.
+
+streamlit run dashboard/streamlit_app.py -- --home DIR     (or: evalhouse dashboard)
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.components.errors import show_error, show_no_data
+from warehouse.db import WarehouseError, WarehouseMissing
+
+st.set_page_config(page_title="evalhouse", page_icon=":material/analytics:", layout="wide")
+
+PAGES = [
+    st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+]
+
+page = st.navigation(PAGES)
+
+try:
+    page.run()
+except WarehouseMissing as exc:
+    show_no_data(str(exc))
+except WarehouseError as exc:
+    show_error(exc)

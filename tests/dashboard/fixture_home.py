@@ -1,0 +1,379 @@
+"""A small, hand-chosen warehouse for the dashboard tests: every number a test asserts can be
+worked out by hand from the records below. Built through the real lake and ingest.
+
+Runs (oldest first):
+- ``rc``  "prompt test" 2026-10-25, two candidates (short, long), acme only
+- ``r1``  "week 1"      2026-11-01, acme, beta, gamma
+- ``r2``  "week 2"      2026-11-08, acme, beta (one error row), gamma
+- ``r3``  "week 3"      2026-11-15, two iterations, acme only
+
+Overview r2 vs r1, by hand:
+- acme   accuracy 80 vs 85 (-5), completeness 90 vs 80 (+10), attribution 100 vs 87.5 (+12.5)
+- beta   accuracy 60 vs 40 (+20) (beta-q2 failed in r2: no scores)
+- gamma  completeness 65 vs 50 (+15): six samples, every one up 10..20 -> beyond noise
+Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, within noise.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from engine.lake import write_part
+from engine.models import (
+    AttributionRecord,
+    ClaimRecord,
+    GraderScoreRecord,
+    HighlightRecord,
+    VerdictRecord,
+)
+from engine.settings import Paths, resolve_paths
+from ingest import ingest
+from tests.factories import result_record, run_record
+
+T0 = datetime(2026, 11, 1, 9, 0)
+
+RESPONSE = (
+    "Acme Pro costs $20 per month. See https://acme.example/pricing for details. "
+    "<script>alert(1)</script> **Acme** support is open on Sundays."
+)
+"""The response of acme-q1 in r2: untrusted text with HTML and Markdown in it."""
+
+
+def _span(text: str, part: str) -> tuple[int, int]:
+    start = text.index(part)
+    return start, start + len(part)
+
+
+def _results(run_id: str, rows: list[dict[str, Any]], iteration: int = 1) -> list[Any]:
+    return [result_record(run_id, iteration=iteration, **row) for row in rows]
+
+
+def _acme(sample: str, provider: str, tags: list[str], **scores: Any) -> dict[str, Any]:
+    return {
+        "sample_id": sample,
+        "domain": "acme.example",
+        "ai_provider": provider,
+        "tags": tags,
+        "query": f"question {sample}",
+        **scores,
+    }
+
+
+def write_fixture_lake(paths: Paths) -> None:
+    """Write the fixture records to the lake of ``paths`` (not ingested)."""
+    lake = paths.lake
+    runs = {
+        "rc": ("prompt test", T0 - timedelta(days=7), 1),
+        "r1": ("week 1", T0, 1),
+        "r2": ("week 2", T0 + timedelta(days=7), 1),
+        "r3": ("week 3", T0 + timedelta(days=14), 2),
+    }
+    for run_id, (name, started, iterations) in runs.items():
+        write_part(
+            lake,
+            "runs",
+            run_id,
+            0,
+            [
+                run_record(
+                    run_id,
+                    started,
+                    name=name,
+                    iterations=iterations,
+                    test_set=str(paths.test_sets / "fixture.jsonl"),
+                )
+            ],
+        )
+
+    rc = []
+    for candidate, accs in (("short", (60.0, 70.0)), ("long", (80.0, 65.0))):
+        for sample, acc in zip(("acme-q1", "acme-q2"), accs, strict=True):
+            rc.append(
+                result_record(
+                    "rc",
+                    sample,
+                    candidate=candidate,
+                    domain="acme.example",
+                    query=f"question {sample}",
+                    accuracy=acc,
+                    completeness=50.0,
+                    attribution=75.0,
+                )
+            )
+    write_part(lake, "results", "rc", 1, rc)
+
+    gamma = [f"gamma-q{i}" for i in range(1, 7)]
+    r1 = _results(
+        "r1",
+        [
+            _acme(
+                "acme-q1", "gpt-x", ["pricing"], accuracy=80.0, completeness=60.0, attribution=75.0
+            ),
+            _acme(
+                "acme-q2",
+                "claude",
+                ["support"],
+                accuracy=90.0,
+                completeness=100.0,
+                attribution=100.0,
+            ),
+            {
+                "sample_id": "beta-q1",
+                "domain": "beta.example",
+                "tags": ["pricing"],
+                "query": "question beta-q1",
+                "accuracy": 40.0,
+                "completeness": 50.0,
+                "attribution": 0.0,
+            },
+        ]
+        + [
+            {
+                "sample_id": s,
+                "domain": "gamma.example",
+                "query": f"question {s}",
+                "accuracy": 70.0,
+                "completeness": 50.0,
+                "attribution": 0.0,
+            }
+            for s in gamma
+        ],
+    )
+    write_part(lake, "results", "r1", 1, r1)
+
+    r2 = _results(
+        "r2",
+        [
+            _acme(
+                "acme-q1",
+                "gpt-x",
+                ["pricing"],
+                accuracy=90.0,
+                completeness=80.0,
+                attribution=100.0,
+                response=RESPONSE,
+                judge_faithfulness=4.0,
+                judge_completeness=3.0,
+                passed=False,
+                overall=3.5,
+                judge_reasoning="States the price; wrong about Sundays.",
+                claim_faithfulness=0.5,
+            ),
+            _acme(
+                "acme-q2",
+                "claude",
+                ["support"],
+                accuracy=70.0,
+                completeness=100.0,
+                attribution=100.0,
+            ),
+            {
+                "sample_id": "beta-q1",
+                "domain": "beta.example",
+                "tags": ["pricing"],
+                "query": "question beta-q1",
+                "accuracy": 60.0,
+                "completeness": 50.0,
+                "attribution": 50.0,
+            },
+            {
+                "sample_id": "beta-q2",
+                "domain": "beta.example",
+                "query": "question beta-q2",
+                "accuracy": None,
+                "completeness": None,
+                "attribution": None,
+                "error": "judge timed out",
+            },
+        ]
+        + [
+            {
+                "sample_id": s,
+                "domain": "gamma.example",
+                "query": f"question {s}",
+                "accuracy": 70.0,
+                "completeness": 60.0 + 2 * i,
+                "attribution": 0.0,
+            }
+            for i, s in enumerate(gamma)
+        ],
+    )
+    write_part(lake, "results", "r2", 1, r2)
+
+    for iteration, bump in ((1, 0.0), (2, 2.0)):
+        r3 = _results(
+            "r3",
+            [
+                _acme(
+                    "acme-q1",
+                    "gpt-x",
+                    ["pricing"],
+                    accuracy=90.0 + bump,
+                    completeness=80.0,
+                    attribution=100.0,
+                ),
+                _acme(
+                    "acme-q2",
+                    "claude",
+                    ["support"],
+                    accuracy=70.0 + bump,
+                    completeness=100.0,
+                    attribution=100.0,
+                ),
+            ],
+            iteration=iteration,
+        )
+        write_part(lake, "results", "r3", iteration, r3)
+
+    # Details of acme-q1 in r2 (the Sample page) and claims of acme-q1 in r1 and r2.
+    key = {"run_id": "r2", "iteration": 1, "sample_id": "acme-q1"}
+    price = _span(RESPONSE, "Acme Pro costs $20 per month.")
+    script = _span(RESPONSE, "<script>alert(1)</script> **Acme** support is open on Sundays.")
+    url = _span(RESPONSE, "https://acme.example/pricing")
+    brand = _span(RESPONSE, "**Acme**")
+    write_part(
+        lake,
+        "highlights",
+        "r2",
+        1,
+        [
+            HighlightRecord(
+                **key,
+                response_start=price[0],
+                response_end=price[1],
+                chunk_id="p1#0",
+                page_url="https://acme.example/pricing",
+                matched_text="Acme Pro is $20 a month, billed monthly.",
+                similarity=0.91,
+            ),
+            HighlightRecord(
+                **key,
+                response_start=script[0],
+                response_end=script[1],
+                chunk_id=None,
+                page_url=None,
+                matched_text=None,
+                similarity=0.22,
+            ),
+        ],
+    )
+    write_part(
+        lake,
+        "attributions",
+        "r2",
+        1,
+        [
+            AttributionRecord(
+                **key,
+                type="url",
+                matched_text=RESPONSE[url[0] : url[1]],
+                response_start=url[0],
+                response_end=url[1],
+            ),
+            AttributionRecord(
+                **key,
+                type="brand",
+                matched_text="Acme",
+                response_start=brand[0] + 2,
+                response_end=brand[1] - 2,
+            ),
+            AttributionRecord(
+                run_id="r2",
+                iteration=1,
+                sample_id="acme-q2",
+                type="domain",
+                matched_text="acme.example",
+                response_start=0,
+                response_end=12,
+            ),
+        ],
+    )
+    write_part(
+        lake,
+        "verdicts",
+        "r2",
+        1,
+        [
+            VerdictRecord(
+                **key,
+                claim_index=0,
+                claim_text="Acme Pro costs $20 per month.",
+                verdict="SUPPORTED",
+                evidence="Acme Pro is $20 a month.",
+                response_start=price[0],
+                response_end=price[1],
+            ),
+            VerdictRecord(
+                **key,
+                claim_index=1,
+                claim_text="Acme support is open on Sundays.",
+                verdict="CONTRADICTED",
+                evidence="Support is closed on Sundays.",
+                rule="negation",
+                response_start=script[0],
+                response_end=script[1],
+            ),
+        ],
+    )
+    write_part(
+        lake,
+        "grader_scores",
+        "r2",
+        1,
+        [
+            GraderScoreRecord(
+                **key, grader="mentions-price", score=1.0, passed=True, reason="the price is stated"
+            )
+        ],
+    )
+    for run_id, found_price in (("r1", False), ("r2", True)):
+        write_part(
+            lake,
+            "claims",
+            run_id,
+            1,
+            [
+                ClaimRecord(
+                    run_id=run_id,
+                    iteration=1,
+                    sample_id="acme-q1",
+                    claim_id="c1",
+                    claim_text="Acme Pro costs $20 per month.",
+                    importance="required",
+                    found=found_price,
+                    evidence="Acme Pro costs $20 per month." if found_price else None,
+                    similarity=0.9 if found_price else 0.4,
+                    response_start=price[0] if found_price else None,
+                    response_end=price[1] if found_price else None,
+                ),
+                ClaimRecord(
+                    run_id=run_id,
+                    iteration=1,
+                    sample_id="acme-q1",
+                    claim_id="c2",
+                    claim_text="Support is closed on Sundays.",
+                    importance="expected",
+                    found=False,
+                    similarity=0.3,
+                ),
+            ],
+        )
+
+
+def build_fixture_home(root: Path) -> Paths:
+    """An evalhouse home with the fixture lake ingested into its warehouse."""
+    paths = resolve_paths(root)
+    write_fixture_lake(paths)
+    paths.test_sets.mkdir(parents=True, exist_ok=True)
+    ingest(paths)
+    return paths
+
+
+def build_empty_home(root: Path) -> Paths:
+    """A home whose warehouse exists but holds no runs."""
+    paths = resolve_paths(root)
+    paths.lake.mkdir(parents=True, exist_ok=True)
+    ingest(paths)
+    return paths

@@ -1,0 +1,7 @@
+-- Expected claims of one sample: found (with evidence) or missing.
+SELECT claim_id, claim_text, importance, found, evidence, similarity,
+       response_start, response_end
+FROM claims
+WHERE run_id = $run_id AND sample_id = $sample_id AND iteration = $iteration
+  AND candidate = $candidate
+ORDER BY found, claim_id;
