@@ -1,0 +1,88 @@
+"""The judge response cache: hits make no second call, errors are never stored, and the key
+covers provider, model, prompt version, prompt and temperature."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.judges.base import JudgeResponseError
+from engine.judges.cache import JudgeCache, cache_key
+from tests.engine.test_http_judges import RUBRIC, make_judge
+from tests.loopback_llm import LoopbackLLM, Reply, loopback_llm
+
+__all__ = ["loopback_llm"]
+
+
+def test_cache_hit_makes_no_second_call(loopback_llm: LoopbackLLM, tmp_path: Path) -> None:
+    loopback_llm.script(Reply.json(RUBRIC, input_tokens=100, output_tokens=10), Reply.json(RUBRIC))
+    judge = make_judge(loopback_llm, cache=tmp_path)
+    first = asyncio.run(judge.score_rubric("q?", ["c"], "a"))
+    again = make_judge(loopback_llm, cache=tmp_path)  # a new process would see the same files
+    second = asyncio.run(again.score_rubric("q?", ["c"], "a"))
+    assert loopback_llm.count == 1
+    assert first.faithfulness == second.faithfulness
+    assert first.usage.calls == 1 and second.usage.calls == 0
+    assert second.usage.cost_usd == 0.0
+    asyncio.run(judge.score_rubric("another question?", ["c"], "a"))
+    assert loopback_llm.count == 2
+
+
+def test_errors_are_never_cached(loopback_llm: LoopbackLLM, tmp_path: Path) -> None:
+    loopback_llm.script(Reply.text("prose"), Reply.text("more prose"), Reply.json(RUBRIC))
+    judge = make_judge(loopback_llm, cache=tmp_path)
+    with pytest.raises(JudgeResponseError):
+        asyncio.run(judge.score_rubric("q?", ["c"], "a"))
+    assert not [p for p in tmp_path.rglob("*.json")]
+    asyncio.run(judge.score_rubric("q?", ["c"], "a"))
+    assert loopback_llm.count == 3
+    (entry,) = list(tmp_path.rglob("*.json"))
+    stored = json.loads(entry.read_text())
+    assert json.loads(stored["content"]) == RUBRIC
+    assert stored["prompt"] == "rubric.v1"
+
+
+def test_repaired_reply_is_cached_under_the_original_prompt(
+    loopback_llm: LoopbackLLM, tmp_path: Path
+) -> None:
+    loopback_llm.script(Reply.text("prose"), Reply.json(RUBRIC))
+    asyncio.run(make_judge(loopback_llm, cache=tmp_path).score_rubric("q?", ["c"], "a"))
+    asyncio.run(make_judge(loopback_llm, cache=tmp_path).score_rubric("q?", ["c"], "a"))
+    assert loopback_llm.count == 2
+
+
+def test_key_covers_every_part() -> None:
+    base = cache_key("openai", "gpt-4o-mini", "rubric.v1", "prompt", 0.0)
+    assert base == cache_key("openai", "gpt-4o-mini", "rubric.v1", "prompt", 0.0)
+    others = {
+        cache_key("anthropic", "gpt-4o-mini", "rubric.v1", "prompt", 0.0),
+        cache_key("openai", "gpt-4o", "rubric.v1", "prompt", 0.0),
+        cache_key("openai", "gpt-4o-mini", "rubric.v2", "prompt", 0.0),
+        cache_key("openai", "gpt-4o-mini", "rubric.v1", "prompt!", 0.0),
+        cache_key("openai", "gpt-4o-mini", "rubric.v1", "prompt", 0.7),
+    }
+    assert base not in others and len(others) == 5
+
+
+def test_temperature_changes_the_key_end_to_end(loopback_llm: LoopbackLLM, tmp_path: Path) -> None:
+    loopback_llm.responder = lambda provider, body: json.dumps(RUBRIC)
+    asyncio.run(make_judge(loopback_llm, cache=tmp_path).score_rubric("q?", ["c"], "a"))
+    asyncio.run(
+        make_judge(loopback_llm, cache=tmp_path, temperature=0.5).score_rubric("q?", ["c"], "a")
+    )
+    assert loopback_llm.count == 2
+
+
+def test_unreadable_entries_are_misses(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path)
+    key = cache_key("p", "m", "v", "x", 0.0)
+    assert cache.get(key) is None
+    cache.put(key, {"content": "{}"})
+    assert cache.get(key) == {"content": "{}"}
+    (path,) = list(tmp_path.rglob("*.json"))
+    path.write_text("{broken")
+    assert cache.get(key) is None
+    assert not list(tmp_path.rglob(".tmp-*"))
