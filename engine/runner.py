@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib
 import importlib.metadata
 import json
 import math
@@ -72,6 +71,8 @@ from engine.progress import (
     progress_file_path,
     write_progress_file,
 )
+from engine.scoring.synthesis import SynthesisOutcome, low_faithfulness_analysis
+from engine.scoring.synthesis import iteration_metrics as synthesis_iteration_metrics
 from engine.settings import Paths
 from engine.targets import Target, TargetError, TargetResponse, build_target
 from engine.testsets import LoadedTestSet, case_hash
@@ -221,8 +222,13 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
     target = build_target(config.target, extra=config.extra, retries=config.retries)
     embedder = build_embedder(config.embedder, paths.cache)
     analyzer = ResponseAnalyzer(embedder, config.analyzer)
+    prices = config.extra.get("prices")
     judge = build_judge(
-        config.judge, embedder=embedder, cache_dir=paths.cache, concurrency=config.concurrency
+        config.judge,
+        embedder=embedder,
+        cache_dir=paths.cache,
+        concurrency=config.concurrency,
+        prices=prices if isinstance(prices, Mapping) else None,
     )
 
     async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:
@@ -967,64 +973,27 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return math.fsum(xs) / len(xs) if xs else None
 
 
-def _rate(values: Sequence[bool | None]) -> float | None:
-    xs = [bool(v) for v in values if v is not None]
-    return sum(xs) / len(xs) if xs else None
+def _reasoning_part(reasoning: str | None, label: str) -> str:
+    """The line of ``judge_reasoning`` that starts with ``label`` (judge_sample's layout)."""
+    for line in (reasoning or "").splitlines():
+        if line.startswith(label):
+            return line
+    return reasoning or ""
 
 
-def _low_faithfulness(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Failure patterns: the synthesis module's analysis when present, else the spec's
-    categories computed here (score 1, 2, 3 faithfulness; completeness 1-3)."""
-    try:
-        synthesis = importlib.import_module("engine.scoring.synthesis")
-    except ImportError:
-        synthesis = None
-    analyze = getattr(synthesis, "low_faithfulness_analysis", None)
-    if callable(analyze):
-        with contextlib.suppress(Exception):
-            got = analyze(rows)
-            if hasattr(got, "model_dump"):
-                got = got.model_dump(mode="json")
-            if isinstance(got, dict):
-                return got
-    categories: dict[str, list[Mapping[str, Any]]] = {
-        "completelyFalse": [],
-        "mostlyFalse": [],
-        "mixed": [],
-        "completenessFailures": [],
-    }
-    for row in rows:
-        faith, comp = row.get("judge_faithfulness"), row.get("judge_completeness")
-        if faith is not None:
-            if faith < 1.5:
-                categories["completelyFalse"].append(row)
-            elif faith < 2.5:
-                categories["mostlyFalse"].append(row)
-            elif faith < 3.5:
-                categories["mixed"].append(row)
-        if comp is not None and comp < 3.5:
-            categories["completenessFailures"].append(row)
-    judged = sum(1 for r in rows if r.get("judge_faithfulness") is not None)
-    low = sum(len(categories[k]) for k in ("completelyFalse", "mostlyFalse", "mixed"))
-    insight = (
-        f"{low} of {judged} judged samples scored faithfulness 3 or below"
-        if judged
-        else "no judged samples"
-    )
-    return {
-        "total": judged,
-        "categories": {
-            name: {
-                "count": len(items),
-                "examples": [
-                    {"sampleId": r["sample_id"], "question": r.get("query", "")[:200]}
-                    for r in items[:5]
-                ],
-            }
-            for name, items in categories.items()
-        },
-        "insight": insight,
-    }
+def synthesis_outcomes(rows: Sequence[Mapping[str, Any]]) -> list[SynthesisOutcome]:
+    """Result rows as the answer-synthesis module's per-sample outcomes."""
+    return [
+        SynthesisOutcome(
+            sample_id=str(r["sample_id"]),
+            question=str(r.get("query") or ""),
+            faithfulness=r.get("judge_faithfulness"),
+            completeness=r.get("judge_completeness"),
+            faithfulness_reasoning=_reasoning_part(r.get("judge_reasoning"), "Faithfulness"),
+            completeness_reasoning=_reasoning_part(r.get("judge_reasoning"), "Completeness"),
+        )
+        for r in rows
+    ]
 
 
 def iteration_metrics(
@@ -1035,8 +1004,8 @@ def iteration_metrics(
     def col(name: str) -> list[Any]:
         return [r.get(name) for r in rows]
 
-    faith = col("judge_faithfulness")
-    comp = col("judge_completeness")
+    outcomes = synthesis_outcomes(rows)
+    judged = synthesis_iteration_metrics(outcomes)
     return IterationMetricsRecord(
         run_id=run_id,
         iteration=iteration,
@@ -1045,11 +1014,11 @@ def iteration_metrics(
         accuracy_mean=_mean(col("accuracy")),
         completeness_mean=_mean(col("completeness")),
         attribution_mean=_mean(col("attribution")),
-        judge_faithfulness_mean=_mean(faith),
-        judge_completeness_mean=_mean(comp),
-        faithfulness_pass_rate=_rate([None if f is None else f >= 4 for f in faith]),
-        completeness_pass_rate=_rate([None if c is None else c >= 4 for c in comp]),
-        pass_rate=_rate(col("passed")),
+        judge_faithfulness_mean=judged["judge_faithfulness_mean"],
+        judge_completeness_mean=judged["judge_completeness_mean"],
+        faithfulness_pass_rate=judged["faithfulness_pass_rate"],
+        completeness_pass_rate=judged["completeness_pass_rate"],
+        pass_rate=judged["pass_rate"],
         claim_faithfulness_mean=_mean(col("claim_faithfulness")),
         rag_overall_mean=_mean(col("rag_overall")),
         input_tokens=sum(
@@ -1059,7 +1028,9 @@ def iteration_metrics(
             int(r.get("output_tokens") or 0) + int(r.get("judge_output_tokens") or 0) for r in rows
         ),
         cost_usd=float(math.fsum(float(r.get("cost_usd") or 0.0) for r in rows)),
-        low_faithfulness=json.dumps(_low_faithfulness(rows), ensure_ascii=False, default=str),
+        low_faithfulness=json.dumps(
+            low_faithfulness_analysis(outcomes), ensure_ascii=False, default=str
+        ),
         finished_at=_utcnow(),
     )
 
@@ -1127,9 +1098,11 @@ def _model_prices(spec: str) -> tuple[float, float]:
 def estimate_run(config: RunConfig, test_set: LoadedTestSet) -> Estimate:
     """Expected calls, tokens, cost and time of a run, without running it.
 
-    LLM judge calls per sample: one claim extraction, one verification per response claim
-    (estimated as the response's sentences, 5 when the response is not known yet), one
-    rubric call, and one each for RAG correctness and relevance. A local judge makes none.
+    LLM judge calls per sample, as ``engine.scoring.judging.judge_sample`` makes them: one
+    claim extraction, one verification per response claim (estimated as the response's
+    sentences, 5 when a target has yet to answer), one rubric, one relevance, one
+    correctness when there is a reference answer, and one chunk-use call per context chunk
+    (RAG precision). A local judge makes no API calls.
     Tokens are estimated as characters / 4; time assumes 1.5 s per LLM call spread over
     the concurrency, and about 20 samples/s for local scoring.
     """
@@ -1151,8 +1124,12 @@ def estimate_run(config: RunConfig, test_set: LoadedTestSet) -> Estimate:
             tout += _TARGET_OUTPUT_TOKENS
             cost += (t_in * tp[0] + _TARGET_OUTPUT_TOKENS * tp[1]) / 1e6
         if remote_judge:
-            claims = len(split_sentences(response)) if response else 5
-            calls = 4 + max(1, claims)
+            claims = max(1, len(split_sentences(response))) if response else 5
+            chunks = sum(1 for c in case.effective_context if c.strip())
+            has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
+            # judge_sample: extract claims, verify each, rubric, relevance, correctness (with
+            # a reference), and one chunk-use call per context chunk (RAG precision).
+            calls = 3 + claims + int(has_reference) + chunks
             judge_calls += calls
             answer_tokens = _tokens(response) if response else _TARGET_OUTPUT_TOKENS
             per_call_in = _PROMPT_OVERHEAD_TOKENS + _tokens(case.query) + answer_tokens
