@@ -93,7 +93,9 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 def scores(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> dict[str, float]:
     """Accuracy, per-class F1 and macro-F1 over ``labels`` (classes present in gold)."""
-    out: dict[str, float] = {"accuracy": float(np.mean([g == p for g, p in zip(gold, pred, strict=False)]))}
+    out: dict[str, float] = {
+        "accuracy": float(np.mean([g == p for g, p in zip(gold, pred, strict=False)]))
+    }
     f1s = []
     for label in labels:
         tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=False))
@@ -139,7 +141,9 @@ def main() -> None:
     _report("own set", gold, pred, LABELS)
     kinds = Counter(item.get("kind", "") for item in own)
     for kind in sorted(kinds):
-        right = sum(p == i["label"] for p, i in zip(pred, own, strict=False) if i.get("kind") == kind)
+        right = sum(
+            p == i["label"] for p, i in zip(pred, own, strict=False) if i.get("kind") == kind
+        )
         print(f"own set: accuracy on {kind} {right / kinds[kind]:.3f} ({right}/{kinds[kind]})")
     print(f"own set: throughput {rate:.1f} claims/s (cold contexts)")
     _, warm = predict(judge, own)
