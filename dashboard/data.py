@@ -18,6 +18,7 @@ import streamlit as st
 
 from dashboard.noise import NoiseCheck, bootstrap_check, iteration_check
 from engine.settings import Paths, resolve_paths
+from engine.testsets import TestSetError, load_test_set
 from warehouse import dashboard_queries as dq
 from warehouse.db import QueryError, QueryResult
 from warehouse.queries import Warehouse
@@ -213,6 +214,34 @@ def _sample_detail(path: str, version: str, ref: dq.SampleRef) -> dict[str, pl.D
 def sample_detail(ref: dq.SampleRef) -> dict[str, pl.DataFrame]:
     """Result row, highlights, claims, attributions, verdicts and grader scores of a sample."""
     return _sample_detail(*_key(), ref)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False, max_entries=8)
+def _test_set_chunks(path: str, mtime_ns: int) -> dict[str, list[dict[str, str]]]:
+    loaded = load_test_set(Path(path))
+    return {
+        case.id: [
+            {"chunk_id": c.chunk_id, "page_url": c.page_url, "text": c.text}
+            for c in case.ground_truth
+        ]
+        for case in loaded.cases
+    }
+
+
+def ground_truth(test_set: str | None, sample_id: str) -> list[dict[str, str]] | None:
+    """The ground-truth passages of a sample, read from the run's test set when the file is
+    still there (None when it is not: the page then shows the matched passages only)."""
+    if not test_set:
+        return None
+    candidates = [Path(test_set), home_paths().home / test_set, home_paths().test_sets / test_set]
+    for path in candidates:
+        try:
+            if path.is_file():
+                chunks = _test_set_chunks(str(path.resolve()), path.stat().st_mtime_ns)
+                return chunks.get(sample_id)
+        except (OSError, TestSetError):
+            return None
+    return None
 
 
 # ----------------------------------------------------------------------------- sql

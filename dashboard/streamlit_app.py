@@ -14,6 +14,7 @@ st.set_page_config(page_title="evalhouse", page_icon=":material/analytics:", lay
 
 PAGES = [
     st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page("app_pages/sample.py", title="Sample", icon=":material/article:", url_path="sample"),
 ]
 
 page = st.navigation(PAGES)

@@ -16,6 +16,7 @@ Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, within nois
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -362,11 +363,63 @@ def write_fixture_lake(paths: Paths) -> None:
         )
 
 
+TEST_SET = [
+    {
+        "id": "acme-q1",
+        "domain": "acme.example",
+        "query": "How much is Acme Pro?",
+        "response": "Acme Pro costs $20 per month, see acme.example/pricing.",
+        "ai_provider": "gpt-x",
+        "expected_answer": {
+            "text": "Acme Pro is $20 a month.",
+            "claims": [{"id": "c1", "text": "Acme Pro costs $20 per month."}],
+        },
+        "ground_truth": [
+            {
+                "chunk_id": "p1#0",
+                "page_url": "https://acme.example/pricing",
+                "text": "Acme Pro is $20 a month, billed monthly.",
+            },
+            {
+                "chunk_id": "p2#0",
+                "page_url": "https://acme.example/support",
+                "text": "Support is closed on Sundays.",
+            },
+        ],
+        "brand_names": ["Acme"],
+        "tags": ["pricing"],
+    },
+    {
+        "id": "acme-q2",
+        "domain": "acme.example",
+        "query": "When is Acme support open?",
+        "response": "Acme support is open Monday to Saturday.",
+        "ai_provider": "claude",
+        "expected_answer": {
+            "text": "Support is closed on Sundays.",
+            "claims": [{"id": "c1", "text": "Support is closed on Sundays."}],
+        },
+        "ground_truth": [
+            {
+                "chunk_id": "p2#0",
+                "page_url": "https://acme.example/support",
+                "text": "Support is closed on Sundays.",
+            },
+        ],
+        "tags": ["support"],
+    },
+]
+"""The test set the fixture runs point at (``<home>/test-sets/fixture.jsonl``)."""
+
+
 def build_fixture_home(root: Path) -> Paths:
     """An evalhouse home with the fixture lake ingested into its warehouse."""
     paths = resolve_paths(root)
     write_fixture_lake(paths)
     paths.test_sets.mkdir(parents=True, exist_ok=True)
+    (paths.test_sets / "fixture.jsonl").write_text(
+        "".join(json.dumps(case) + "\n" for case in TEST_SET), encoding="utf-8"
+    )
     ingest(paths)
     return paths
 

@@ -1,0 +1,200 @@
+"""Sample: one response with its highlights, ground truth, claims, verdicts and scores.
+
+Opened by query parameters (``?run=...&sample=...&iteration=...&candidate=...``) so other
+pages link here; without them, a finder lists the run's samples a page at a time.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from dashboard import data
+from dashboard.components.badges import tier_badge
+from dashboard.components.downloads import download_csv
+from dashboard.components.errors import show_no_data
+from dashboard.components.highlighter import legend_html, render_pages, render_response
+from dashboard.components.pickers import run_label
+from warehouse.dashboard_queries import PAGE_SIZE, SampleRef
+
+st.title("Sample")
+
+runs = data.runs()
+if runs.is_empty():
+    show_no_data()
+    st.stop()
+
+params = st.query_params
+run_ids = list(runs["run_id"])
+labels = run_label(runs)
+wanted_run = params.get("run")
+if wanted_run is not None and wanted_run not in run_ids:
+    st.warning(f"Run {wanted_run!r} is not in the warehouse; showing the latest run.")
+run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
+run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
+sample_id = params.get("sample") if params.get("run") == run_id else None
+
+with st.expander("Find a sample", expanded=sample_id is None):
+    domains = data.run_filters(run_id)["domain"]
+    c1, c2, c3 = st.columns([2, 2, 1])
+    domain = c1.selectbox(
+        "Domain", ["", *domains], format_func=lambda d: d or "All domains", key="sample_domain"
+    )
+    search = c2.text_input("Sample id or query contains", key="sample_search")
+    page_no = c3.number_input("Page", min_value=1, value=1, step=1, key="sample_page")
+    listing = data.run_samples(
+        run_id, domain=domain or None, search=search or None, offset=(int(page_no) - 1) * PAGE_SIZE
+    )
+    total = int(listing["total_rows"][0]) if listing.height else 0
+    st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
+    st.dataframe(listing.drop("total_rows"), hide_index=True)
+    if listing.height:
+        keys = [
+            f"{s}|{i}|{c}"
+            for s, i, c in listing.select("sample_id", "iteration", "candidate").iter_rows()
+        ]
+        pick = st.selectbox(
+            "Sample to open",
+            keys,
+            format_func=lambda k: " · ".join(p for p in k.split("|") if p),
+            key="sample_pick",
+        )
+        if st.button("Open sample", key="sample_open"):
+            s_id, it, cand = pick.split("|")
+            st.query_params.update({"run": run_id, "sample": s_id, "iteration": it})
+            if cand:
+                st.query_params["candidate"] = cand
+            st.rerun()
+
+if sample_id is None:
+    st.info("Choose a sample above, or follow a link from the Compare or Claims pages.")
+    st.stop()
+
+versions = data.sample_versions(run_id, sample_id)
+if versions.is_empty():
+    st.warning(f"Sample {sample_id!r} has no results in run {run_id!r}.")
+    st.stop()
+iterations = sorted(set(versions["iteration"]))
+wanted_iteration = int(params.get("iteration", iterations[0]))
+candidates = sorted(set(versions["candidate"]))
+c1, c2 = st.columns(2)
+iteration = c1.selectbox(
+    "Iteration",
+    iterations,
+    index=iterations.index(wanted_iteration) if wanted_iteration in iterations else 0,
+    key=f"sample_iteration_{run_id}_{sample_id}",
+)
+candidate = ""
+if len(candidates) > 1:
+    wanted = params.get("candidate", candidates[0])
+    candidate = c2.selectbox(
+        "Candidate",
+        candidates,
+        index=candidates.index(wanted) if wanted in candidates else 0,
+        key=f"sample_candidate_{run_id}_{sample_id}",
+    )
+else:
+    candidate = candidates[0]
+
+detail = data.sample_detail(SampleRef(run_id, sample_id, int(iteration), candidate))
+if detail["result"].is_empty():
+    st.warning(f"No result for {sample_id!r} in iteration {iteration} of {run_id!r}.")
+    st.stop()
+result = detail["result"].row(0, named=True)
+
+st.subheader(f"{sample_id} · {result['domain']} · {result['ai_provider']}")
+st.caption("Query")
+st.text(result["query"])
+if result["error"]:
+    st.error("This sample failed to score")
+    st.code(result["error"], language=None, wrap_lines=True)
+if result["flags"]:
+    st.caption("Flags: " + ", ".join(result["flags"]))
+
+cols = st.columns(3)
+for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
+    value = result[metric]
+    col.metric(f"{metric.title()} {tier_badge(value)}", "—" if value is None else f"{value:.1f}")
+judge = st.columns(4)
+
+
+def _num(value: object, fmt: str = "{:.2f}") -> str:
+    return "—" if value is None else fmt.format(value)
+
+
+judge[0].metric("Judge faithfulness (1-5)", _num(result["judge_faithfulness"], "{:.1f}"))
+judge[1].metric("Judge completeness (1-5)", _num(result["judge_completeness"], "{:.1f}"))
+judge[2].metric(
+    "Rubric pass", "—" if result["passed"] is None else ("pass" if result["passed"] else "fail")
+)
+judge[3].metric("Claim faithfulness (0-1)", _num(result["claim_faithfulness"]))
+
+left, right = st.columns([3, 2])
+with left:
+    st.markdown("**Response**")
+    marked = render_response(
+        result["response"] or "",
+        detail["highlights"].to_dicts(),
+        detail["verdicts"].to_dicts(),
+        detail["attributions"].to_dicts(),
+    )
+    st.html(legend_html() + marked.html)
+    counts = marked.counts
+    st.caption(
+        f"{counts['matched']} matched spans · {counts['unsupported']} unsupported · "
+        f"{counts['contradicted']} contradicted · {counts['attribution']} attribution mentions"
+    )
+with right:
+    st.markdown("**Ground truth**")
+    matched = detail["highlights"].filter(pl.col("chunk_id").is_not_null())
+    best = {
+        str(c): s
+        for c, s in matched.group_by("chunk_id").agg(pl.col("similarity").max()).iter_rows()
+    }
+    passages = data.ground_truth(
+        str(data.run_info(run_id)["test_set"]) if data.run_info(run_id) else None, sample_id
+    )
+    if passages is None:
+        st.caption("The run's test set is not available; showing the matched passages.")
+        rows = [
+            {"chunk_id": c, "page_url": u, "text": t, "similarity": best.get(str(c))}
+            for c, u, t in matched.select("chunk_id", "page_url", "matched_text")
+            .unique(subset="chunk_id", maintain_order=True)
+            .iter_rows()
+        ]
+    else:
+        rows = [{**p, "similarity": best.get(p["chunk_id"])} for p in passages]
+    st.html(render_pages(rows, marked.chunk_colors))
+
+st.subheader("Expected claims")
+claims = detail["claims"]
+found = claims.filter(pl.col("found"))
+missing = claims.filter(~pl.col("found"))
+c1, c2 = st.columns(2)
+with c1:
+    st.markdown(f"**Found ({found.height})**")
+    st.dataframe(
+        found.select("claim_id", "claim_text", "importance", "similarity", "evidence"),
+        hide_index=True,
+    )
+with c2:
+    st.markdown(f"**Missing ({missing.height})**")
+    st.dataframe(
+        missing.select("claim_id", "claim_text", "importance", "similarity"), hide_index=True
+    )
+download_csv(claims, f"claims-{run_id}-{sample_id}.csv", key="sample_claims_csv")
+
+st.subheader("Judge")
+if result["judge_reasoning"]:
+    st.caption("Reasoning")
+    st.text(result["judge_reasoning"])
+verdicts = detail["verdicts"]
+st.dataframe(
+    verdicts.select("claim_index", "claim_text", "verdict", "evidence", "rule", "similarity"),
+    hide_index=True,
+)
+download_csv(verdicts, f"verdicts-{run_id}-{sample_id}.csv", key="sample_verdicts_csv")
+if detail["graders"].height:
+    st.markdown("**Graders**")
+    st.dataframe(detail["graders"], hide_index=True)
+    download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")
