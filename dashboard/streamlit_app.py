@@ -15,6 +15,7 @@ st.set_page_config(page_title="evalhouse", page_icon=":material/analytics:", lay
 PAGES = [
     st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
     st.Page("app_pages/sample.py", title="Sample", icon=":material/article:", url_path="sample"),
+    st.Page("app_pages/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 
 page = st.navigation(PAGES)

@@ -8,6 +8,7 @@ only markup is the one built here. Nothing is ever rendered as Markdown.
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -116,7 +117,7 @@ def render_response(
 
     cuts = sorted({0, size, *(m.start for m in marks), *(m.end for m in marks)})
     pieces: list[str] = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
+    for a, b in itertools.pairwise(cuts):
         text = esc(response[a:b])
         covering = [m for m in marks if m.start <= a and b <= m.end]
         if not covering:

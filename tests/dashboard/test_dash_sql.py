@@ -1,0 +1,63 @@
+"""SQL page: results, schema browser, and refusals of every escape attempt."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.settings import Paths
+from tests.dashboard.conftest import AppFactory, table
+
+
+def _run(at: AppTest, sql: str) -> AppTest:
+    at.text_area(key="sql_text").set_value(sql)
+    at.button[0].click()  # the form's submit button
+    return at.run()
+
+
+def test_query_results_and_schema(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "sql")
+    assert {e.label for e in at.expander} >= {"results (table)", "domain_scores (view)"}
+    _run(at, "SELECT run_id, name FROM runs ORDER BY run_id")
+    assert not at.error
+    rows = table(at, "name")
+    assert rows == [
+        {"run_id": "r1", "name": "week 1"},
+        {"run_id": "r2", "name": "week 2"},
+        {"run_id": "r3", "name": "week 3"},
+        {"run_id": "rc", "name": "prompt test"},
+    ]
+    assert any(c.value.startswith("4 rows in") for c in at.caption)
+    assert len(at.get("download_button")) == 1
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM read_text('/etc/passwd')",
+        "COPY results TO '/tmp/evalhouse-leak.csv'",
+        "ATTACH '/tmp/other.duckdb' AS other",
+        "INSTALL httpfs",
+        "LOAD httpfs",
+        "SET enable_external_access = true",
+        "DELETE FROM results",
+        "CREATE TABLE x AS SELECT 1",
+        "SELECT * FROM read_parquet('https://example.com/x.parquet')",
+    ],
+)
+def test_escape_attempts_are_refused(app: AppFactory, fixture_home: Paths, sql: str) -> None:
+    at = _run(app(fixture_home, "sql"), sql)
+    assert [e.value for e in at.error] == ["Query refused or failed"]
+    assert not [f for f in at.dataframe if "column" not in f.value.columns]
+
+
+def test_very_long_query_refused_before_running(app: AppFactory, fixture_home: Paths) -> None:
+    at = _run(app(fixture_home, "sql"), "SELECT 1 " + " " * 50_000)
+    assert [e.value for e in at.error] == ["Refused"]
+    assert "50,009 characters" in at.code[-1].value
+
+
+def test_sql_page_on_missing_warehouse(app: AppFactory, missing_home: Paths) -> None:
+    at = app(missing_home, "sql")
+    assert "make demo" in at.info[0].value
