@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from datetime import datetime
+from pathlib import Path
 
 import pytest
 
+from engine.models import IterationMetricsRecord
 from engine.stats import summarize, t_critical_975
 
 # scipy.stats.t.ppf(0.975, df) for a few df beyond the table (reference values).
@@ -50,3 +53,52 @@ def test_nulls_are_ignored_and_small_samples() -> None:
 def test_t_needs_positive_df() -> None:
     with pytest.raises(ValueError):
         t_critical_975(0)
+
+
+def test_run_metrics_view_matches_engine_stats(tmp_path: Path) -> None:
+    """The warehouse view computes the same mean, sd and CI as engine.stats."""
+    duckdb = pytest.importorskip("duckdb")
+    from warehouse.schema import ddl
+
+    view = Path(__file__).resolve().parents[2] / "warehouse/sql/views/50_run_metrics.sql"
+    con = duckdb.connect()
+    con.execute(ddl())
+    con.execute(view.read_text(encoding="utf-8"))
+    rows: list[IterationMetricsRecord] = []
+    accuracy = {"a": [70.0, 80.0, 90.0], "b": [50.0 + (i % 7) * 1.5 for i in range(40)], "c": [1.0]}
+    for run_id, values in accuracy.items():
+        for i, value in enumerate(values, start=1):
+            rows.append(
+                IterationMetricsRecord(
+                    run_id=run_id,
+                    iteration=i,
+                    samples=10,
+                    errors=i % 2,
+                    accuracy_mean=value,
+                    finished_at=datetime(2026, 1, 1),
+                )
+            )
+    # A duplicate state of one iteration: only the latest counts.
+    rows.append(
+        rows[0].model_copy(update={"accuracy_mean": 0.0, "finished_at": datetime(2025, 1, 1)})
+    )
+    names = list(IterationMetricsRecord.model_fields)
+    marks = ", ".join("?" * len(names))
+    con.executemany(
+        f"INSERT INTO iteration_metrics ({', '.join(names)}) VALUES ({marks})",
+        [[getattr(r, n) for n in names] for r in rows],
+    )
+    got = {
+        (r[0], r[1]): r[2:]
+        for r in con.execute(
+            "SELECT run_id, metric, iterations, mean, sd, ci_low, ci_high FROM run_metrics"
+        ).fetchall()
+    }
+    for run_id, values in accuracy.items():
+        want = summarize(values)
+        n, mean, sd, low, high = got[(run_id, "accuracy")]
+        assert n == want.n and mean == pytest.approx(want.mean)
+        for a, b in ((sd, want.sd), (low, want.ci_low), (high, want.ci_high)):
+            assert (a is None and b is None) or a == pytest.approx(b, abs=1e-9)
+    assert got[("a", "error_rate")][1] == pytest.approx((0.1 + 0 + 0.1) / 3)
+    assert ("a", "judge_faithfulness") not in got  # no values, no row
