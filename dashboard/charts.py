@@ -89,7 +89,7 @@ def trend_chart(frame: pl.DataFrame, metric: str) -> alt.LayerChart:
 
 def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
     """Improved / unchanged / regressed samples per domain (``dash_compare_counts``)."""
-    long = frame.unpivot(
+    long = frame.select("domain", "improved", "unchanged", "regressed").unpivot(
         index="domain",
         on=["improved", "unchanged", "regressed"],
         variable_name="status",

@@ -14,7 +14,21 @@ st.set_page_config(page_title="evalhouse", page_icon=":material/analytics:", lay
 
 PAGES = [
     st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page("app_pages/trends.py", title="Trends", icon=":material/show_chart:", url_path="trends"),
+    st.Page(
+        "app_pages/compare.py",
+        title="Compare runs",
+        icon=":material/compare_arrows:",
+        url_path="compare",
+    ),
+    st.Page("app_pages/claims.py", title="Claims", icon=":material/checklist:", url_path="claims"),
     st.Page("app_pages/sample.py", title="Sample", icon=":material/article:", url_path="sample"),
+    st.Page(
+        "app_pages/attribution.py",
+        title="Attribution",
+        icon=":material/link:",
+        url_path="attribution",
+    ),
     st.Page("app_pages/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 

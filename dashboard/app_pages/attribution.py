@@ -1,0 +1,49 @@
+"""Attribution: how often responses cite a URL, name the domain or a brand, per domain and
+AI provider, and how that changes over runs."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data
+from dashboard.components.downloads import download_csv
+from dashboard.components.errors import show_no_data
+from dashboard.components.pickers import run_label
+
+st.title("Attribution")
+
+runs = data.runs()
+if runs.is_empty():
+    show_no_data()
+    st.stop()
+run_ids = list(runs["run_id"])
+run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="attribution_run")
+
+rates = data.attribution_rates(run_id)
+if rates.is_empty():
+    st.info("This run has no scored responses.")
+else:
+    st.subheader("Mention rates per domain and AI provider")
+    st.caption("Share of scored responses (errors left out) with at least one mention.")
+    st.dataframe(
+        rates,
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(c.replace("_percent", " %"), format="%.1f")
+            for c in ("url_percent", "domain_percent", "brand_percent", "any_percent")
+        },
+    )
+    download_csv(rates, f"attribution-{run_id}.csv", key="attribution_rates_csv")
+    st.altair_chart(charts.attribution_rate_chart(rates))
+
+st.subheader("Trend")
+domains = data.run_filters(run_id)["domain"]
+domain = st.selectbox(
+    "Domain",
+    ["", *domains],
+    format_func=lambda d: d or "All domains",
+    key="attribution_trend_domain",
+)
+trend = data.attribution_trend(domain or None)
+st.altair_chart(charts.attribution_trend_chart(trend))
+download_csv(trend, "attribution-trend.csv", key="attribution_trend_csv")

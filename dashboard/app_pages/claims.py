@@ -1,0 +1,77 @@
+"""Claims: expected claims found and missing per domain and query; the most-missed ones."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import data
+from dashboard.components.downloads import download_csv
+from dashboard.components.errors import show_no_data
+from dashboard.components.links import sample_picker
+from dashboard.components.pickers import run_label
+from warehouse.dashboard_queries import PAGE_SIZE
+
+st.title("Claims")
+
+runs = data.runs()
+if runs.is_empty():
+    show_no_data()
+    st.stop()
+run_ids = list(runs["run_id"])
+run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="claims_run")
+
+per_domain = data.claims_by_domain(run_id)
+if per_domain.is_empty():
+    st.info("This run has no claim records (its test set has no expected claims).")
+else:
+    st.subheader("Per domain")
+    st.dataframe(
+        per_domain,
+        hide_index=True,
+        column_config={"found_percent": st.column_config.NumberColumn("found %", format="%.1f")},
+    )
+    download_csv(per_domain, f"claims-{run_id}-domains.csv", key="claims_domain_csv")
+
+    st.subheader("Per query")
+    c1, c2 = st.columns([3, 1])
+    domain = c1.selectbox(
+        "Domain",
+        ["", *per_domain["domain"]],
+        format_func=lambda d: d or "All domains",
+        key="claims_domain",
+    )
+    page_no = c2.number_input("Page", min_value=1, value=1, step=1, key="claims_page")
+    per_query = data.claims_by_query(
+        run_id, domain=domain or None, offset=(int(page_no) - 1) * PAGE_SIZE
+    )
+    total = int(per_query["total_rows"][0]) if per_query.height else 0
+    st.caption(f"{total} queries, most missing claims first; page {page_no}")
+    shown = per_query.drop("total_rows")
+    st.dataframe(shown, hide_index=True)
+    download_csv(shown, f"claims-{run_id}-queries.csv", key="claims_query_csv")
+    sample_picker(shown, key="claims_open_query", run_id=run_id)
+
+st.subheader("Most-missed claims across runs")
+missed_domain = st.selectbox(
+    "Domain",
+    ["", *sorted(set(data.run_filters(run_id)["domain"]))],
+    format_func=lambda d: d or "All domains",
+    key="claims_missed_domain",
+)
+missed = data.most_missed_claims(missed_domain or None)
+if missed.is_empty():
+    st.info("No claim was missed.")
+else:
+    st.dataframe(
+        missed,
+        hide_index=True,
+        column_config={"missed_percent": st.column_config.NumberColumn("missed %", format="%.1f")},
+    )
+    download_csv(missed, "most-missed-claims.csv", key="claims_missed_csv")
+    sample_picker(
+        missed,
+        key="claims_open_missed",
+        run_col="last_run_id",
+        sample_col="last_sample_id",
+        iteration_col="last_iteration",
+    )

@@ -1,0 +1,117 @@
+"""Compare runs: baseline vs challenger per sample (improved, regressed, unchanged), per
+domain counts, largest regressions first. Also two candidates of one run."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, data
+from dashboard.components.downloads import download_csv
+from dashboard.components.errors import show_no_data
+from dashboard.components.links import sample_picker
+from dashboard.components.pickers import run_label
+from warehouse.dashboard_queries import METRICS, PAGE_SIZE
+
+st.title("Compare runs")
+
+runs = data.runs()
+if runs.is_empty():
+    show_no_data()
+    st.stop()
+run_ids = list(runs["run_id"])
+labels = run_label(runs)
+
+mode = st.radio(
+    "Compare", ["Two runs", "Two candidates of one run"], horizontal=True, key="compare_mode"
+)
+candidate = baseline_candidate = None
+if mode == "Two runs":
+    c1, c2 = st.columns(2)
+    challenger = c1.selectbox("Challenger", run_ids, format_func=labels.get, key="compare_run")
+    previous = data.previous_run(challenger)
+    others = [r for r in run_ids if r != challenger] or run_ids
+    baseline = c2.selectbox(
+        "Baseline",
+        others,
+        index=others.index(previous) if previous in others else 0,
+        format_func=labels.get,
+        key=f"compare_baseline_{challenger}",
+    )
+else:
+    multi = [r for r in run_ids if len(data.run_filters(r)["candidate"]) > 1]
+    if not multi:
+        st.info("No run has several candidates. Runs with prompt variants show up here.")
+        st.stop()
+    challenger = st.selectbox("Run", multi, format_func=labels.get, key="compare_cand_run")
+    baseline = challenger
+    names = data.run_filters(challenger)["candidate"]
+    c1, c2 = st.columns(2)
+    baseline_candidate = c1.selectbox("Baseline candidate", names, key="compare_cand_base")
+    rest = [n for n in names if n != baseline_candidate]
+    candidate = c2.selectbox("Challenger candidate", rest, key="compare_cand_chal")
+
+c1, c2 = st.columns(2)
+metric = c1.selectbox("Metric", METRICS, key="compare_metric")
+tolerance = c2.number_input(
+    "Tolerance (points)",
+    min_value=0.0,
+    max_value=100.0,
+    value=5.0,
+    step=1.0,
+    key="compare_tolerance",
+)
+
+counts = data.compare_counts(
+    challenger,
+    baseline,
+    metric=metric,
+    tolerance=tolerance,
+    candidate=candidate,
+    baseline_candidate=baseline_candidate,
+)
+if counts.is_empty():
+    st.warning("The two sides have no samples in common.")
+    st.stop()
+totals = counts.select("improved", "regressed", "unchanged").sum().row(0, named=True)
+m1, m2, m3 = st.columns(3)
+m1.metric("Regressed", totals["regressed"])
+m2.metric("Improved", totals["improved"])
+m3.metric("Unchanged", totals["unchanged"])
+
+st.subheader("Per domain")
+st.altair_chart(charts.compare_counts_chart(counts))
+st.dataframe(counts, hide_index=True)
+download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
+
+st.subheader("Per sample")
+f1, f2, f3 = st.columns(3)
+status = f1.selectbox(
+    "Status",
+    ["", "regressed", "improved", "unchanged", "not scored"],
+    format_func=lambda s: s or "All",
+    key="compare_status",
+)
+domain = f2.selectbox(
+    "Domain",
+    ["", *counts["domain"]],
+    format_func=lambda d: d or "All domains",
+    key="compare_domain",
+)
+page_no = f3.number_input("Page", min_value=1, value=1, step=1, key="compare_page")
+samples = data.compare_samples(
+    challenger,
+    baseline,
+    metric=metric,
+    tolerance=tolerance,
+    candidate=candidate,
+    baseline_candidate=baseline_candidate,
+    status=status or None,
+    domain=domain or None,
+    offset=(int(page_no) - 1) * PAGE_SIZE,
+)
+total = int(samples["total_rows"][0]) if samples.height else 0
+st.caption(f"{total} samples, largest regression first; page {page_no}")
+shown = samples.drop("total_rows")
+st.dataframe(shown, hide_index=True)
+download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
+sample_picker(shown, key="compare_open", run_id=challenger)

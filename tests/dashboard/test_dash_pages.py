@@ -1,0 +1,105 @@
+"""Trends, Compare, Claims and Attribution pages on the fixture warehouse (numbers by hand
+from fixture_home.py), and every page on an empty and a missing warehouse."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.settings import Paths
+from tests.dashboard.conftest import AppFactory, table
+
+
+def test_trends_table_and_domain_filter(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "trends")
+    rows = {r["run_id"]: r for r in table(at, "run_name")}
+    assert rows["r1"]["acme.example"] == 85.0 and rows["r1"]["beta.example"] == 40.0
+    assert rows["r2"]["gamma.example"] == 70.0 and rows["r3"]["acme.example"] == 81.0
+    assert rows["rc"]["acme.example"] == 68.75 and math.isnan(rows["rc"]["beta.example"])
+    at.selectbox(key="trends_metric").set_value("completeness").run()
+    at.multiselect(key="trends_domains").set_value(["gamma.example"]).run()
+    rows = table(at, "run_name")
+    assert [(r["run_id"], r["gamma.example"]) for r in rows] == [("r1", 50.0), ("r2", 65.0)]
+    assert "acme.example" not in rows[0]
+    assert len(at.get("vega_lite_chart")) == 1
+
+
+def test_compare_two_runs(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    at.selectbox(key="compare_run").set_value("r2").run()
+    assert at.selectbox(key="compare_baseline_r2").value == "r1"
+    assert {m.label: m.value for m in at.metric} == {
+        "Regressed": "1",
+        "Improved": "2",
+        "Unchanged": "6",
+    }
+    counts = table(at, "worst_delta")
+    assert counts[0]["domain"] == "acme.example" and counts[0]["regressed"] == 1
+    samples = table(at, "challenger_score")
+    assert (samples[0]["sample_id"], samples[0]["delta"], samples[0]["status"]) == (
+        "acme-q2",
+        -20.0,
+        "regressed",
+    )
+    assert samples[-1]["sample_id"] == "beta-q1" and samples[-1]["status"] == "improved"
+    at.selectbox(key="compare_status").set_value("improved").run()
+    assert [r["sample_id"] for r in table(at, "challenger_score")] == ["acme-q1", "beta-q1"]
+    at.number_input(key="compare_tolerance").set_value(15.0).run()
+    assert [r["sample_id"] for r in table(at, "challenger_score")] == ["beta-q1"]
+    assert [p.proto.label for p in at.get("page_link")] == ["Open sample beta-q1 (r2, iteration 1)"]
+
+
+def test_compare_two_candidates(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    at.radio(key="compare_mode").set_value("Two candidates of one run").run()
+    assert at.selectbox(key="compare_cand_run").value == "rc"
+    at.selectbox(key="compare_cand_base").set_value("short").run()
+    assert at.selectbox(key="compare_cand_chal").value == "long"
+    rows = [(r["sample_id"], r["delta"], r["status"]) for r in table(at, "challenger_score")]
+    assert rows == [("acme-q2", -5.0, "unchanged"), ("acme-q1", 20.0, "improved")]
+
+
+def test_claims_page(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "claims")
+    assert "no claim records" in at.info[0].value  # r3 has none
+    at.selectbox(key="claims_run").set_value("r2").run()
+    (domain,) = table(at, "found_percent")
+    assert (domain["claims"], domain["found"], domain["missing"], domain["found_percent"]) == (
+        2,
+        1,
+        1,
+        50.0,
+    )
+    (query,) = table(at, "missing_claims")
+    assert query["sample_id"] == "acme-q1"
+    assert query["missing_claims"] == "Support is closed on Sundays."
+    missed = table(at, "missed_percent")
+    assert [(r["claim_text"], r["missed"], r["checked"]) for r in missed] == [
+        ("Support is closed on Sundays.", 2, 2),
+        ("Acme Pro costs $20 per month.", 1, 2),
+    ]
+    links = [p.proto.label for p in at.get("page_link")]
+    assert "Open sample acme-q1 (r2, iteration 1)" in links
+
+
+def test_attribution_page(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "attribution")
+    at.selectbox(key="attribution_run").set_value("r2").run()
+    rates = {(r["domain"], r["ai_provider"]): r for r in table(at, "any_percent")}
+    gpt = rates[("acme.example", "gpt-x")]
+    assert (gpt["url_percent"], gpt["domain_percent"], gpt["brand_percent"]) == (100.0, 0.0, 100.0)
+    assert rates[("acme.example", "claude")]["domain_percent"] == 100.0
+    beta = rates[("beta.example", "gpt-x")]
+    assert (beta["responses"], beta["any_percent"]) == (1, 0.0)  # the error row is left out
+    assert len(at.get("download_button")) == 2
+
+
+@pytest.mark.parametrize("page", ["trends", "compare", "claims", "attribution", "sample"])
+def test_pages_on_empty_and_missing_warehouse(
+    app: AppFactory, empty_home: Paths, missing_home: Paths, page: str
+) -> None:
+    for home in (empty_home, missing_home):
+        at = app(home, page)
+        assert "make demo" in at.info[0].value
+        assert not at.dataframe
