@@ -2,7 +2,8 @@
 
 Works with OpenAI and anything speaking its chat-completions wire format (Ollama, vLLM,
 LM Studio). The key is read from ``OPENAI_API_KEY`` only and the base URL from
-``OPENAI_BASE_URL`` (default ``https://api.openai.com/v1``). The system prompt is a
+``OPENAI_BASE_URL`` (default ``https://api.openai.com/v1``; ``/v1`` is added when missing,
+as the judges do, so one setting serves both). The system prompt is a
 versioned file, ``engine/targets/prompts/system.<version>.md``; its version is part of the
 target's recorded name so runs with different prompts are never confused.
 """
@@ -84,7 +85,7 @@ class OpenAIChatTarget:
             "/"
         )
         self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
-        if not self._key and self.base_url == DEFAULT_BASE_URL:
+        if not self._key and self.base_url.startswith("https://api.openai.com"):
             raise TargetConfigError(
                 "OPENAI_API_KEY is not set; export it (keys are read from the environment only) "
                 "or point OPENAI_BASE_URL at a local OpenAI-compatible server"
@@ -96,6 +97,13 @@ class OpenAIChatTarget:
         self.policy = policy
         self._client = client or httpx.AsyncClient()
         self._owns_client = client is None
+
+    @property
+    def url(self) -> str:
+        """``{base}/v1/chat/completions``; a base already ending in /v1 is kept (as the judges)."""
+        if self.base_url.endswith("/v1"):
+            return f"{self.base_url}/chat/completions"
+        return f"{self.base_url}/v1/chat/completions"
 
     @property
     def name(self) -> str:
@@ -125,7 +133,7 @@ class OpenAIChatTarget:
         what = f"target {self.name} on case {case.id!r}"
         result = await post_json_with_retries(
             self._client,
-            f"{self.base_url}/chat/completions",
+            self.url,
             body=json.dumps(self.request_body(case)).encode(),
             headers=headers,
             policy=self.policy,

@@ -206,7 +206,7 @@ def test_openai_malformed_answer(llm: LoopbackLLM) -> None:
 def test_openai_key_and_base_url_from_environment(
     llm: LoopbackLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{llm.url}/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", llm.url)  # /v1 added, as the judges do
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     llm.script(Reply.text("hi"))
     target = build_target("openai:gpt-4o-mini", extra={"target_backoff_s": 0.01})
