@@ -188,7 +188,10 @@ class LoopbackLLM:
         # Slow handlers (timeout tests) must not hold up closing the server.
         server.block_on_close = False
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        # A short poll interval keeps close() (and every test teardown) fast.
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 
