@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components.errors import show_error, show_no_data
+from dashboard.components.launch_form import launch_sidebar
 from warehouse.db import WarehouseError, WarehouseMissing
 
 st.set_page_config(page_title="evalhouse", page_icon=":material/analytics:", layout="wide")
@@ -33,6 +34,9 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
+
+with st.sidebar:
+    launch_sidebar()
 
 try:
     page.run()

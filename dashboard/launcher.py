@@ -1,0 +1,288 @@
+"""Launching runs from the dashboard: ``evalhouse run`` as a detached process.
+
+The Streamlit process never scores anything itself: it starts the CLI in its own session
+(so a closed tab or a restarted dashboard does not kill the run), with its standard error
+(progress lines) and standard output (the run id, last line) written to files under
+``<home>/launches/``, and a small shell wrapper that records the exit code when the run
+ends. The sidebar shows progress by tailing those files. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from engine.settings import Paths
+
+TEST_SET_SUFFIXES = (".jsonl", ".json", ".csv")
+"""Files of ``<home>/test-sets/`` offered by the launcher."""
+
+_PROGRESS = re.compile(r"(\d+)\s*/\s*(\d+)")
+_RUN_ID = re.compile(r"^[A-Za-z0-9._-]+$")
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+# The wrapper runs the command, then writes its exit code; "$@" keeps every argument
+# intact whatever it contains (no shell quoting of user input anywhere).
+_WRAPPER = (
+    '"$@" >"$EVALHOUSE_LAUNCH_OUT" 2>"$EVALHOUSE_LAUNCH_LOG"; echo $? >"$EVALHOUSE_LAUNCH_RC"'
+)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What the launch form asks for: the options of ``evalhouse run``."""
+
+    test_set: str
+    """Path of the test set."""
+    name: str
+    """Human name of the run."""
+    judge: str = "local"
+    """Judge spec."""
+    embedder: str = "local"
+    """Embedder spec."""
+    target: str = "recorded"
+    """Target spec."""
+    iterations: int = 1
+    """Iterations."""
+    concurrency: int = 5
+    """Samples at once."""
+    only: tuple[str, ...] = ()
+    """Evaluate only these sample ids (re-runs of failed samples or one domain)."""
+
+
+@dataclass
+class Launch:
+    """One launched run and the files it writes."""
+
+    launch_id: str
+    """Folder-unique id (time stamp and name)."""
+    spec: RunSpec
+    """What was launched."""
+    command: list[str]
+    """The exact command line."""
+    pid: int
+    """Process id of the wrapper shell."""
+    started_at: float
+    """Unix time of the launch."""
+    folder: str
+    """``<home>/launches``."""
+    extra: dict[str, str] = field(default_factory=dict)
+    """Free notes (e.g. ``rerun_of``)."""
+
+    @property
+    def log_path(self) -> Path:
+        """Standard error of the run: progress lines and messages."""
+        return Path(self.folder) / f"{self.launch_id}.log"
+
+    @property
+    def out_path(self) -> Path:
+        """Standard output of the run: the run id on its last line."""
+        return Path(self.folder) / f"{self.launch_id}.out"
+
+    @property
+    def rc_path(self) -> Path:
+        """Exit code, written when the run ends."""
+        return Path(self.folder) / f"{self.launch_id}.rc"
+
+    def exit_code(self) -> int | None:
+        """The exit code, or None while the run is going."""
+        try:
+            text = self.rc_path.read_text().strip()
+        except FileNotFoundError:
+            return None
+        return int(text) if text.lstrip("-").isdigit() else None
+
+    def alive(self) -> bool:
+        """Whether the process still runs (reaps it when it is our finished child)."""
+        try:
+            pid, _ = os.waitpid(self.pid, os.WNOHANG)
+            if pid == self.pid:
+                return False
+        except ChildProcessError:
+            pass  # not our child (the dashboard restarted): fall back to a signal probe
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def status(self) -> str:
+        """``running``, ``completed``, ``failed (exit N)`` or ``stopped`` (no exit code)."""
+        code = self.exit_code()
+        if code is None:
+            return "running" if self.alive() else "stopped"
+        return "completed" if code == 0 else f"failed (exit {code})"
+
+    def run_id(self) -> str | None:
+        """The run id the CLI printed (last line of standard output), once it has."""
+        try:
+            lines = [ln.strip() for ln in self.out_path.read_text("utf-8").splitlines()]
+        except FileNotFoundError:
+            return None
+        lines = [ln for ln in lines if ln]
+        return lines[-1] if lines and _RUN_ID.match(lines[-1]) else None
+
+    def progress(self) -> tuple[int, int] | None:
+        """``(done, total)`` from the latest progress line of the log."""
+        return parse_progress(tail(self.log_path, 4000))
+
+
+def evalhouse_command() -> list[str]:
+    """The ``evalhouse`` console script next to this Python, else ``python -m evalhouse.cli``."""
+    script = Path(sys.executable).with_name("evalhouse")
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "evalhouse.cli"]
+
+
+def run_arguments(paths: Paths, spec: RunSpec, *, estimate: bool = False) -> list[str]:
+    """The full ``evalhouse run`` command line for ``spec``."""
+    args = [
+        *evalhouse_command(),
+        "run",
+        "--home",
+        str(paths.home),
+        "--test-set",
+        spec.test_set,
+        "--name",
+        spec.name,
+        "--judge",
+        spec.judge,
+        "--embedder",
+        spec.embedder,
+        "--target",
+        spec.target,
+        "--iterations",
+        str(spec.iterations),
+        "--concurrency",
+        str(spec.concurrency),
+    ]
+    if spec.only:
+        args += ["--only", ",".join(spec.only)]
+    if estimate:
+        args.append("--estimate")
+    return args
+
+
+def estimate(paths: Paths, spec: RunSpec, *, timeout_s: float = 60.0) -> tuple[bool, str]:
+    """``evalhouse run ... --estimate``: (succeeded, what it printed)."""
+    try:
+        done = subprocess.run(
+            run_arguments(paths, spec, estimate=True),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return False, f"the estimate took longer than {timeout_s:.0f} s"
+    text = (done.stdout.strip() + "\n" + done.stderr.strip()).strip()
+    return done.returncode == 0, text
+
+
+def launch(paths: Paths, spec: RunSpec, *, extra: dict[str, str] | None = None) -> Launch:
+    """Start ``evalhouse run`` detached from the dashboard and record the launch."""
+    folder = paths.home / "launches"
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    launch_id = f"{stamp}-{_UNSAFE_NAME.sub('_', spec.name)[:40]}-{os.getpid() % 1000}"
+    while (folder / f"{launch_id}.json").exists():
+        launch_id += "x"
+    command = run_arguments(paths, spec)
+    env = dict(os.environ)
+    env["EVALHOUSE_HOME"] = str(paths.home)
+    env["EVALHOUSE_LAUNCH_OUT"] = str(folder / f"{launch_id}.out")
+    env["EVALHOUSE_LAUNCH_LOG"] = str(folder / f"{launch_id}.log")
+    env["EVALHOUSE_LAUNCH_RC"] = str(folder / f"{launch_id}.rc")
+    sh = shutil.which("sh") or "/bin/sh"
+    process = subprocess.Popen(
+        [sh, "-c", _WRAPPER, "evalhouse-launch", *command],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own session: survives the dashboard and its signals
+        cwd=str(paths.home),
+    )
+    record = Launch(
+        launch_id, spec, command, process.pid, time.time(), str(folder), dict(extra or {})
+    )
+    (folder / f"{launch_id}.json").write_text(json.dumps(asdict(record), indent=2), "utf-8")
+    return record
+
+
+def list_launches(paths: Paths, limit: int = 10) -> list[Launch]:
+    """The most recent launches, newest first."""
+    folder = paths.home / "launches"
+    if not folder.is_dir():
+        return []
+    out: list[Launch] = []
+    for meta in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            raw = json.loads(meta.read_text("utf-8"))
+            raw["spec"] = RunSpec(**{**raw["spec"], "only": tuple(raw["spec"].get("only", ()))})
+            out.append(Launch(**raw))
+        except (OSError, ValueError, TypeError, KeyError):
+            continue  # a half-written or foreign file: not ours to show
+        if len(out) >= limit:
+            break
+    return out
+
+
+def tail(path: Path, max_chars: int = 4000) -> str:
+    """The end of a text file (empty when it does not exist yet)."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - max_chars))
+            data = handle.read()
+    except FileNotFoundError:
+        return ""
+    # Terminal-style progress redraws with \r: keep the latest state of each line.
+    text = data.decode("utf-8", errors="replace")
+    return "\n".join(line.split("\r")[-1] for line in text.split("\n"))
+
+
+def parse_progress(text: str) -> tuple[int, int] | None:
+    """``(done, total)`` of the last ``done/total`` progress figure in ``text``."""
+    for line in reversed(text.splitlines()):
+        match = _PROGRESS.search(line)
+        if match and int(match.group(2)) > 0:
+            return int(match.group(1)), int(match.group(2))
+    return None
+
+
+def list_test_sets(paths: Paths) -> list[Path]:
+    """Test sets in ``<home>/test-sets/`` (JSONL, JSON, CSV), by name."""
+    folder = paths.test_sets
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in TEST_SET_SUFFIXES)
+
+
+def save_upload(paths: Paths, file_name: str, content: bytes) -> Path:
+    """Save an uploaded test set under ``<home>/test-sets/`` with a safe, fresh name."""
+    base = Path(file_name).name
+    stem, suffix = Path(base).stem, Path(base).suffix.lower()
+    if suffix not in TEST_SET_SUFFIXES:
+        raise ValueError(f"{base}: a test set must be .jsonl, .json or .csv")
+    stem = _UNSAFE_NAME.sub("_", stem).strip("._") or "test-set"
+    paths.test_sets.mkdir(parents=True, exist_ok=True)
+    target = paths.test_sets / f"{stem}{suffix}"
+    n = 1
+    while target.exists() and target.read_bytes() != content:
+        n += 1
+        target = paths.test_sets / f"{stem}-{n}{suffix}"
+    target.write_bytes(content)
+    return target
