@@ -33,7 +33,7 @@ def test_save_upload_sanitises_and_keeps_distinct_files(tmp_path: Path) -> None:
     assert first == paths.test_sets / "my_set.jsonl"
     assert launcher.save_upload(paths, "my set.jsonl", b"{}\n") == first  # same content
     assert launcher.save_upload(paths, "my set.jsonl", b"[]\n").name == "my_set-2.jsonl"
-    with pytest.raises(ValueError, match="must be .jsonl"):
+    with pytest.raises(ValueError, match=r"must be \.jsonl"):
         launcher.save_upload(paths, "x.exe", b"")
     assert [p.name for p in launcher.list_test_sets(paths)] == ["my_set-2.jsonl", "my_set.jsonl"]
 
