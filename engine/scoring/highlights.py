@@ -1,0 +1,131 @@
+"""The ground-truth highlighter: which parts of the response match which passage.
+
+Each response sentence is compared with every ground-truth passage (the whole passage
+and each of its sentences). A sentence at or above the threshold is highlighted whole;
+otherwise its clauses are tried one by one, so a sentence that mixes a sourced fact with
+an invented one is split. Highlight rows never overlap, so coverage is well defined:
+non-space characters inside matched rows / non-space characters of the response x 100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.scoring.accuracy import ChunkUnits, Lookup, Segment, chunk_similarities
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """A response span and the passage it matches; ``chunk_id`` None when unmatched."""
+
+    start: int
+    end: int
+    text: str
+    chunk_id: str | None
+    page_url: str | None
+    matched_text: str | None
+    """The best-matching sentence of the passage (the passage itself when it is one)."""
+    similarity: float
+    """Cosine with the matched passage (with the closest passage when unmatched)."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A response sentence no ground-truth passage supports (``notInGroundTruth``)."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class HighlightResult:
+    """Highlights (matched and unmatched rows), coverage and unsupported sentences."""
+
+    highlights: tuple[Highlight, ...]
+    coverage_percent: float | None
+    """None when the case has no ground truth."""
+    not_in_ground_truth: tuple[Statement, ...]
+
+    @property
+    def matched(self) -> tuple[Highlight, ...]:
+        """Rows that match a passage."""
+        return tuple(h for h in self.highlights if h.chunk_id is not None)
+
+    @property
+    def unmatched_segments(self) -> tuple[Highlight, ...]:
+        """Rows that match no passage."""
+        return tuple(h for h in self.highlights if h.chunk_id is None)
+
+
+def _non_space(text: str) -> int:
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def highlight(
+    response: str,
+    sentences: Sequence[tuple[Segment, Sequence[Segment]]],
+    chunks: Sequence[ChunkUnits],
+    lookup: Lookup,
+    threshold: float,
+) -> HighlightResult:
+    """Highlight ``sentences`` (each with its clauses) of ``response`` against ``chunks``."""
+    if not chunks:
+        return HighlightResult((), None, ())
+    segments: list[Segment] = []
+    for sentence, clauses in sentences:
+        segments.append(sentence)
+        if len(clauses) > 1:
+            segments.extend(clauses)
+    if not segments:
+        return HighlightResult((), 0.0, ())
+    best, which = chunk_similarities(lookup([s.key for s in segments]), chunks, lookup)
+
+    def row(index: int, segment: Segment) -> Highlight:
+        j = int(best[index].argmax())
+        similarity = round(float(best[index, j]), 4)
+        if float(best[index, j]) < threshold:
+            return Highlight(segment.start, segment.end, segment.text, None, None, None, similarity)
+        units = chunks[j]
+        unit = int(which[j][index])
+        # Report a sentence, not a long passage: unit 0 is the whole passage.
+        if unit == 0 and len(units.keys) > 1:
+            unit = 1 + int(np.argmax(best_units(units, segment, lookup)))
+        return Highlight(
+            segment.start,
+            segment.end,
+            segment.text,
+            units.chunk.chunk_id,
+            units.chunk.page_url,
+            units.texts[unit],
+            similarity,
+        )
+
+    rows: list[Highlight] = []
+    unsupported: list[Statement] = []
+    index = 0
+    for sentence, clauses in sentences:
+        whole = row(index, sentence)
+        index += 1
+        parts = (
+            [row(index + k, clause) for k, clause in enumerate(clauses)] if len(clauses) > 1 else []
+        )
+        index += len(parts)
+        if whole.chunk_id is not None or not parts:
+            rows.append(whole)
+        else:
+            rows.extend(parts)
+        if all(r.chunk_id is None for r in [whole, *parts]):
+            unsupported.append(Statement(sentence.start, sentence.end, sentence.text))
+    total = _non_space(response)
+    matched = sum(_non_space(r.text) for r in rows if r.chunk_id is not None)
+    coverage = round(matched / total * 100.0, 2) if total else 0.0
+    return HighlightResult(tuple(rows), coverage, tuple(unsupported))
+
+
+def best_units(units: ChunkUnits, segment: Segment, lookup: Lookup) -> np.ndarray:
+    """Cosines of ``segment`` with each sentence of a multi-sentence passage."""
+    return (lookup(list(units.keys[1:])) @ lookup([segment.key]).T)[:, 0]
