@@ -262,10 +262,11 @@ def claims_by_query(
 
 
 def most_missed_claims(
-    wh: Warehouse, *, domain: str | None = None, limit: int = 50
+    wh: Warehouse, *, domain: str | None = None, limit: int = 50, max_runs: int = 10
 ) -> pl.DataFrame:
-    """The claims missed most often across runs, with the latest sample that missed each."""
-    return wh.named("dash_most_missed", domain=domain, limit=limit)
+    """The claims missed most often across the latest ``max_runs`` runs, with the latest
+    sample that missed each."""
+    return wh.named("dash_most_missed", domain=domain, limit=limit, max_runs=max_runs)
 
 
 # ----------------------------------------------------------------------------- attribution

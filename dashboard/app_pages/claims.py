@@ -51,7 +51,7 @@ else:
     download_csv(shown, f"claims-{run_id}-queries.csv", key="claims_query_csv")
     sample_picker(shown, key="claims_open_query", run_id=run_id)
 
-st.subheader("Most-missed claims across runs")
+st.subheader("Most-missed claims across the last 10 runs")
 missed_domain = st.selectbox(
     "Domain",
     ["", *sorted(set(data.run_filters(run_id)["domain"]))],
