@@ -281,3 +281,69 @@ def test_sigterm_is_a_cancel_too(home: Paths, tmp_path: Path, server: Counting) 
     proc.send_signal(signal.SIGTERM)
     code, outcome, _ = finish(proc, timeout=30)
     assert (code, outcome["status"]) == (130, "cancelled")
+
+
+# ----------------------------------------------------------------------------- the real command
+
+JUDGE_REPLY = {
+    "claims": ["The answer states one fact."],
+    "verdict": "SUPPORTED",
+    "evidence": "the passage",
+    "faithfulness": {"score": 5, "reasoning": "grounded"},
+    "completeness": {"score": 4, "reasoning": "explains why"},
+    "score": 5,
+    "reasoning": "fine",
+    "used": True,
+}
+
+
+def test_kill_9_of_evalhouse_run_with_an_llm_judge(home: Paths, tmp_path: Path) -> None:
+    """The real ``evalhouse run`` (real analyzer and local embedder, OpenAI-wire judge on a
+    loopback server): killed after its first flush, re-run, nothing judged twice."""
+    import re
+
+    from tests.loopback_llm import LoopbackLLM, Reply
+
+    exe = Path(sys.executable).parent / "evalhouse"
+    if not exe.exists():
+        pytest.skip("evalhouse console script not installed")
+    n = 120
+    test_set = write_cases(tmp_path / "cases.jsonl", n)
+    sample_of = re.compile(r"(?:Question|Answer|Passage) (\d+)\b")
+
+    def per_sample(llm: LoopbackLLM, first: int = 0) -> Counter[int]:
+        got: Counter[int] = Counter()
+        for request in llm.requests[first:]:
+            found = {int(m) for m in sample_of.findall(request.prompt_text)}
+            assert len(found) == 1, request.prompt_text[:300]
+            got[found.pop()] += 1
+        return got
+
+    with LoopbackLLM(delay=0.03, responder=lambda p, b: Reply.json(JUDGE_REPLY)) as llm:
+        env = {**os.environ, "OPENAI_BASE_URL": llm.url, "OPENAI_API_KEY": "sk-test"}
+        command = [
+            str(exe), "run", "--home", str(home.home), "--test-set", str(test_set),
+            "--name", "real", "--judge", "openai:gpt-4o-mini", "--concurrency", "4",
+            "--no-ingest",
+        ]  # fmt: skip
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_until(proc, lambda: parts(home) >= 1, timeout=120)  # type: ignore[arg-type]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        run_id = only_run_id(home)
+        done_before = {int(sid[1:]) for _, sid in result_ids(home, run_id)}
+        assert 0 < len(done_before) < n
+        calls_before = llm.count
+        # The judge cache would hide repeats: remove it so every call reaches the server.
+        import shutil
+
+        shutil.rmtree(home.cache, ignore_errors=True)
+        again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip().splitlines()[-1] == run_id
+        after = per_sample(llm, calls_before)
+        assert not set(after) & done_before  # flushed samples were never judged again
+        assert set(after) | done_before == set(range(n))
+        ids = result_ids(home, run_id)
+        assert len(ids) == len(set(ids)) == n
+        assert run_states(home, run_id) == ["running", "running", "completed"]
