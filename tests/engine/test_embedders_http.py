@@ -128,8 +128,9 @@ def test_batches_of_at_most_256(loopback_llm: LoopbackLLM) -> None:  # noqa: F81
 
 
 def test_no_key_sends_no_authorization(
-    loopback_llm: LoopbackLLM, monkeypatch: pytest.MonkeyPatch
-) -> None:  # noqa: F811, E501
+    loopback_llm: LoopbackLLM,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("EVALHOUSE_TEST_EMBED_KEY")
     make(loopback_llm).embed(["x"])
     assert "authorization" not in loopback_llm.requests[0].headers
@@ -156,6 +157,6 @@ def test_keyword_embedder_is_deterministic_and_lexical() -> None:
     v = embedder.embed(["Free shipping on orders", "orders ship free", "giraffes are tall", ""])
     assert np.allclose(
         v, embedder.embed(["Free shipping on orders", "orders ship free", "giraffes are tall", ""])
-    )  # noqa: E501
+    )
     assert float(v[0] @ v[1]) > 0.3 > float(v[0] @ v[2])
     assert not v[3].any()

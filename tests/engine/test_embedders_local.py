@@ -54,7 +54,12 @@ def test_paraphrase_close_unrelated_far(model: LocalEmbedder) -> None:
 
 
 def test_batching_sorts_but_keeps_order(model: LocalEmbedder) -> None:
-    texts = ["short", "a much longer sentence about refunds and shipping times " * 3, "", "mid length"]
+    texts = [
+        "short",
+        "a much longer sentence about refunds and shipping times " * 3,
+        "",
+        "mid length",
+    ]
     together = model.embed(texts)
     for i, text in enumerate(texts):
         alone = model.embed([text])[0]

@@ -34,7 +34,9 @@ class Counting:
             self.calls.append(list(texts))
         rows = []
         for text in texts:
-            digest = hashlib.sha256((self._name + text).encode("utf-8", "surrogatepass")).digest()[:8]
+            digest = hashlib.sha256((self._name + text).encode("utf-8", "surrogatepass")).digest()[
+                :8
+            ]
             v = np.frombuffer(digest, dtype=np.uint8).astype(np.float32) - 127.5
             rows.append(v / np.linalg.norm(v))
         return np.array(rows, dtype=np.float32).reshape(len(texts), 8)
