@@ -475,6 +475,7 @@ class _Runner:
         progress: ProgressSink | None,
         only_sample_ids: set[str] | None,
         components: Components | None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.config = config
         self.paths = paths
@@ -491,7 +492,8 @@ class _Runner:
             cases = tuple(c for c in cases if c.id in only_sample_ids)
         self.cases = cases
         self.run_id = ""
-        self.started_at = _utcnow()
+        self.clock = clock or _utcnow
+        self.started_at = self.clock()
         self.lock: _RunLock | None = None
         self.stop = threading.Event()  # set by Ctrl-C / SIGTERM
         self.abandon = threading.Event()  # second Ctrl-C: cancel what is in flight
@@ -558,15 +560,15 @@ class _Runner:
                 f"run {state.run_id} ({state.name!r}) on this test set is still running "
                 f"in another process ({lock.holder()}); wait for it or use another --name"
             )
-        run_id = new_run_id()
+        run_id = new_run_id(self.clock().replace(tzinfo=UTC))
         lock = self._lock_for(run_id)
         if not lock.try_acquire():  # pragma: no cover - ids are random
             raise RunError(f"run id {run_id} is taken")
         self.lock = lock
-        return run_id, self.config, _utcnow(), False
+        return run_id, self.config, self.clock(), False
 
     def _write_state(self, status: RunStatus, finished: bool = False) -> None:
-        now = _utcnow()
+        now = self.clock()
         record = RunRecord(
             run_id=self.run_id,
             name=self.config.name,
@@ -845,7 +847,7 @@ class _Runner:
             "scoring_ms": (time.perf_counter() - scoring_started) * 1000.0,
             "cost_usd": (reply.cost_usd if reply is not None else 0.0) + usage.cost_usd,
             "sample_hash": case_hash(case),
-            "scored_at": _utcnow(),
+            "scored_at": self.clock(),
         }
         known = set(ResultRecord.model_fields)
         merged = {**{k: v for k, v in fields.items() if k in known and k not in base}, **base}
@@ -956,7 +958,7 @@ class _Runner:
     def _close_iteration(self, iteration: int) -> None:
         table = read_table(self.paths.lake, "results", self.run_id, iteration)
         rows = table.to_pylist()
-        record = iteration_metrics(self.run_id, iteration, rows)
+        record = iteration_metrics(self.run_id, iteration, rows, self.clock())
         write_part(self.paths.lake, "iteration_metrics", self.run_id, iteration, [record])
         self._write_progress(iteration)
         self.progress.message(
@@ -997,7 +999,10 @@ def synthesis_outcomes(rows: Sequence[Mapping[str, Any]]) -> list[SynthesisOutco
 
 
 def iteration_metrics(
-    run_id: str, iteration: int, rows: Sequence[Mapping[str, Any]]
+    run_id: str,
+    iteration: int,
+    rows: Sequence[Mapping[str, Any]],
+    finished_at: datetime | None = None,
 ) -> IterationMetricsRecord:
     """The answer-synthesis metrics of one iteration from its result rows."""
 
@@ -1031,7 +1036,7 @@ def iteration_metrics(
         low_faithfulness=json.dumps(
             low_faithfulness_analysis(outcomes), ensure_ascii=False, default=str
         ),
-        finished_at=_utcnow(),
+        finished_at=finished_at or _utcnow(),
     )
 
 
@@ -1048,6 +1053,7 @@ def run_evaluation(
     progress: ProgressSink | None = None,
     only_sample_ids: set[str] | None = None,
     components: Components | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> RunOutcome:
     """Run (or resume) an evaluation and return how it ended.
 
@@ -1055,7 +1061,8 @@ def run_evaluation(
     hash and config whose process is gone. ``after_flush`` (the CLI's ingest) is called after
     every iteration and at the end; its exceptions are reported through ``progress`` and
     never stop the run. Raises ``RunError`` for problems the user must fix (exit code 2).
-    ``components`` replaces the parts built from the config (tests, benchmarks).
+    ``components`` replaces the parts built from the config (tests, benchmarks); ``clock``
+    (naive UTC ``datetime``) dates the records, so the demo can backdate its weekly runs.
     """
     runner = _Runner(
         config,
@@ -1066,6 +1073,7 @@ def run_evaluation(
         progress=progress,
         only_sample_ids=only_sample_ids,
         components=components,
+        clock=clock,
     )
     return runner.run()
 

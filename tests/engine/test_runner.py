@@ -678,3 +678,25 @@ def test_progress_sinks() -> None:
     assert lines.getvalue().count("progress ") == 2
     assert "eta --:--" in lines.getvalue()
     assert isinstance(choose_progress(io.StringIO()), LineProgress)
+
+
+def test_clock_dates_every_record(home: Paths, cases3: LoadedTestSet) -> None:
+    from datetime import datetime
+
+    when = datetime(2026, 1, 5, 9, 30)
+    out = run_evaluation(
+        config_for(cases3),
+        home,
+        test_set=cases3,
+        components=fake_components()[0],
+        clock=lambda: when,
+    )
+    assert out.run_id.startswith("20260105T093000Z-")
+    run = read_table(home.lake, "runs", out.run_id, 0).to_pylist()
+    assert {r["started_at"] for r in run} == {when} and run[-1]["finished_at"] == when
+    assert {r["scored_at"] for r in read_table(home.lake, "results", out.run_id).to_pylist()} == {
+        when
+    }
+    assert (
+        read_table(home.lake, "iteration_metrics", out.run_id).to_pylist()[0]["finished_at"] == when
+    )
