@@ -149,7 +149,9 @@ def _swap_number(text: str, rng: random.Random) -> str:
             token = token.replace(digits, new, 1) if digits in token else token
             changed = True
         out.append(token)
-    return " ".join(out) if changed else text + " (discontinued)"
+    if changed:
+        return " ".join(out)
+    return text.rstrip(".") + ", but only on the enterprise plan."
 
 
 # Paraphrases, so answers are not verbatim copies of the expected claims.
@@ -168,6 +170,13 @@ def _reword(sentence: str, rng: random.Random) -> str:
         if old in sentence and rng.random() < 0.5:
             return sentence.replace(old, new, 1)
     return sentence
+
+
+_DODGES = (
+    "I don't have reliable details about that. You may want to contact {company} directly.",
+    "Policies like this change often; I'd recommend checking the official website.",
+    "{company} is a well-known company with many products. It depends on your needs.",
+)
 
 
 def _page_url(company: Company, slug: str) -> str:
@@ -234,6 +243,7 @@ class Habit:
     keep_claims: float
     wrong_facts: float
     cite: str  # url | domain | brand | none
+    vague: float = 0.05  # share of answers that dodge the question
 
 
 def _habit(provider: str, week: int) -> Habit:
@@ -257,8 +267,11 @@ def _respond(case: TestCase, provider: str, week: int, rng: random.Random) -> st
     habit = _habit(provider, week)
     claims = list(case.expected_answer.claims)
     kept = [c for i, c in enumerate(claims) if i == 0 or rng.random() < habit.keep_claims]
-    if rng.random() < 0.04:
+    if rng.random() < 0.03:
         return ""  # an empty answer now and then, as real providers produce
+    company = case.metadata.get("company", "")
+    if rng.random() < habit.vague:
+        return rng.choice(_DODGES).format(company=company)
     sentences = []
     for claim in kept:
         text = _reword(claim.text, rng)
@@ -267,7 +280,6 @@ def _respond(case: TestCase, provider: str, week: int, rng: random.Random) -> st
         sentences.append(text)
     if rng.random() < 0.3:
         sentences.append("Prices and features may change, so check before you buy.")
-    company = case.metadata.get("company", "")
     page = case.ground_truth[0].page_url if case.ground_truth else f"https://{case.domain}"
     cite = habit.cite
     if cite == "url":
