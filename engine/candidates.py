@@ -37,6 +37,7 @@ from urllib.parse import quote
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engine.errors import InputError
 from engine.graders.spec import FileProblem, check_id, known_fields, pydantic_problems
 from engine.models import Frozen, TestCase
 
@@ -54,7 +55,7 @@ RESPONSE_FIELDS: tuple[str, ...] = ("output", "response", "text", "result", "ans
 The first four are the write-up's; ``answer`` is what its own RAG example returns."""
 
 
-class CandidateFileError(Exception):
+class CandidateFileError(InputError):
     """One or more candidate files are malformed; nothing was run. One line per problem."""
 
     def __init__(self, problems: Sequence[FileProblem]) -> None:

@@ -12,10 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
+from engine.errors import InputError
+
 _THRESHOLD = re.compile(r"^\s*([A-Za-z_][\w:.-]*)\s*=\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
-class GateSpecError(ValueError):
+class GateSpecError(InputError, ValueError):
     """A threshold could not be parsed."""
 
 

@@ -23,13 +23,14 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel
 
 from engine.columns import arrow_schema
+from engine.errors import InputError
 from engine.models import LAKE_TABLES
 
 PART_RE = re.compile(r"^part-(\d+)\.parquet$")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
-class LakeError(Exception):
+class LakeError(InputError):
     """A lake operation failed; the message names the file."""
 
 

@@ -48,6 +48,7 @@ from typing import IO, Any, Protocol
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
+from engine.errors import InputError
 from engine.judges.base import Judge, JudgeError, Usage
 from engine.lake import list_parts, read_table, sweep_orphans, write_part
 from engine.models import (
@@ -94,7 +95,7 @@ RESUMABLE: frozenset[str] = frozenset({"running", "interrupted", "cancelled"})
 EXIT_OK, EXIT_FAILED_SAMPLES, EXIT_CANCELLED = 0, 1, 130
 
 
-class RunError(Exception):
+class RunError(InputError):
     """The run cannot start or resume (bad resume id, changed test set, run in use).
 
     The CLI prints the message and exits with code 2.

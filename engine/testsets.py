@@ -48,6 +48,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.errors import InputError
 from engine.models import ExpectedAnswer, GroundTruthChunk, TestCase
 
 MAX_ROW_BYTES = 1_000_000
@@ -57,7 +58,7 @@ _BOM = b"\xef\xbb\xbf"
 _TEXT_KEYS = ("text", "content", "passage", "chunk", "page_content")
 
 
-class TestSetError(Exception):
+class TestSetError(InputError):
     """The test set cannot be used; the message names the file and every problem."""
 
     __test__ = False  # not a pytest class

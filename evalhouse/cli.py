@@ -137,20 +137,45 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- run
 
 
+def _option(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"--option {text!r} is not KEY=VALUE (VALUE may be JSON)")
+    try:
+        return key.strip(), json.loads(raw)
+    except json.JSONDecodeError:
+        return key.strip(), raw
+
+
 def _run_config(args: argparse.Namespace) -> Any:
+    """RunConfig from an optional --config file (JSON or YAML), then the flags on top."""
     from engine.models import RunConfig
 
-    return RunConfig(
-        name=args.name,
-        test_set=str(args.test_set),
-        iterations=args.iterations,
-        judge=args.judge,
-        embedder=args.embedder,
-        target=args.target,
-        concurrency=args.concurrency,
-        retries=args.retries,
-        max_failed_fraction=args.max_failed,
-    )
+    base: dict[str, Any] = {}
+    if args.config:
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise UsageError(f"{args.config}: cannot read the run config ({exc})") from exc
+        if not isinstance(loaded, dict):
+            raise UsageError(f"{args.config}: a run config is a mapping of RunConfig fields")
+        base = loaded
+    flags = {
+        "name": args.name,
+        "test_set": str(args.test_set),
+        "iterations": args.iterations,
+        "judge": args.judge,
+        "embedder": args.embedder,
+        "target": args.target,
+        "concurrency": args.concurrency,
+        "retries": args.retries,
+        "max_failed_fraction": args.max_failed,
+    }
+    merged = {**base, **{k: v for k, v in flags.items() if v is not None}}
+    merged["extra"] = {**base.get("extra", {}), **dict(_option(o) for o in args.option)}
+    return RunConfig.model_validate(merged)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -266,16 +291,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", parents=[common], help="evaluate a test set")
     p.add_argument("--test-set", required=True, type=Path)
     p.add_argument("--name", required=True)
-    p.add_argument("--iterations", type=int, default=1)
+    p.add_argument("--iterations", type=int, help="default 1")
     p.add_argument(
-        "--judge", default="local", help="local | openai:MODEL | anthropic:MODEL | ollama:MODEL"
+        "--judge", help="local (default) | openai:MODEL | anthropic:MODEL | ollama:MODEL"
     )
-    p.add_argument("--embedder", default="local", help="local | openai:MODEL")
-    p.add_argument("--target", default="recorded", help="recorded | openai:MODEL | http:URL")
-    p.add_argument("--concurrency", type=int, default=5)
-    p.add_argument("--retries", type=int, default=2)
+    p.add_argument("--embedder", help="local (default) | openai:MODEL")
+    p.add_argument("--target", help="recorded (default) | openai:MODEL | http:URL")
+    p.add_argument("--concurrency", type=int, help="samples at once (default 5)")
+    p.add_argument("--retries", type=int, help="retries of a failing sample (default 2)")
     p.add_argument(
-        "--max-failed", type=float, default=0.0, help="failed fraction allowed (exit 1 above)"
+        "--max-failed", type=float, help="failed fraction allowed (default 0; exit 1 above)"
+    )
+    p.add_argument("--config", type=Path, help="YAML/JSON file of RunConfig fields")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help='extra option, e.g. http_answer_path=$.answer or http_headers=\'{"X": "1"}\'',
     )
     p.add_argument("--resume", metavar="RUN_ID")
     p.add_argument(
@@ -325,6 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``evalhouse`` console script."""
     from pydantic import ValidationError
 
+    from engine.errors import InputError
     from warehouse.db import WarehouseError
 
     parser = build_parser()
@@ -340,14 +374,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as exc:
         _err(f"invalid configuration: {exc}")
         return EXIT_USAGE
-    except Exception as exc:  # typed input errors from the engine carry readable messages
-        name = type(exc).__name__
-        if name.endswith(
-            ("TestSetError", "LakeError", "AnalysisError", "GateSpecError")
-        ) or isinstance(exc, (FileNotFoundError, ValueError)):
-            _err(f"error: {exc}")
-            return EXIT_USAGE
-        raise
+    except InputError as exc:
+        _err(f"error: {exc}")
+        return EXIT_USAGE
+    except FileNotFoundError as exc:
+        _err(f"error: {exc.filename or exc}: no such file")
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
+from engine.errors import InputError
 from engine.graders.spec import GraderSpec
 from engine.judges.base import Usage
 from engine.models import Frozen, TestCase
@@ -39,7 +40,7 @@ class GraderError(Exception):
     """
 
 
-class GraderConfigError(Exception):
+class GraderConfigError(InputError):
     """A grader cannot be used as configured (missing embedder, judge that cannot grade).
 
     Raised while graders are loaded and bound, before any output is generated or scored.

@@ -40,6 +40,8 @@ from pydantic import (
     model_validator,
 )
 
+from engine.errors import InputError
+
 CaseMode = Literal["sensitive", "insensitive"]
 
 RULE_TYPES: tuple[str, ...] = ("exact-match", "contains", "regex", "json-schema")
@@ -374,7 +376,7 @@ GraderProblem = FileProblem
 """One thing wrong with one grader file."""
 
 
-class GraderFileError(Exception):
+class GraderFileError(InputError):
     """One or more grader files are malformed; nothing was run. One line per problem."""
 
     def __init__(self, problems: Sequence[FileProblem]) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
+from engine.errors import InputError
 from engine.models import TestCase
 
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -30,7 +31,7 @@ class TargetError(Exception):
     """The target gave no usable answer for one case; the sample becomes an error row."""
 
 
-class TargetConfigError(TargetError):
+class TargetConfigError(TargetError, InputError):
     """The target spec or its options are wrong; nothing can be run (exit code 2)."""
 
 
