@@ -252,6 +252,10 @@ class RunRecord(Frozen):
     """Judge that scored the run, with its model (``local`` when deterministic)."""
     embedder: str
     """Embedder that scored the run, with its model."""
+    claim_threshold: float | None = None
+    """Cosine threshold the analyzer used to count a claim as found (belongs to the embedder)."""
+    judge_prompt_version: str = ""
+    """Version of the judge's prompt files (``local`` for the deterministic judge)."""
     version: str
     """evalhouse version that produced the run."""
     git_commit: str | None = None

@@ -203,6 +203,8 @@ class Components:
     judge_sample: JudgeSample
     embedder_name: str
     judge_name: str
+    claim_threshold: float | None = None
+    judge_prompt_version: str = ""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     async def aclose(self) -> None:
@@ -247,6 +249,8 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         judge_sample=judged,
         embedder_name=embedder.name,
         judge_name=judge.name,
+        claim_threshold=analyzer.threshold,
+        judge_prompt_version=judge.prompt_version,
         closers=closers,
     )
 
@@ -582,6 +586,8 @@ class _Runner:
             config=self.config.model_dump_json(),
             judge=self.meta.get("judge", self.config.judge),
             embedder=self.meta.get("embedder", self.config.embedder),
+            claim_threshold=self.meta.get("claim_threshold"),
+            judge_prompt_version=self.meta.get("judge_prompt_version", ""),
             version=_version(),
             git_commit=self.meta.get("git"),
             host=socket.gethostname(),
@@ -602,6 +608,8 @@ class _Runner:
                 "judge": components.judge_name,
                 "embedder": components.embedder_name,
                 "git": _git_commit(),
+                "claim_threshold": components.claim_threshold,
+                "judge_prompt_version": components.judge_prompt_version,
             }
             sweep_orphans(self.paths.lake)
             verb = "resuming" if resumed else "starting"
