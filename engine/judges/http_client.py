@@ -249,7 +249,14 @@ class HttpJudgeClient:
         loop = asyncio.get_running_loop()
         if self._client is None or self._semaphore is None or self._loop is not loop:
             self._loop = loop
-            self._client = httpx.AsyncClient(timeout=self.timeout, transport=self._transport)
+            # Keep as many connections alive as calls may be in flight: httpx's default
+            # of 20 makes every call beyond it pay a new TCP handshake.
+            limits = httpx.Limits(
+                max_connections=self.concurrency, max_keepalive_connections=self.concurrency
+            )
+            self._client = httpx.AsyncClient(
+                timeout=self.timeout, transport=self._transport, limits=limits
+            )
             self._semaphore = asyncio.Semaphore(self.concurrency)
         return self._client, self._semaphore
 

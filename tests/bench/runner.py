@@ -22,7 +22,6 @@ import math
 import os
 import tempfile
 import time
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,6 @@ from engine.models import RunConfig, TestCase
 from engine.runner import Components, build_components, run_evaluation
 from engine.settings import resolve_paths
 from engine.testsets import load_test_set
-from tests.loopback_llm import LoopbackLLM, Reply
 
 # One reply that satisfies every judge prompt's JSON shape (each parser reads its own keys).
 UNIVERSAL = {
@@ -103,46 +101,72 @@ def _fake_analysis_components(config: RunConfig, cache: Path) -> Components:
     )
 
 
+# The judge server runs in its own process, as a real provider would: sharing the
+# benchmark's interpreter (and its GIL) with 32 server threads would measure the server.
+SERVER = """
+import json, signal, sys, threading
+from http.server import ThreadingHTTPServer
+from tests.loopback_llm import LoopbackLLM, Reply
+from tests.bench.runner import UNIVERSAL
+ThreadingHTTPServer.request_queue_size = 256
+llm = LoopbackLLM(delay=float(sys.argv[1])).start()
+llm.responder = lambda provider, body: Reply.json(UNIVERSAL)
+print(llm.url, flush=True)
+done = threading.Event()
+signal.signal(signal.SIGTERM, lambda *_: done.set())
+done.wait()
+print(json.dumps({"count": llm.count, "max_in_flight": llm.max_in_flight}), flush=True)
+"""
+
+
 def llm_judge_bench(samples: int, concurrency: int = 32, delay: float = 0.2) -> None:
     """Print ideal/measured for ``samples`` samples against a 200 ms loopback judge."""
-    # The stdlib server's listen backlog of 5 resets connections when 32 arrive at once;
-    # a real provider would not, so widen it for the benchmark.
-    ThreadingHTTPServer.request_queue_size = 256
-    with tempfile.TemporaryDirectory() as tmp, LoopbackLLM(delay=delay) as llm:
-        llm.responder = lambda provider, body: Reply.json(UNIVERSAL)
-        os.environ["OPENAI_BASE_URL"] = llm.url
-        os.environ["OPENAI_API_KEY"] = "sk-bench"
-        path = _write_synthetic(Path(tmp) / "bench.jsonl", samples)
-        test_set = load_test_set(path)
-        paths = resolve_paths(Path(tmp) / "home")
-        config = RunConfig(
-            name="bench-llm",
-            test_set=str(path),
-            judge="openai:gpt-4o-mini",
-            concurrency=concurrency,
-            max_failed_fraction=1.0,
-        )
-        real = _has_real_analyzer()
-        components = (
-            build_components(config, paths)
-            if real
-            else _fake_analysis_components(config, paths.cache)
-        )
-        started = time.perf_counter()
-        out = run_evaluation(config, paths, test_set=test_set, components=components)
-        measured = time.perf_counter() - started
-        calls = llm.count
-        per_sample = calls / samples
-        ideal = math.ceil(calls / concurrency) * delay
-        analyzer = "real analyzer" if real else "fake analyzer (real one not in the tree yet)"
-        print(
-            f"llm-judge: {samples} samples, concurrency {concurrency}, {delay * 1000:.0f} ms per "
-            f"call, {calls} judge calls ({per_sample:.2f} per sample), {out.errors} errors, "
-            f"max in flight {llm.max_in_flight}, {analyzer}"
-        )
-        print(f"llm-judge ideal time: {ideal:.1f} s = ceil({calls} / {concurrency}) x {delay} s")
-        print(f"llm-judge measured time: {measured:.1f} s")
-        print(f"llm-judge efficiency (ideal / measured): {ideal / measured:.2f} (goal >= 0.8)")
+    import subprocess
+    import sys
+
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(delay)], stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["OPENAI_BASE_URL"] = url
+            os.environ["OPENAI_API_KEY"] = "sk-bench"
+            path = _write_synthetic(Path(tmp) / "bench.jsonl", samples)
+            test_set = load_test_set(path)
+            paths = resolve_paths(Path(tmp) / "home")
+            config = RunConfig(
+                name="bench-llm",
+                test_set=str(path),
+                judge="openai:gpt-4o-mini",
+                concurrency=concurrency,
+                max_failed_fraction=1.0,
+            )
+            real = _has_real_analyzer()
+            components = (
+                build_components(config, paths)
+                if real
+                else _fake_analysis_components(config, paths.cache)
+            )
+            started = time.perf_counter()
+            out = run_evaluation(config, paths, test_set=test_set, components=components)
+            measured = time.perf_counter() - started
+    finally:
+        server.terminate()
+        stats = json.loads(server.communicate(timeout=30)[0].strip().splitlines()[-1])
+    calls = int(stats["count"])
+    per_sample = calls / samples
+    ideal = math.ceil(calls / concurrency) * delay
+    analyzer = "real analyzer" if real else "fake analyzer (real one not in the tree yet)"
+    print(
+        f"llm-judge: {samples} samples, concurrency {concurrency}, {delay * 1000:.0f} ms per "
+        f"call, {calls} judge calls ({per_sample:.2f} per sample), {out.errors} errors, "
+        f"max in flight {stats['max_in_flight']}, {analyzer}, judge server in its own process"
+    )
+    print(f"llm-judge ideal time: {ideal:.1f} s = ceil({calls} / {concurrency}) x {delay} s")
+    print(f"llm-judge measured time: {measured:.1f} s")
+    print(f"llm-judge efficiency (ideal / measured): {ideal / measured:.2f} (goal >= 0.8)")
 
 
 def runner_only_bench(samples: int, concurrency: int = 32, delay: float = 0.2) -> None:
