@@ -119,6 +119,8 @@ def dashboard_command(paths: Paths, port: int, address: str) -> list[str]:
         "false",
         "--server.fileWatcherType",
         "none",
+        "--client.toolbarMode",
+        "viewer",
         "--",
         "--home",
         str(paths.home),
