@@ -18,10 +18,19 @@ Crash safety (beyond the answer-synthesis spec, which saved records at iteration
   every flush; it mirrors the lake and is never ahead of it.
 
 A kill -9 therefore loses at most the samples in flight, and a resumed run ends with
-exactly one result row per (iteration, sample). Run states go to the ``runs`` table
-(iteration 0): running, then completed / failed (too many error rows) / cancelled
-(Ctrl-C, SIGTERM) / interrupted (an unexpected exception). A run left "running" by a dead
-process (its lock file is free) is resumed by re-running the same command.
+exactly one result row per (iteration, sample, candidate).
+
+Candidates and graders (issue 7): a run whose ``RunConfig.extra`` names candidates
+(``--candidates``) evaluates every case once per candidate, each with its own target
+built from the candidate file; a run that names graders (``--graders``) grades every
+output with them and writes one ``grader_scores`` row per (iteration, sample,
+candidate, grader), flushed with the sample's other child rows, before its result.
+Without either, a run is exactly what it was (candidate ``""``, no grader rows).
+
+Run states go to the ``runs`` table (iteration 0): running, then completed / failed (too
+many error rows) / cancelled (Ctrl-C, SIGTERM) / interrupted (an unexpected exception). A
+run left "running" by a dead process (its lock file is free) is resumed by re-running the
+same command.
 """
 
 from __future__ import annotations
@@ -48,6 +57,18 @@ from typing import IO, Any, Protocol
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
+from engine.candidate_run import (
+    RESPONSES,
+    CandidatePlan,
+    CandidateRunSpec,
+    failed_sample_rows,
+    grade_sample_with_usage,
+    plan_for_run,
+    project_digest,
+    run_files,
+    template_errors,
+)
+from engine.candidates import Candidate
 from engine.errors import InputError
 from engine.judges.base import Judge, JudgeError, Usage
 from engine.lake import list_parts, read_table, sweep_orphans, write_part
@@ -76,6 +97,7 @@ from engine.scoring.synthesis import SynthesisOutcome, low_faithfulness_analysis
 from engine.scoring.synthesis import iteration_metrics as synthesis_iteration_metrics
 from engine.settings import Paths
 from engine.targets import Target, TargetError, TargetResponse, build_target
+from engine.targets.candidate import build_candidate_target, candidate_model
 from engine.testsets import LoadedTestSet, case_hash
 from engine.text import split_sentences
 
@@ -90,7 +112,8 @@ FLUSH_SECONDS = 5.0
 """...or this many seconds after the previous flush, whichever comes first."""
 ANALYZE_BATCH = 16
 """Most samples handed to the analyzer thread at once."""
-CHILD_TABLES = ("claims", "highlights", "attributions", "verdicts")
+CHILD_TABLES = ("claims", "highlights", "attributions", "verdicts", "grader_scores")
+"""Tables written before ``results`` in a flush (the results part commits them)."""
 RESUMABLE: frozenset[str] = frozenset({"running", "interrupted", "cancelled"})
 EXIT_OK, EXIT_FAILED_SAMPLES, EXIT_CANCELLED = 0, 1, 130
 
@@ -206,10 +229,21 @@ class Components:
     claim_threshold: float | None = None
     judge_prompt_version: str = ""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    embedder: Any = None
+    """The embedder (``engine.embedders.base.Embedder``) semantic-similarity graders use."""
+    plan: CandidatePlan | None = None
+    """Candidates and graders; None builds them from ``RunConfig.extra`` when it asks."""
+    candidate_targets: dict[str, Target] = field(default_factory=dict)
+    """Target per candidate id; candidates missing here get one built from their file."""
+    grade_timer: Callable[[float], None] | None = None
+    """Called with the seconds each sample's grading took (benchmarks)."""
 
     async def aclose(self) -> None:
-        """Release HTTP clients of the target and judge."""
+        """Release HTTP clients of the targets and judge."""
         await self.target.aclose()
+        for target in self.candidate_targets.values():
+            with contextlib.suppress(Exception):
+                await target.aclose()
         for close in self.closers:
             with contextlib.suppress(Exception):
                 await close()
@@ -252,6 +286,7 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         claim_threshold=analyzer.threshold,
         judge_prompt_version=judge.prompt_version,
         closers=closers,
+        embedder=embedder,
     )
 
 
@@ -301,6 +336,23 @@ def _result_summary(row: Mapping[str, Any]) -> dict[str, Any]:
         "attribution": row.get("attribution"),
         "error": row.get("error"),
     }
+
+
+def _progress_entry(row: Mapping[str, Any]) -> ProgressEntry:
+    """The progress-file entry of a result row. The spec hashes the sample id; a
+    candidate's row hashes ``candidate/sample_id`` so entries stay unique per candidate."""
+    sample_id = str(row["sample_id"])
+    candidate = row.get("candidate") or ""
+    summary = _result_summary(row)
+    if candidate:
+        summary["candidate"] = candidate
+    return ProgressEntry(
+        hash=sample_hash(f"{candidate}/{sample_id}" if candidate else sample_id),
+        query_log_id=sample_id,
+        question=str(row.get("query") or ""),
+        completed_at=row["scored_at"],
+        result=summary,
+    )
 
 
 _PACE_FIELDS = ("concurrency", "retries", "max_failed_fraction")
@@ -390,6 +442,32 @@ class _RunLock:
 class _SampleOutput:
     result: ResultRecord
     children: dict[str, list[Any]]
+
+
+@dataclass(frozen=True)
+class _Lane:
+    """One producer of responses: the run's target, or one candidate's."""
+
+    candidate: str
+    """Candidate id written on the records ("" for the run's own target)."""
+    target: Target
+    graded_as: Candidate | None = None
+    """The candidate the plan grades this lane's outputs as; None when nothing grades."""
+
+
+def _key(sample_id: str, candidate: str | None) -> tuple[str, str]:
+    return (sample_id, candidate or "")
+
+
+def _part_keys(path: Path) -> set[tuple[str, str]] | None:
+    """(sample_id, candidate) of every row of a lake part; None when it cannot be read."""
+    try:
+        names = pq.read_schema(path).names
+        columns = ["sample_id", "candidate"] if "candidate" in names else ["sample_id"]
+        rows = pq.read_table(path, columns=columns).to_pylist()
+    except Exception:
+        return None
+    return {_key(r["sample_id"], r.get("candidate")) for r in rows}
 
 
 @dataclass
@@ -508,6 +586,8 @@ class _Runner:
         self.totals = _Totals()
         self.entries: dict[int, list[ProgressEntry]] = {}
         self.meta: dict[str, Any] = {}
+        self.plan: CandidatePlan | None = None
+        self.lanes: list[_Lane] = []
 
     # ------------------------------------------------------------------ run identity
     def _lock_for(self, run_id: str) -> _RunLock:
@@ -572,6 +652,46 @@ class _Runner:
         self.lock = lock
         return run_id, self.config, self.clock(), False
 
+    def _prepare_lanes(self, components: Components) -> None:
+        """Plan candidates and graders and build a target per candidate, before any call.
+
+        Raises InputError subclasses (malformed files, unknown ids, a grader that cannot
+        be bound, a candidate without a model) and RunError when a resumed run's candidate
+        or grader files changed since it started.
+        """
+        spec = CandidateRunSpec.from_extra(self.config.extra)
+        plan = components.plan
+        if plan is None and spec is not None:
+            stored = self.config.extra.get("project_digest")
+            if stored is not None and stored != project_digest(spec.project):
+                raise RunError(
+                    f"the candidate or grader files of {spec.project} changed since run "
+                    f"{self.run_id} started; restore them or start a new run (another --name)"
+                )
+            plan = plan_for_run(
+                spec, self.cases, embedder=components.embedder, judge=components.judge
+            )
+        self.plan = plan
+        if plan is None:
+            self.lanes = [_Lane("", components.target)]
+            return
+        if plan.candidates == (RESPONSES,):
+            self.lanes = [_Lane("", components.target, RESPONSES)]
+            return
+        lanes: list[_Lane] = []
+        for candidate in plan.candidates:
+            target = components.candidate_targets.get(candidate.id)
+            if target is None:
+                target = build_candidate_target(
+                    candidate,
+                    self.config.target,
+                    extra=self.config.extra,
+                    retries=self.config.retries,
+                )
+                components.candidate_targets[candidate.id] = target
+            lanes.append(_Lane(candidate.id, target, candidate))
+        self.lanes = lanes
+
     def _write_state(self, status: RunStatus, finished: bool = False) -> None:
         now = self.clock()
         record = RunRecord(
@@ -602,8 +722,17 @@ class _Runner:
         try:
             try:
                 components = self.components or build_components(self.config, self.paths)
+            except InputError:
+                raise
             except Exception as exc:
                 raise RunError(f"cannot set up the run: {exc}") from exc
+            try:
+                self._prepare_lanes(components)
+            except BaseException:
+                if self.components is None:  # built here: release its HTTP clients
+                    with contextlib.suppress(Exception):
+                        asyncio.run(components.aclose())
+                raise
             self.meta = {
                 "judge": components.judge_name,
                 "embedder": components.embedder_name,
@@ -689,7 +818,7 @@ class _Runner:
         self.flush_lock = asyncio.Lock()
         batcher = _AnalyzerBatcher(components.analyzer)
         batcher.start()
-        self.totals.total = len(self.cases) * self.config.iterations
+        self.totals.total = len(self.cases) * len(self.lanes) * self.config.iterations
         try:
             for iteration in range(1, self.config.iterations + 1):
                 if self.stop.is_set():
@@ -709,22 +838,21 @@ class _Runner:
     async def _iteration(
         self, iteration: int, components: Components, batcher: _AnalyzerBatcher
     ) -> None:
+        units = len(self.cases) * len(self.lanes)
         if self._metrics_written(iteration):
-            self.totals.done += len(self.cases)
+            self.totals.done += units
             return
         done_rows = await asyncio.to_thread(self._done_rows, iteration)
-        self.entries[iteration] = [
-            ProgressEntry(
-                hash=sample_hash(row["sample_id"]),
-                query_log_id=row["sample_id"],
-                question=row["query"],
-                completed_at=row["scored_at"],
-                result=_result_summary(row),
-            )
-            for row in done_rows.values()
+        self.entries[iteration] = [_progress_entry(row) for row in done_rows.values()]
+        # Case-major order: the candidates of one case are evaluated side by side, so a
+        # cut-short run still compares them on the same cases.
+        pending = [
+            (case, lane)
+            for case in self.cases
+            for lane in self.lanes
+            if _key(case.id, lane.candidate) not in done_rows
         ]
-        pending = [c for c in self.cases if c.id not in done_rows]
-        self.totals.done += len(self.cases) - len(pending)
+        self.totals.done += units - len(pending)
         self.totals.cost_usd += sum(float(r.get("cost_usd") or 0.0) for r in done_rows.values())
         if done_rows:
             self.progress.message(
@@ -732,17 +860,17 @@ class _Runner:
                 f"{len(pending)} to go"
             )
         self._write_progress(iteration)
-        queue: asyncio.Queue[TestCase] = asyncio.Queue()
-        for case in pending:
-            queue.put_nowait(case)
+        queue: asyncio.Queue[tuple[TestCase, _Lane]] = asyncio.Queue()
+        for unit in pending:
+            queue.put_nowait(unit)
 
         async def worker() -> None:
             while not self.stop.is_set():
                 try:
-                    case = queue.get_nowait()
+                    case, lane = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                output = await self._evaluate(case, iteration, components, batcher)
+                output = await self._evaluate(case, lane, iteration, components, batcher)
                 self.buffer.append(output)
                 self.totals.done += 1
                 self.totals.new_samples += 1
@@ -796,24 +924,38 @@ class _Runner:
 
     # ------------------------------------------------------------------ one sample
     async def _evaluate(
-        self, case: TestCase, iteration: int, components: Components, batcher: _AnalyzerBatcher
+        self,
+        case: TestCase,
+        lane: _Lane,
+        iteration: int,
+        components: Components,
+        batcher: _AnalyzerBatcher,
     ) -> _SampleOutput:
-        key = SampleKey(run_id=self.run_id, iteration=iteration, sample_id=case.id)
+        key = SampleKey(
+            run_id=self.run_id, iteration=iteration, sample_id=case.id, candidate=lane.candidate
+        )
         errors: list[str] = []
         fields: dict[str, Any] = {}
         flags: list[str] = []
         children: dict[str, list[Any]] = {t: [] for t in CHILD_TABLES}
         reply: TargetResponse | None = None
-        try:
-            reply = await components.target.respond(case)
-        except TargetError as exc:
-            errors.append(f"target: {exc}")
-        except Exception as exc:
-            errors.append(f"target: {type(exc).__name__}: {exc}")
+        scored = case
+        template_error = (
+            self.plan.case_errors.get((lane.candidate, case.id)) if self.plan is not None else None
+        )
+        if template_error is not None:
+            # Known before the run: the candidate's templates cannot render this case.
+            errors.append(f"template: {template_error}")
+        else:
+            try:
+                reply = await lane.target.respond(case)
+            except TargetError as exc:
+                errors.append(f"target: {exc}")
+            except Exception as exc:
+                errors.append(f"target: {type(exc).__name__}: {exc}")
         usage = Usage()
         scoring_started = time.perf_counter()
         if reply is not None:
-            scored = case
             if reply.contexts is not None:
                 scored = case.model_copy(update={"context": reply.contexts})
             analysis, outcome = await asyncio.gather(
@@ -844,7 +986,10 @@ class _Runner:
             "iteration": iteration,
             "sample_id": case.id,
             "domain": case.domain,
-            "ai_provider": case.ai_provider or components.target.name,
+            "candidate": lane.candidate,
+            "ai_provider": (
+                lane.target.name if lane.candidate else case.ai_provider or lane.target.name
+            ),
             "query": case.query,
             "response": reply.text if reply is not None else "",
             "tags": list(case.tags),
@@ -862,6 +1007,17 @@ class _Runner:
         merged = {**{k: v for k, v in fields.items() if k in known and k not in base}, **base}
         merged["flags"] = list(dict.fromkeys(str(f) for f in flags))
         merged["error"] = "; ".join(errors) if errors else None
+        if lane.graded_as is not None:
+            graded, grading = await self._grade(
+                lane.graded_as, scored, reply, merged, iteration, components
+            )
+            children["grader_scores"] = graded
+            # Rubric graders call the judge: their tokens and cost are the sample's too.
+            for record in (merged, base):
+                record["judge_input_tokens"] += grading.input_tokens
+                record["judge_output_tokens"] += grading.output_tokens
+                record["cost_usd"] += grading.cost_usd
+                record["scoring_ms"] = (time.perf_counter() - scoring_started) * 1000.0
         try:
             result = ResultRecord.model_validate(merged)
         except ValidationError as exc:
@@ -870,7 +1026,55 @@ class _Runner:
             base["flags"] = merged["flags"]
             result = ResultRecord.model_validate(base)
             children = {t: [] for t in CHILD_TABLES}
+            if lane.graded_as is not None and self.plan is not None:
+                children["grader_scores"] = failed_sample_rows(
+                    self.plan, lane.graded_as, case, base["error"], run_id=self.run_id,
+                    iteration=iteration,
+                )  # fmt: skip
         return _SampleOutput(result, children)
+
+    async def _grade(
+        self,
+        candidate: Candidate,
+        case: TestCase,
+        reply: TargetResponse | None,
+        values: Mapping[str, Any],
+        iteration: int,
+        components: Components,
+    ) -> tuple[list[Any], Usage]:
+        """Grader rows of one sample (null scores when it produced no output) and what the
+        graders spent; ``components.grade_timer`` gets the time it took."""
+        assert self.plan is not None
+        started = time.perf_counter()
+        usage = Usage()
+        if reply is None:
+            why = str(values.get("error") or "the sample produced no output")
+            rows = failed_sample_rows(
+                self.plan, candidate, case, why, run_id=self.run_id, iteration=iteration
+            )
+        else:
+            try:
+                rows, usage = await grade_sample_with_usage(
+                    self.plan,
+                    candidate,
+                    case,
+                    reply.text,
+                    run_id=self.run_id,
+                    iteration=iteration,
+                    values=values,
+                )
+            except Exception as exc:  # a grader bug must not stop the run
+                rows = failed_sample_rows(
+                    self.plan,
+                    candidate,
+                    case,
+                    f"grading failed: {type(exc).__name__}: {exc}",
+                    run_id=self.run_id,
+                    iteration=iteration,
+                )
+        if components.grade_timer is not None:
+            components.grade_timer(time.perf_counter() - started)
+        return list(rows), usage
 
     async def _judge(
         self, case: TestCase, response: str, components: Components
@@ -912,17 +1116,7 @@ class _Runner:
                 self.paths.lake, "results", self.run_id, iteration, [o.result for o in outputs]
             )
             entries = self.entries.setdefault(iteration, [])
-            for o in outputs:
-                row = o.result.model_dump()
-                entries.append(
-                    ProgressEntry(
-                        hash=sample_hash(o.result.sample_id),
-                        query_log_id=o.result.sample_id,
-                        question=o.result.query,
-                        completed_at=o.result.scored_at,
-                        result=_result_summary(row),
-                    )
-                )
+            entries.extend(_progress_entry(o.result.model_dump()) for o in outputs)
             self._write_progress(iteration)
 
     def _write_progress(self, iteration: int) -> None:
@@ -930,7 +1124,7 @@ class _Runner:
             progress_file_path(self.paths.progress, self.run_id, iteration),
             test_set_name=self.test_set.name,
             iteration=iteration,
-            total=len(self.cases),
+            total=len(self.cases) * max(1, len(self.lanes)),
             entries=self.entries.get(iteration, []),
         )
 
@@ -940,25 +1134,24 @@ class _Runner:
             for p in list_parts(self.paths.lake, ["iteration_metrics"])
         )
 
-    def _done_rows(self, iteration: int) -> dict[str, dict[str, Any]]:
-        """Results already in the lake for this iteration; orphan child parts set aside."""
+    def _done_rows(self, iteration: int) -> dict[tuple[str, str], dict[str, Any]]:
+        """Results already in the lake for this iteration by (sample_id, candidate); orphan
+        child parts set aside."""
         table = read_table(self.paths.lake, "results", self.run_id, iteration)
         rows = {
-            row["sample_id"]: row
+            _key(row["sample_id"], row["candidate"]): row
             for row in table.select(
-                ["sample_id", "query", "scored_at", "cost_usd", "error", "judge_faithfulness",
-                 "judge_completeness", "passed", "accuracy", "completeness", "attribution"]
+                ["sample_id", "candidate", "query", "scored_at", "cost_usd", "error",
+                 "judge_faithfulness", "judge_completeness", "passed", "accuracy",
+                 "completeness", "attribution"]
             ).to_pylist()
         }  # fmt: skip
         done = set(rows)
         for part in list_parts(self.paths.lake, list(CHILD_TABLES)):
             if part.run_id != self.run_id or part.iteration != iteration:
                 continue
-            try:
-                ids = set(pq.read_table(part.path, columns=["sample_id"]).column(0).to_pylist())
-            except Exception:
-                ids = {None}
-            if not ids <= done:
+            keys = _part_keys(part.path)
+            if keys is None or not keys <= done:
                 # Written by a flush that died before its results part: the samples are redone,
                 # so these rows would be duplicates. Dot-names are ignored by readers and ingest.
                 part.path.rename(part.path.with_name(f".orphan-{part.path.name}"))
@@ -967,13 +1160,22 @@ class _Runner:
     def _close_iteration(self, iteration: int) -> None:
         table = read_table(self.paths.lake, "results", self.run_id, iteration)
         rows = table.to_pylist()
-        record = iteration_metrics(self.run_id, iteration, rows, self.clock())
-        write_part(self.paths.lake, "iteration_metrics", self.run_id, iteration, [record])
+        by_candidate: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_candidate.setdefault(row.get("candidate") or "", []).append(row)
+        when = self.clock()
+        records = [
+            iteration_metrics(self.run_id, iteration, own, when, candidate=candidate)
+            for candidate, own in sorted(by_candidate.items())
+        ] or [iteration_metrics(self.run_id, iteration, [], when)]
+        write_part(self.paths.lake, "iteration_metrics", self.run_id, iteration, records)
         self._write_progress(iteration)
-        self.progress.message(
-            f"iteration {iteration}: {record.samples} samples, {record.errors} errors, "
-            f"${record.cost_usd:.4f}"
-        )
+        for record in records:
+            who = f" candidate {record.candidate}:" if record.candidate else ""
+            self.progress.message(
+                f"iteration {iteration}:{who} {record.samples} samples, {record.errors} errors, "
+                f"${record.cost_usd:.4f}"
+            )
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -1012,8 +1214,11 @@ def iteration_metrics(
     iteration: int,
     rows: Sequence[Mapping[str, Any]],
     finished_at: datetime | None = None,
+    *,
+    candidate: str = "",
 ) -> IterationMetricsRecord:
-    """The answer-synthesis metrics of one iteration from its result rows."""
+    """The answer-synthesis metrics of one iteration (of one candidate) from its result
+    rows."""
 
     def col(name: str) -> list[Any]:
         return [r.get(name) for r in rows]
@@ -1023,6 +1228,7 @@ def iteration_metrics(
     return IterationMetricsRecord(
         run_id=run_id,
         iteration=iteration,
+        candidate=candidate,
         samples=len(rows),
         errors=sum(1 for r in rows if r.get("error") is not None),
         accuracy_mean=_mean(col("accuracy")),
@@ -1072,7 +1278,14 @@ def run_evaluation(
     never stop the run. Raises ``RunError`` for problems the user must fix (exit code 2).
     ``components`` replaces the parts built from the config (tests, benchmarks); ``clock``
     (naive UTC ``datetime``) dates the records, so the demo can backdate its weekly runs.
+
+    ``config.extra`` may name ``candidates``, ``graders`` and the ``project`` folder
+    (``CandidateRunSpec``); the project path is stored absolute, with a digest of its
+    files, so a resume grades with the same files or refuses.
     """
+    spec = CandidateRunSpec.from_extra(config.extra)
+    if spec is not None:
+        config = config.model_copy(update={"extra": {**config.extra, **spec.to_extra()}})
     runner = _Runner(
         config,
         paths,
@@ -1112,6 +1325,27 @@ def _model_prices(spec: str) -> tuple[float, float]:
     return PriceTable().prices(model) or (0.0, 0.0)
 
 
+@dataclass(frozen=True)
+class _EstimateLane:
+    remote: bool
+    prices: tuple[float, float]
+    candidate: Candidate | None = None
+
+
+def _estimate_lanes(config: RunConfig, candidates: Sequence[Candidate]) -> list[_EstimateLane]:
+    if not candidates:
+        remote = config.target != "recorded"
+        tp = _model_prices(config.target) if config.target.startswith("openai:") else (0.0, 0.0)
+        return [_EstimateLane(remote, tp)]
+    lanes = []
+    for candidate in candidates:
+        prices = (0.0, 0.0)
+        if candidate.runner == "llm_prompt":
+            prices = _model_prices(f"openai:{candidate_model(candidate, config.target)}")
+        lanes.append(_EstimateLane(True, prices, candidate))
+    return lanes
+
+
 def estimate_run(config: RunConfig, test_set: LoadedTestSet) -> Estimate:
     """Expected calls, tokens, cost and time of a run, without running it.
 
@@ -1120,57 +1354,87 @@ def estimate_run(config: RunConfig, test_set: LoadedTestSet) -> Estimate:
     sentences, 5 when a target has yet to answer), one rubric, one relevance, one
     correctness when there is a reference answer, and one chunk-use call per context chunk
     (RAG precision). A local judge makes no API calls.
+    With candidates (``--candidates``) every case is answered once per candidate (one target
+    call each, none for a case the candidate's templates cannot render) and judged per
+    answer; every ``llm-rubric`` grader adds one judge call per answer. Candidate and
+    grader files are validated here too, so a broken file fails the estimate (exit 2).
     Tokens are estimated as characters / 4; time assumes 1.5 s per LLM call spread over
     the concurrency, and about 20 samples/s for local scoring.
     """
     n_iter = config.iterations
-    remote_target = config.target != "recorded"
     remote_judge = config.judge != "local"
+    spec = CandidateRunSpec.from_extra(config.extra)
+    candidates, grader_specs = run_files(spec) if spec is not None else ([], [])
+    rubrics = sum(1 for g in grader_specs if g.type == "llm-rubric")
+    lanes = _estimate_lanes(config, candidates)
+    skipped = template_errors(candidates, test_set.cases) if candidates else {}
     target_calls = judge_calls = tin = tout = 0
     cost = 0.0
     jp = _model_prices(config.judge)
-    tp = _model_prices(config.target) if config.target.startswith("openai:") else (0.0, 0.0)
     notes: list[str] = []
-    for case in test_set.cases:
-        context = "\n".join(case.effective_context)
-        response = case.response if not remote_target and case.response else ""
-        if remote_target:
-            target_calls += 1
-            t_in = _tokens(case.query) + _PROMPT_OVERHEAD_TOKENS
-            tin += t_in
-            tout += _TARGET_OUTPUT_TOKENS
-            cost += (t_in * tp[0] + _TARGET_OUTPUT_TOKENS * tp[1]) / 1e6
-        if remote_judge:
-            claims = max(1, len(split_sentences(response))) if response else 5
-            chunks = sum(1 for c in case.effective_context if c.strip())
-            has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
-            # judge_sample: extract claims, verify each, rubric, relevance, correctness (with
-            # a reference), and one chunk-use call per context chunk (RAG precision).
-            calls = 3 + claims + int(has_reference) + chunks
-            judge_calls += calls
-            answer_tokens = _tokens(response) if response else _TARGET_OUTPUT_TOKENS
-            per_call_in = _PROMPT_OVERHEAD_TOKENS + _tokens(case.query) + answer_tokens
-            j_in = calls * per_call_in + (claims + 1) * _tokens(context or " ")
-            tin += j_in
-            tout += calls * _JUDGE_OUTPUT_TOKENS
-            cost += (j_in * jp[0] + calls * _JUDGE_OUTPUT_TOKENS * jp[1]) / 1e6
+    for lane in lanes:
+        remote_target = lane.remote
+        tp = lane.prices
+        for case in test_set.cases:
+            context = "\n".join(case.effective_context)
+            response = case.response if not remote_target and case.response else ""
+            if lane.candidate is not None and (lane.candidate.id, case.id) in skipped:
+                continue  # an error row, no call
+            if remote_target:
+                target_calls += 1
+                t_in = _tokens(case.query) + _PROMPT_OVERHEAD_TOKENS
+                if lane.candidate is not None:
+                    t_in += _tokens(lane.candidate.system_prompt)
+                tin += t_in
+                tout += _TARGET_OUTPUT_TOKENS
+                cost += (t_in * tp[0] + _TARGET_OUTPUT_TOKENS * tp[1]) / 1e6
+            if remote_judge:
+                claims = max(1, len(split_sentences(response))) if response else 5
+                chunks = sum(1 for c in case.effective_context if c.strip())
+                has_reference = bool(
+                    case.expected_answer.text.strip() or case.expected_answer.claims
+                )
+                # judge_sample: extract claims, verify each, rubric, relevance, correctness
+                # (with a reference), and one chunk-use call per context chunk (RAG
+                # precision); then one call per llm-rubric grader.
+                calls = 3 + claims + int(has_reference) + chunks + rubrics
+                judge_calls += calls
+                answer_tokens = _tokens(response) if response else _TARGET_OUTPUT_TOKENS
+                per_call_in = _PROMPT_OVERHEAD_TOKENS + _tokens(case.query) + answer_tokens
+                j_in = calls * per_call_in + (claims + 1 + rubrics) * _tokens(context or " ")
+                tin += j_in
+                tout += calls * _JUDGE_OUTPUT_TOKENS
+                cost += (j_in * jp[0] + calls * _JUDGE_OUTPUT_TOKENS * jp[1]) / 1e6
     target_calls *= n_iter
     judge_calls *= n_iter
     tin *= n_iter
     tout *= n_iter
     cost *= n_iter
-    samples = len(test_set.cases) * n_iter
+    samples = len(test_set.cases) * len(lanes) * n_iter
     seconds = samples / _LOCAL_SAMPLES_PER_SECOND
     remote_calls = target_calls + judge_calls
     seconds += remote_calls * _LLM_SECONDS_PER_CALL / max(1, config.concurrency)
+    if candidates:
+        notes.append(
+            f"{len(candidates)} candidates x {len(test_set.cases)} cases"
+            + (f"; {len(skipped)} answers skipped (template errors)" if skipped else "")
+        )
+    if grader_specs:
+        notes.append(
+            f"{len(grader_specs)} graders ({rubrics} llm-rubric: one judge call per answer each)"
+        )
     if not remote_judge:
         notes.append("local judge: no judge API calls, no judge cost")
+        if rubrics:
+            notes.append("llm-rubric graders need --judge openai:MODEL (or another LLM judge)")
     if remote_judge and jp == (0.0, 0.0):
         notes.append(f"no price known for {config.judge}: judge cost counted as 0")
-    if remote_target and config.target.startswith("http"):
+    if any(lane.remote and lane.prices == (0.0, 0.0) for lane in lanes if lane.candidate):
+        notes.append("a candidate's model has no known price: its target cost counted as 0")
+    if not candidates and config.target != "recorded" and config.target.startswith("http"):
         notes.append("http target: cost not known, counted as 0")
     missing = sum(1 for c in test_set.cases if c.response is None)
-    if not remote_target and missing:
+    if not candidates and config.target == "recorded" and missing:
         notes.append(f"{missing} cases have no recorded response and will be error rows")
     return Estimate(target_calls, judge_calls, tin, tout, cost, seconds, tuple(notes))
 

@@ -177,12 +177,24 @@ def _run_config(args: argparse.Namespace) -> Any:
     }
     merged = {**base, **{k: v for k, v in flags.items() if v is not None}}
     merged["extra"] = {**base.get("extra", {}), **dict(_option(o) for o in args.option)}
+    # Candidates and graders ride in extra (issue 7) so a resumed run grades the same way.
+    for key, value in (("candidates", args.candidates), ("graders", args.graders)):
+        if value is not None:
+            ids = [i.strip() for i in value.split(",") if i.strip()]
+            if not ids:
+                raise UsageError(f"--{key} names no id (use --{key} a,b)")
+            merged["extra"][key] = ids
+    wants = any(k in merged["extra"] for k in ("candidates", "graders"))
+    if wants and (args.project is not None or "project" not in merged["extra"]):
+        project = Path(args.project) if args.project is not None else Path.cwd()
+        merged["extra"]["project"] = str(project.resolve())
     return RunConfig.model_validate(merged)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     paths = _paths(args)
     from engine import runner
+    from engine.candidate_run import CandidateRunSpec, check_run_files
     from engine.progress import LineProgress, TerminalProgress
     from engine.testsets import load_test_set
 
@@ -190,6 +202,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     for problem in test_set.problems:
         _err(f"skipped: {problem}")
     config = _run_config(args)
+    spec = CandidateRunSpec.from_extra(config.extra)
+    if spec is not None:
+        check_run_files(spec)  # malformed files and unknown ids: exit 2 before anything runs
     if args.estimate:
         print(runner.estimate_run(config, test_set).render())
         return EXIT_OK
@@ -319,6 +334,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-ingest", action="store_true")
     p.add_argument("--strict", action="store_true", help="refuse a test set with any bad row")
     p.add_argument("--only", help="comma-separated sample ids to evaluate")
+    p.add_argument(
+        "--candidates",
+        metavar="ID,ID",
+        help="candidate ids (files candidates/<family>/<name>.md of --project) to evaluate",
+    )
+    p.add_argument(
+        "--graders",
+        metavar="ID,ID",
+        help="grader ids (files graders/*.yaml of --project, or built-ins such as accuracy)",
+    )
+    p.add_argument(
+        "--project",
+        type=Path,
+        help="folder holding candidates/ and graders/ (default: the current directory)",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("ingest", parents=[common], help="load new lake files into the warehouse")

@@ -127,8 +127,10 @@ async def post_json_with_retries(
     headers: dict[str, str],
     policy: RetryPolicy,
     what: str,
+    method: str = "POST",
 ) -> HttpResult:
-    """POST ``body`` and parse the JSON answer, retrying transient failures.
+    """POST ``body`` (or send it with ``method``; GET sends none) and parse the JSON
+    answer, retrying transient failures.
 
     Raises ``TargetError`` naming ``what`` with the last status or transport error.
     """
@@ -137,8 +139,12 @@ async def post_json_with_retries(
         wait: float | None = None
         started = time.perf_counter()
         try:
-            response = await client.post(
-                url, content=body, headers=headers, timeout=policy.timeout_s
+            response = await client.request(
+                method,
+                url,
+                content=None if method == "GET" else body,
+                headers=headers,
+                timeout=policy.timeout_s,
             )
         except httpx.TimeoutException:
             last = f"timed out after {policy.timeout_s:g} s"

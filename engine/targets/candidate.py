@@ -1,0 +1,208 @@
+"""Targets built from candidate files (``candidates/<family>/<name>.md``, issue 7).
+
+* ``llm_prompt``: the OpenAI-compatible chat target with the candidate's system prompt
+  (the file's body) and user message (``user_template``), both rendered per case, and the
+  candidate's model, temperature and token limit. A candidate without a model uses the
+  run's ``--target openai:MODEL``.
+* ``http_endpoint``: the candidate's URL, method, headers and JSON body template,
+  rendered per case and sent with the shared retry policy; the answer is read where the
+  candidate says (``endpoint_response_path``) or from the usual fields.
+
+Everything that can be wrong with a candidate's target is raised as ``TargetConfigError``
+while the targets are built, before any call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from engine.candidates import Candidate, CaseTemplateError, EndpointResponseError
+from engine.models import TestCase
+from engine.targets.base import (
+    DEFAULT_POLICY,
+    RetryPolicy,
+    Target,
+    TargetConfigError,
+    TargetError,
+    TargetResponse,
+    post_json_with_retries,
+)
+from engine.targets.openai_chat import PRICES_PER_MTOK, OpenAIChatTarget
+
+OPENAI_WIRE_PROVIDERS = frozenset({"openai", "ollama", "vllm", "lmstudio", "openai-compatible"})
+"""Providers a candidate may name: they all speak the OpenAI chat-completions wire format
+(the base URL comes from ``OPENAI_BASE_URL``)."""
+
+
+class CandidateChatTarget(OpenAIChatTarget):
+    """Chat completions with a candidate's rendered system prompt and user message."""
+
+    def __init__(
+        self,
+        candidate: Candidate,
+        model: str,
+        *,
+        temperature: float = 0.0,
+        prices: tuple[float, float] | None = None,
+        policy: RetryPolicy = DEFAULT_POLICY,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            temperature=temperature,
+            prices=prices,
+            policy=policy,
+            client=client,
+        )
+        self.candidate = candidate
+        # The recorded name says which prompt answered: the candidate id, not system.v1.
+        self.prompt_label = candidate.id
+        self.system_prompt = candidate.system_prompt
+
+    def request_body(self, case: TestCase) -> dict[str, Any]:
+        """The chat-completions request: rendered system prompt (left out when the file's
+        body is empty) and user template. Raises TargetError when a template cannot be
+        rendered for this case."""
+        try:
+            system = self.candidate.render_system(case)
+            user = self.candidate.render_user(case)
+        except CaseTemplateError as err:
+            raise TargetError(str(err)) from err
+        messages = [{"role": "system", "content": system}] if system.strip() else []
+        messages.append({"role": "user", "content": user})
+        body: dict[str, Any] = {
+            "model": self.model,
+            "temperature": self.temperature,
+            "messages": messages,
+        }
+        if self.candidate.max_tokens is not None:
+            body["max_tokens"] = self.candidate.max_tokens
+        return body
+
+
+class CandidateEndpointTarget:
+    """Calls a candidate's HTTP endpoint with its rendered URL and body."""
+
+    def __init__(
+        self,
+        candidate: Candidate,
+        *,
+        policy: RetryPolicy = DEFAULT_POLICY,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        if candidate.endpoint is None:
+            raise TargetConfigError(
+                f"{candidate.source}: field 'endpoint_url': candidate {candidate.id!r} is an "
+                "http_endpoint without an endpoint"
+            )
+        self.candidate = candidate
+        self.endpoint = candidate.endpoint
+        # The candidate's own time limit wins over the run's.
+        self.policy = RetryPolicy(policy.retries, self.endpoint.timeout_s, policy.backoff_s)
+        self.headers = {"Content-Type": "application/json", **self.endpoint.headers}
+        self._client = client or httpx.AsyncClient()
+        self._owns_client = client is None
+
+    @property
+    def name(self) -> str:
+        """``http:URL@candidate``."""
+        return f"http:{self.endpoint.url}@{self.candidate.id}"
+
+    async def respond(self, case: TestCase) -> TargetResponse:
+        """Send the case and read the answer from the reply."""
+        what = f"candidate {self.candidate.id!r} endpoint on case {case.id!r}"
+        try:
+            url = self.candidate.render_url(case)
+            body = b""
+            if self.endpoint.method == "POST":
+                body = self.candidate.render_body(case).encode("utf-8")
+        except CaseTemplateError as err:
+            raise TargetError(str(err)) from err
+        result = await post_json_with_retries(
+            self._client,
+            url,
+            body=body,
+            headers=self.headers,
+            policy=self.policy,
+            what=what,
+            method=self.endpoint.method,
+        )
+        try:
+            text = self.candidate.extract_output(result.payload)
+        except EndpointResponseError as err:
+            raise TargetError(f"{what}: {err}") from err
+        return TargetResponse(text=text, latency_ms=result.latency_ms, calls=result.calls)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client when this target created it."""
+        if self._owns_client:
+            await self._client.aclose()
+
+
+def _number(extra: Mapping[str, Any], key: str, default: float) -> float:
+    value = extra.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TargetConfigError(f"option {key} must be a number, got {value!r}")
+    return float(value)
+
+
+def candidate_model(candidate: Candidate, run_target: str) -> str:
+    """The model an ``llm_prompt`` candidate calls: its own, else the run's
+    ``openai:MODEL`` target. Raises TargetConfigError naming the file and field."""
+    provider = (candidate.provider or "openai").lower()
+    if provider not in OPENAI_WIRE_PROVIDERS:
+        raise TargetConfigError(
+            f"{candidate.source}: field 'provider': {candidate.provider!r} cannot answer as a "
+            f"target; use one that speaks the OpenAI wire format "
+            f"({', '.join(sorted(OPENAI_WIRE_PROVIDERS))}) with OPENAI_BASE_URL"
+        )
+    if candidate.model:
+        return candidate.model
+    if run_target.startswith("openai:") and run_target.removeprefix("openai:"):
+        return run_target.removeprefix("openai:")
+    raise TargetConfigError(
+        f"{candidate.source}: field 'model': candidate {candidate.id!r} names no model and the "
+        f"run's target is {run_target!r}; set 'model:' in the file or run with "
+        "--target openai:MODEL"
+    )
+
+
+def build_candidate_target(
+    candidate: Candidate,
+    run_target: str,
+    *,
+    extra: Mapping[str, Any] | None = None,
+    retries: int = 2,
+) -> Target:
+    """The target that answers for ``candidate``. Raises TargetConfigError."""
+    extra = extra or {}
+    policy = RetryPolicy(
+        retries=retries,
+        timeout_s=_number(extra, "target_timeout_s", 60.0),
+        backoff_s=_number(extra, "target_backoff_s", 0.5),
+    )
+    if candidate.runner == "http_endpoint":
+        return CandidateEndpointTarget(candidate, policy=policy)
+    model = candidate_model(candidate, run_target)
+    prices = None
+    if "target_price_in" in extra or "target_price_out" in extra:
+        prices = (_number(extra, "target_price_in", 0.0), _number(extra, "target_price_out", 0.0))
+    temperature = (
+        candidate.temperature
+        if candidate.temperature is not None
+        else _number(extra, "target_temperature", 0.0)
+    )
+    return CandidateChatTarget(
+        candidate,
+        model,
+        temperature=temperature,
+        prices=prices if prices is not None else PRICES_PER_MTOK.get(model, (0.0, 0.0)),
+        policy=policy,
+    )
