@@ -59,6 +59,9 @@ _SAFE_READ_CONFIG: dict[str, str | bool | int] = {
     "allow_community_extensions": False,
     "threads": 2,
     "memory_limit": "1GB",
+    # Locked at connect, not by a later SET: DuckDB shares one database instance between
+    # the connections of a process, and a second SET on a locked instance fails.
+    "lock_configuration": True,
 }
 
 
@@ -72,9 +75,7 @@ def _backoff(attempt: int, base: float = 0.02, cap: float = 1.0) -> float:
 
 
 @contextmanager
-def read_connection(
-    path: Path, *, wait_s: float = 30.0, lock_config: bool = True
-) -> Iterator[duckdb.DuckDBPyConnection]:
+def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only, sandboxed connection; retries while a writer holds the lock."""
     if not path.exists():
         raise WarehouseMissing(
@@ -97,8 +98,6 @@ def read_connection(
             time.sleep(_backoff(attempt))
             attempt += 1
     try:
-        if lock_config:
-            con.execute("SET lock_configuration = true")
         yield con
     finally:
         con.close()
