@@ -742,7 +742,13 @@ class _Runner:
             }
             sweep_orphans(self.paths.lake)
             verb = "resuming" if resumed else "starting"
-            self.progress.message(f"{verb} run {self.run_id} ({len(self.cases)} samples)")
+            what = f"{len(self.cases)} samples"
+            if self.plan is not None:
+                named = [lane.candidate for lane in self.lanes if lane.candidate]
+                if named:
+                    what += f" x {len(named)} candidates ({', '.join(named)})"
+                what += f", graders {', '.join(g.id for g in self.plan.graders)}"
+            self.progress.message(f"{verb} run {self.run_id} ({what})")
             self._write_state("running")
             status: RunStatus = "interrupted"
             try:

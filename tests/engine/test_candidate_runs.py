@@ -169,6 +169,7 @@ def test_two_candidates_one_run_weighted_by_hand(
         capsys=capsys,
     )  # fmt: skip
     assert code == 0, err
+    assert "(4 samples x 2 candidates (helper, helper-cite), graders exact, has-tiers" in err
     run_id = out.strip().splitlines()[-1]
 
     # One target call per (case, candidate), each with its own rendered prompts.
@@ -305,6 +306,7 @@ def test_graders_without_candidates_grade_the_recorded_responses(
         home, *common, "--name", "graded", "--graders", "exact,no-sorry,accuracy", capsys=capsys
     )
     assert code == 0, err
+    assert "(4 samples, graders exact, no-sorry, accuracy)" in err
     run_id = out.strip().splitlines()[-1]
     assert llm.count == 0  # recorded responses: no target
     results = read_table(home.lake, "results", run_id).to_pylist()
