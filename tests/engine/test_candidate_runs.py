@@ -594,3 +594,116 @@ def test_kill_9_of_a_two_candidate_run_then_resume(home: Paths, tmp_path: Path) 
     gkeys = [(g["iteration"], g["sample_id"], g["candidate"], g["grader"]) for g in graded]
     assert len(gkeys) == len(set(gkeys)) == 96 * 5
     assert {(k[1], k[2]) for k in gkeys} == everything
+
+
+# ----------------------------------------------------------------------------- http endpoints
+
+
+class Endpoint:
+    """A loopback RAG service: POST /query (JSON body) and GET /ask?q=..., answers under
+    ``data.answer``; the first POST gets a 503 so the retry path runs."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from threading import Lock, Thread
+        from urllib.parse import parse_qs, urlparse
+
+        self.seen: list[tuple[str, str, Any]] = []
+        self.lock = Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def _reply(self, status: int, payload: Any) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with owner.lock:
+                    first = not any(m == "POST" for m, _, _ in owner.seen)
+                    owner.seen.append(("POST", self.headers.get("X-Team", ""), body))
+                if first:
+                    self._reply(503, {"error": "warming up"})
+                    return
+                self._reply(200, {"data": {"answer": f"POST answer to {body['query']}"}})
+
+            def do_GET(self) -> None:
+                query = parse_qs(urlparse(self.path).query)["q"][0]
+                with owner.lock:
+                    owner.seen.append(("GET", "", query))
+                self._reply(200, {"output": f"GET answer to {query}"})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_http_endpoint_candidates_post_and_get(
+    home: Paths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = write_project(tmp_path / "project")
+    family = project / "candidates" / "rag"
+    family.mkdir()
+    service = Endpoint()
+    try:
+        (family / "base.md").write_text(
+            "---\nrunner: http_endpoint\n"
+            f"endpoint_url: {service.url}/query\n"
+            "endpoint_headers: {X-Team: evals}\n"
+            'endpoint_body_template: \'{"query": "{{input}}", "top_k": 3}\'\n'
+            "endpoint_response_path: data.answer\n---\n",
+            encoding="utf-8",
+        )
+        (family / "get.md").write_text(
+            "---\nrunner: http_endpoint\n"
+            f"endpoint_url: '{service.url}/ask?q={{{{input}}}}'\n"
+            "endpoint_method: GET\n---\n",
+            encoding="utf-8",
+        )
+        path = write_cases(tmp_path / "cases.jsonl")
+        code, out, err = run_cli(
+            home, "--test-set", str(path), "--name", "rag", "--project", str(project),
+            "--candidates", "rag,rag-get", "--graders", "has-tiers", "--concurrency", "1",
+            "--option", "target_backoff_s=0.01", capsys=capsys,
+        )  # fmt: skip
+        assert code == 0, err
+        run_id = out.strip().splitlines()[-1]
+        posts = [s for s in service.seen if s[0] == "POST"]
+        gets = [s for s in service.seen if s[0] == "GET"]
+    finally:
+        service.close()
+    assert len(posts) == 5 and len(gets) == 4  # one 503 retried
+    assert {p[1] for p in posts} == {"evals"}
+    assert posts[0][2] == {"query": CASES[0][1], "top_k": 3}
+    assert sorted(g[2] for g in gets) == sorted(q for _, q, _ in CASES)  # URL-decoded
+    results = {
+        (r["candidate"], r["sample_id"]): r
+        for r in read_table(home.lake, "results", run_id).to_pylist()
+    }
+    assert results[("rag", "q1")]["response"] == f"POST answer to {CASES[0][1]}"
+    assert results[("rag-get", "q1")]["response"] == f"GET answer to {CASES[0][1]}"
+    assert (
+        results[("rag-get", "q1")]["ai_provider"]
+        == f"http:{service.url}/ask?q={{{{input}}}}@rag-get"
+    )
+    graded = read_table(home.lake, "grader_scores", run_id).to_pylist()
+    assert len(graded) == 8
+    # "How many risk tiers ..." carries "risk" and "tiers" but not "four": 2 of 3
+    q1 = {g["candidate"]: g["score"] for g in graded if g["sample_id"] == "q1"}
+    assert q1 == {"rag": pytest.approx(2 / 3), "rag-get": pytest.approx(2 / 3)}
