@@ -153,19 +153,29 @@ def plan_candidate_run(
     )
 
 
-async def _one(grader: Grader, sample: GradeInput) -> tuple[float | None, bool | None, str, Usage]:
+_Outcome = tuple[float | None, bool | None, str, Usage]
+
+
+def _failed(grader: Grader, err: Exception) -> _Outcome:
+    if isinstance(err, GraderError):
+        return None, None, str(err), Usage()
+    # A bug in one grader (or the judge behind it) must not take the others down.
+    return None, None, f"grader {grader.id!r} failed: {type(err).__name__}: {err}", Usage()
+
+
+async def _one(grader: Grader, sample: GradeInput) -> _Outcome:
     try:
         result = await grader.grade(sample)
-    except GraderError as err:
-        return None, None, str(err), Usage()
+    except Exception as err:
+        return _failed(grader, err)
     return result.score, result.passed, result.reason, result.usage
 
 
-def _inline(grader: Grader, sample: GradeInput) -> tuple[float | None, bool | None, str, Usage]:
+def _inline(grader: Grader, sample: GradeInput) -> _Outcome:
     try:
         result = grader.grade_sync(sample)  # type: ignore[attr-defined]
-    except GraderError as err:
-        return None, None, str(err), Usage()
+    except Exception as err:
+        return _failed(grader, err)
     return result.score, result.passed, result.reason, result.usage
 
 
@@ -189,7 +199,7 @@ async def grade_sample_with_usage(
     """``grade_sample``, plus what grading cost (judge and embedder tokens of the graders),
     so the runner can add it to the sample's judge tokens and cost."""
     sample = GradeInput(output=output, case=case, values=values or {})
-    outcomes: list[tuple[float | None, bool | None, str, Usage] | None] = [
+    outcomes: list[_Outcome | None] = [
         _inline(g, sample) if _runs_inline(g) else None for g in plan.graders
     ]
     waiting = [i for i, o in enumerate(outcomes) if o is None]

@@ -24,7 +24,7 @@ import pytest
 from engine.candidate_run import CandidateRunSpec, project_digest
 from engine.lake import list_parts, read_table
 from engine.models import RunConfig
-from engine.runner import estimate_run
+from engine.runner import estimate_run, run_evaluation
 from engine.settings import Paths
 from engine.testsets import load_test_set
 from evalhouse.cli import main
@@ -707,3 +707,58 @@ def test_http_endpoint_candidates_post_and_get(
     # "How many risk tiers ..." carries "risk" and "tiers" but not "four": 2 of 3
     q1 = {g["candidate"]: g["score"] for g in graded if g["sample_id"] == "q1"}
     assert q1 == {"rag": pytest.approx(2 / 3), "rag-get": pytest.approx(2 / 3)}
+
+
+# ----------------------------------------------------------------------------- injected plan
+
+
+def test_rubric_grading_costs_count_and_the_timer_sees_every_sample(
+    home: Paths, tmp_path: Path
+) -> None:
+    """An injected plan (graders only) with a rubric judge that reports usage: the graders'
+    tokens and cost join the sample's, a grader that raises a bug leaves a null row, and
+    ``grade_timer`` is called once per sample."""
+    from engine.candidate_run import plan_responses
+    from engine.graders.rubric import RubricVerdict
+    from engine.judges.base import Usage
+    from tests.engine.test_runner import config_for, fake_components
+
+    project = write_project(tmp_path / "project")
+    (project / "graders" / "helpful.yaml").write_text(
+        "type: llm-rubric\nrubric: Is it helpful?\nthreshold: 0.5\n", encoding="utf-8"
+    )
+
+    class RubricJudge:
+        name = "fake:rubric"
+
+        async def grade_rubric(
+            self, rubric: str, question: str, answer: str, expected: str, context: Any
+        ) -> RubricVerdict:
+            if "When does" in question:
+                raise ZeroDivisionError("bug in a judge")
+            return RubricVerdict(
+                score=0.6, reason="ok", usage=Usage(input_tokens=7, output_tokens=3, cost_usd=0.01)
+            )
+
+    ts = load_test_set(write_cases(tmp_path / "cases.jsonl"))
+    components, _, _ = fake_components()
+    components.plan = plan_responses(project, ["helpful", "exact"], judge=RubricJudge())
+    timed: list[float] = []
+    components.grade_timer = timed.append
+    out = run_evaluation(config_for(ts), home, test_set=ts, components=components)
+    assert out.errors == 0 and len(timed) == 4 and all(t >= 0 for t in timed)
+    results = {r["sample_id"]: r for r in read_table(home.lake, "results", out.run_id).to_pylist()}
+    assert results["q1"]["judge_input_tokens"] == 10 + 7  # fake judge_sample + rubric
+    assert results["q1"]["judge_output_tokens"] == 5 + 3
+    assert results["q1"]["cost_usd"] == pytest.approx(0.01)
+    assert out.cost_usd == pytest.approx(0.03)  # q3's grading failed: no cost
+    graded = {
+        (g["sample_id"], g["grader"]): g
+        for g in read_table(home.lake, "grader_scores", out.run_id).to_pylist()
+    }
+    assert graded[("q1", "helpful")]["passed"] is True and graded[("q1", "exact")]["score"] == 0
+    assert graded[("q3", "helpful")]["score"] is None
+    assert graded[("q3", "helpful")]["reason"] == (
+        "grader 'helpful' failed: ZeroDivisionError: bug in a judge"
+    )
+    assert graded[("q3", "exact")]["score"] == 0.0  # the other grader still ran
