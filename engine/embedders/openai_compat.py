@@ -8,12 +8,9 @@ and never appears in logs or exception messages.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
-import math
 import os
-import random
 import threading
 import time
 from collections.abc import Sequence
@@ -23,6 +20,7 @@ import httpx
 import numpy as np
 
 from engine.embedders.base import EmbedderError, Vectors
+from engine.retry import RETRY_STATUS, Retryable, backoff_delay, retry_after_seconds
 
 log = logging.getLogger(__name__)
 
@@ -30,29 +28,6 @@ DEFAULT_BASE_URL = "https://api.openai.com"
 OPENAI_THRESHOLD = 0.75
 """The spec's claim threshold, meant for OpenAI-style embedders."""
 MAX_BATCH = 256
-_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-
-
-class _Retryable(Exception):
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-def _parse_retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            parsed = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = parsed.timestamp() - time.time()
-    if math.isnan(seconds):
-        return None
-    return max(0.0, seconds)
 
 
 class OpenAICompatEmbedder:
@@ -139,7 +114,7 @@ class OpenAICompatEmbedder:
         for attempt in range(self._max_retries + 1):
             try:
                 return self._post(payload, len(batch))
-            except _Retryable as exc:
+            except Retryable as exc:
                 last = str(exc)
                 if attempt == self._max_retries:
                     break
@@ -151,11 +126,7 @@ class OpenAICompatEmbedder:
         )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        exponential = min(self._backoff_max, self._backoff_base * (2**attempt))
-        if retry_after is not None:
-            # The server said when; add a little jitter so parallel callers spread out.
-            return min(self._backoff_max, retry_after) + random.uniform(0, 0.1 * exponential)
-        return random.uniform(0.5 * exponential, exponential)
+        return backoff_delay(attempt, self._backoff_base, self._backoff_max, retry_after)
 
     def _post(self, payload: dict[str, Any], expected: int) -> Vectors:
         headers = {"Content-Type": "application/json"}
@@ -165,13 +136,13 @@ class OpenAICompatEmbedder:
         try:
             response = self._http().post(self._url, json=payload, headers=headers)
         except httpx.TimeoutException as exc:
-            raise _Retryable(f"timeout after {self._timeout:g}s ({type(exc).__name__})") from None
+            raise Retryable(f"timeout after {self._timeout:g}s ({type(exc).__name__})") from None
         except httpx.TransportError as exc:
-            raise _Retryable(f"connection error: {type(exc).__name__}") from None
-        if response.status_code in _RETRY_STATUS:
-            raise _Retryable(
+            raise Retryable(f"connection error: {type(exc).__name__}") from None
+        if response.status_code in RETRY_STATUS:
+            raise Retryable(
                 f"HTTP {response.status_code}",
-                _parse_retry_after(response.headers.get("Retry-After")),
+                retry_after_seconds(response.headers.get("Retry-After")),
             )
         if response.status_code >= 400:
             snippet = self._redact(response.text[:200])
@@ -191,7 +162,7 @@ class OpenAICompatEmbedder:
             if self._dim is not None and matrix.shape[1] != self._dim:
                 raise ValueError(f"dimension changed from {self._dim} to {matrix.shape[1]}")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise _Retryable(f"malformed embeddings body ({exc})") from None
+            raise Retryable(f"malformed embeddings body ({exc})") from None
         self._dim = matrix.shape[1]
         usage = body.get("usage") if isinstance(body, dict) else None
         if isinstance(usage, dict):

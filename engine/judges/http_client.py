@@ -21,13 +21,10 @@ Provider specifics (URL, headers, body, reply shape) live in a :class:`WireForma
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
 import json
 import logging
-import random
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,13 +47,13 @@ from engine.judges.base import (
 from engine.judges.cache import JudgeCache, cache_key
 from engine.judges.pricing import PriceTable
 from engine.models import Verdict
+from engine.retry import RETRY_STATUS, Retryable, backoff_delay, retry_after_seconds
 
 log = logging.getLogger("engine.judges.http")
 
 T = TypeVar("T")
 
 PROMPT_DIR = Path(__file__).parent / "prompts"
-_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _VERDICTS: frozenset[str] = frozenset({"SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO"})
 
 
@@ -166,26 +163,6 @@ class WireFormat(Protocol):
 # --------------------------------------------------------------------------- client
 
 
-class _Retryable(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.retry_after = retry_after
-
-
-def _retry_after_seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
 def extract_json(content: str) -> Any:
     """The JSON object of a reply; tolerates a ```json fence around it, nothing more."""
     text = content.strip()
@@ -266,10 +243,6 @@ class HttpJudgeClient:
             await self._client.aclose()
             self._client = None
 
-    def _backoff(self, attempt: int) -> float:
-        # Full jitter (AWS architecture blog): spreads retries of concurrent calls.
-        return random.uniform(0, min(self.backoff_max, self.backoff_base * 2**attempt))
-
     async def _post_once(self, messages: list[dict[str, str]], system: str) -> ChatReply:
         client, semaphore = self._session()
         url = self.wire.url(self.base_url)
@@ -281,13 +254,13 @@ class HttpJudgeClient:
                     url, json=body, headers=self.wire.headers(self._api_key)
                 )
             except httpx.TimeoutException as e:
-                raise _Retryable(f"timeout after {self.timeout:g}s") from e
+                raise Retryable(f"timeout after {self.timeout:g}s") from e
             except httpx.TransportError as e:
-                raise _Retryable(f"connection error: {type(e).__name__}") from e
-        if response.status_code in _RETRY_STATUS:
-            raise _Retryable(
+                raise Retryable(f"connection error: {type(e).__name__}") from e
+        if response.status_code in RETRY_STATUS:
+            raise Retryable(
                 f"HTTP {response.status_code}",
-                _retry_after_seconds(response.headers.get("retry-after")),
+                retry_after_seconds(response.headers.get("retry-after")),
             )
         if response.status_code >= 400:
             snippet = self.scrub(response.text[:300])
@@ -298,21 +271,26 @@ class HttpJudgeClient:
             return self.wire.parse(response.json())
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, IndexError) as e:
             # A proxy's HTML page or a truncated body: transient more often than not.
-            raise _Retryable(f"unreadable response body ({type(e).__name__})") from e
+            raise Retryable(f"unreadable response body ({type(e).__name__})") from e
 
     async def _post(self, messages: list[dict[str, str]], system: str) -> ChatReply:
         attempt = 0
         while True:
             try:
                 return await self._post_once(messages, system)
-            except _Retryable as e:
+            except Retryable as e:
                 if attempt >= self.max_retries:
                     raise JudgeError(
                         f"{self.wire.provider} judge {self.model}: {e} "
                         f"(gave up after {attempt + 1} attempts)"
                     ) from None
-                wait = e.retry_after if e.retry_after is not None else self._backoff(attempt)
-                wait = min(wait, max(self.backoff_max, 1.0) * 4)
+                wait = backoff_delay(
+                    attempt,
+                    self.backoff_base,
+                    self.backoff_max,
+                    e.retry_after,
+                    retry_after_cap=max(self.backoff_max, 1.0) * 4,
+                )
                 log.warning(
                     "%s judge %s: %s, retry %d/%d in %.2fs",
                     self.wire.provider,

@@ -10,8 +10,6 @@ connection errors, honouring ``Retry-After``.
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import random
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -20,9 +18,9 @@ import httpx
 
 from engine.errors import InputError
 from engine.models import TestCase
+from engine.retry import RETRY_STATUS, backoff_delay
+from engine.retry import retry_after_seconds as _retry_after_seconds
 
-RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-"""Statuses worth retrying: throttling and transient server trouble."""
 MAX_RETRY_AFTER_S = 60.0
 """Longest ``Retry-After`` honoured; a server asking for more is waited on this long."""
 
@@ -90,24 +88,8 @@ DEFAULT_POLICY = RetryPolicy()
 
 
 def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds asked by a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, min(float(value), MAX_RETRY_AFTER_S))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, min(when.timestamp() - time.time(), MAX_RETRY_AFTER_S))
-
-
-def _backoff(policy: RetryPolicy, attempt: int) -> float:
-    base = min(policy.backoff_s * (2**attempt), 30.0)
-    return float(base * (0.5 + random.random() / 2))  # jitter so parallel samples do not stampede
+    """Seconds asked by a ``Retry-After`` header, at most ``MAX_RETRY_AFTER_S``."""
+    return _retry_after_seconds(value, cap=MAX_RETRY_AFTER_S)
 
 
 @dataclass(frozen=True)
@@ -162,9 +144,13 @@ async def post_json_with_retries(
                     ) from exc
                 return HttpResult(payload, latency_ms, attempt + 1)
             last = f"HTTP {response.status_code}: {response.text[:200]}"
-            if response.status_code not in RETRY_STATUSES:
+            if response.status_code not in RETRY_STATUS:
                 raise TargetError(f"{what}: {last}")
             wait = retry_after_seconds(response.headers.get("retry-after"))
         if attempt < policy.retries:
-            await asyncio.sleep(wait if wait is not None else _backoff(policy, attempt))
+            await asyncio.sleep(
+                backoff_delay(
+                    attempt, policy.backoff_s, 30.0, wait, retry_after_cap=MAX_RETRY_AFTER_S
+                )
+            )
     raise TargetError(f"{what}: {last} (after {policy.retries + 1} attempts)")
