@@ -71,7 +71,7 @@ from engine.candidate_run import (
 from engine.candidates import Candidate
 from engine.errors import InputError
 from engine.judges.base import Judge, JudgeError, Usage
-from engine.lake import list_parts, read_table, sweep_orphans, write_part
+from engine.lake import CHILD_TABLES, list_parts, read_table, sweep_orphans, write_part
 from engine.models import (
     AttributionRecord,
     ClaimRecord,
@@ -112,7 +112,6 @@ FLUSH_SECONDS = 5.0
 """...or this many seconds after the previous flush, whichever comes first."""
 ANALYZE_BATCH = 16
 """Most samples handed to the analyzer thread at once."""
-CHILD_TABLES = ("claims", "highlights", "attributions", "verdicts", "grader_scores")
 """Tables written before ``results`` in a flush (the results part commits them)."""
 RESUMABLE: frozenset[str] = frozenset({"running", "interrupted", "cancelled"})
 EXIT_OK, EXIT_FAILED_SAMPLES, EXIT_CANCELLED = 0, 1, 130

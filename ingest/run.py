@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.lake import list_parts, sweep_orphans
+from engine.lake import CHILD_TABLES, list_parts, sweep_orphans
 from engine.settings import Paths
 from warehouse.loader import PartRef, open_writer
 
@@ -22,6 +22,8 @@ class IngestReport:
     rows: dict[str, int] = field(default_factory=dict)
     corrupt: list[tuple[str, str]] = field(default_factory=list)
     already_loaded: int = 0
+    waiting: int = 0
+    """Detail parts whose results part is not published yet (loaded by a later ingest)."""
     rebuilt: bool = False
     seconds: float = 0.0
 
@@ -34,6 +36,8 @@ class IngestReport:
             head = (
                 f"ingested {self.files_loaded} parts ({rows or 'no rows'}) in {self.seconds:.2f} s"
             )
+        if self.waiting:
+            head += f"; {self.waiting} detail parts wait for their results part"
         if self.rebuilt:
             head = "rebuilt the warehouse from the lake; " + head
         lines = [head]
@@ -41,24 +45,42 @@ class IngestReport:
         return "\n".join(lines)
 
 
-def _refs(paths: Paths) -> list[PartRef]:
-    out = []
+def _refs(paths: Paths) -> tuple[list[PartRef], int]:
+    """Parts ready to load, and how many child parts wait for their results part.
+
+    A child part (claims, highlights, ...) is ready only when a results part of the same
+    (run, iteration) was published after it: the runner writes a flush's children first
+    and its results last, so a child part without a later results part belongs to a
+    flush that is still being written, or that a killed run left behind (the resumed run
+    sets those aside). Loading it early could count a sample's details twice.
+    """
+    found: list[tuple[PartRef, int]] = []
     for part in list_parts(paths.lake):
         try:
-            size = part.path.stat().st_size
+            stat = part.path.stat()
         except FileNotFoundError:
             continue
-        out.append(
-            PartRef(
-                path=part.path,
-                relative=part.path.relative_to(paths.lake).as_posix(),
-                table=part.table,
-                run_id=part.run_id,
-                iteration=part.iteration,
-                size_bytes=size,
-            )
+        ref = PartRef(
+            path=part.path,
+            relative=part.path.relative_to(paths.lake).as_posix(),
+            table=part.table,
+            run_id=part.run_id,
+            iteration=part.iteration,
+            size_bytes=stat.st_size,
         )
-    return out
+        found.append((ref, stat.st_mtime_ns))
+    latest_results: dict[tuple[str, int], int] = {}
+    for ref, mtime in found:
+        if ref.table == "results":
+            key = (ref.run_id, ref.iteration)
+            latest_results[key] = max(latest_results.get(key, 0), mtime)
+    ready = [
+        ref
+        for ref, mtime in found
+        if ref.table not in CHILD_TABLES
+        or mtime <= latest_results.get((ref.run_id, ref.iteration), -1)
+    ]
+    return ready, len(found) - len(ready)
 
 
 def ingest(
@@ -72,7 +94,7 @@ def ingest(
     started = time.perf_counter()
     report = IngestReport()
     sweep_orphans(paths.lake)
-    refs = _refs(paths)
+    refs, report.waiting = _refs(paths)
     with open_writer(paths.warehouse, wait_s=wait_s) as writer:
         report.rebuilt = writer.ensure_schema(rebuild=rebuild)
         done = writer.loaded_paths()

@@ -60,6 +60,7 @@ def generate(lake: Path, results: int = 1_000_000, runs: int = 20, part_rows: in
             "finished_at": [started + timedelta(hours=1)],
             "status": ["completed"],
             "iterations": [1],
+            "judge_prompt_version": ["local"],
             "test_set": ["bench.jsonl"],
             "test_set_hash": [""],
             "config": ["{}"],
@@ -100,7 +101,6 @@ def generate(lake: Path, results: int = 1_000_000, runs: int = 20, part_rows: in
                 "sample_hash": [""] * n,
                 "scored_at": [started] * n,
             }
-            _write(lake, "results", run_id, 1, seq, _table(ResultRecord, cols, n))
             m = n * 5
             found = rng.random(m) < 0.7
             claims = {
@@ -120,6 +120,8 @@ def generate(lake: Path, results: int = 1_000_000, runs: int = 20, part_rows: in
                 "response_end": np.where(found, 12, None),
             }
             _write(lake, "claims", run_id, 1, seq, _table(ClaimRecord, claims, m))
+            # results last, as the runner does: it commits the claims part before it
+            _write(lake, "results", run_id, 1, seq, _table(ResultRecord, cols, n))
 
 
 def main() -> None:

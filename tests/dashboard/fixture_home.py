@@ -27,6 +27,7 @@ from engine.models import (
     ClaimRecord,
     GraderScoreRecord,
     HighlightRecord,
+    ResultRecord,
     VerdictRecord,
 )
 from engine.settings import Paths, resolve_paths
@@ -65,6 +66,9 @@ def _acme(sample: str, provider: str, tags: list[str], **scores: Any) -> dict[st
 def write_fixture_lake(paths: Paths) -> None:
     """Write the fixture records to the lake of ``paths`` (not ingested)."""
     lake = paths.lake
+    # The lake's protocol: detail parts first, the results part of the same samples last
+    # (ingest loads a detail part once a later results part commits it).
+    results_parts: list[tuple[str, int, list[ResultRecord]]] = []
     runs = {
         "rc": ("prompt test", T0 - timedelta(days=7), 1),
         "r1": ("week 1", T0, 1),
@@ -103,7 +107,7 @@ def write_fixture_lake(paths: Paths) -> None:
                     attribution=75.0,
                 )
             )
-    write_part(lake, "results", "rc", 1, rc)
+    results_parts.append(("rc", 1, rc))
 
     gamma = [f"gamma-q{i}" for i in range(1, 7)]
     r1 = _results(
@@ -142,7 +146,7 @@ def write_fixture_lake(paths: Paths) -> None:
             for s in gamma
         ],
     )
-    write_part(lake, "results", "r1", 1, r1)
+    results_parts.append(("r1", 1, r1))
 
     r2 = _results(
         "r2",
@@ -201,7 +205,7 @@ def write_fixture_lake(paths: Paths) -> None:
             for i, s in enumerate(gamma)
         ],
     )
-    write_part(lake, "results", "r2", 1, r2)
+    results_parts.append(("r2", 1, r2))
 
     for iteration, bump in ((1, 0.0), (2, 2.0)):
         r3 = _results(
@@ -226,7 +230,7 @@ def write_fixture_lake(paths: Paths) -> None:
             ],
             iteration=iteration,
         )
-        write_part(lake, "results", "r3", iteration, r3)
+        results_parts.append(("r3", iteration, r3))
 
     # Details of acme-q1 in r2 (the Sample page) and claims of acme-q1 in r1 and r2.
     key = {"run_id": "r2", "iteration": 1, "sample_id": "acme-q1"}
@@ -361,6 +365,8 @@ def write_fixture_lake(paths: Paths) -> None:
                 ),
             ],
         )
+    for run_id, iteration, rows in results_parts:
+        write_part(lake, "results", run_id, iteration, rows)
 
 
 TEST_SET = [

@@ -130,3 +130,30 @@ def test_reader_waits_for_a_short_write_lock(home: Paths) -> None:
         assert _count(home, "SELECT count(*) FROM results") == 3  # retried until released
     finally:
         holder.wait()
+
+
+def test_detail_parts_wait_for_their_results_part(home: Paths) -> None:
+    from engine.models import ClaimRecord
+    from tests.factories import T0
+
+    claim = ClaimRecord(
+        run_id="R",
+        iteration=1,
+        sample_id="s1",
+        claim_id="c1",
+        claim_text="x",
+        importance="required",
+        found=False,
+        similarity=0.1,
+    )
+    write_part(home.lake, "runs", "R", 0, [run_record("R", T0)])
+    # a flush half-written: its claims part is out, its results part is not yet
+    write_part(home.lake, "claims", "R", 1, [claim])
+    first = ingest(home)
+    assert first.waiting == 1 and "wait for their results part" in first.summary()
+    assert _count(home, "SELECT count(*) FROM claims") == 0
+    write_part(home.lake, "results", "R", 1, [result_record("R", "s1")])
+    second = ingest(home)
+    assert second.waiting == 0
+    assert _count(home, "SELECT count(*) FROM claims") == 1
+    assert _count(home, "SELECT count(*) FROM results") == 1
