@@ -49,7 +49,12 @@ from engine.scoring.accuracy import (
     score_accuracy,
 )
 from engine.scoring.attribution import AttributionResult, score_attribution
-from engine.scoring.completeness import ClaimMatch, CompletenessResult, score_completeness
+from engine.scoring.completeness import (
+    ClaimMatch,
+    CompletenessResult,
+    name_tokens,
+    score_completeness,
+)
 from engine.scoring.highlights import HighlightResult, Statement, highlight
 from engine.text import Span, candidate_spans, split_clauses, split_paragraphs, split_sentences
 
@@ -517,8 +522,9 @@ class ResponseAnalyzer:
                 plan.accuracy_segments, plan.reference_keys, plan.reference, plan.chunks,
                 lookup, config,
             )  # fmt: skip
+            names = name_tokens([*plan.case.brand_names, plan.case.domain])
             completeness = score_completeness(
-                plan.candidates, plan.claims, lookup, threshold, config
+                plan.candidates, plan.claims, lookup, threshold, config, names
             )
             highlights = highlight(plan.response, plan.sentences, plan.chunks, lookup, threshold)
         if config.completeness.require_all_required and completeness.missing_required:

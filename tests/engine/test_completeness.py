@@ -25,8 +25,11 @@ CLAIMS = [
 
 def run(threshold: float | None, require_all: bool = False, claims=CLAIMS):  # type: ignore[no-untyped-def]
     config = AnalyzerConfig(
+        # Cosine mechanics only: the lexical gate is tested on its own below.
         completeness=CompletenessConfig(
-            similarity_threshold=threshold, require_all_required=require_all
+            similarity_threshold=threshold,
+            require_all_required=require_all,
+            require_shared_word=False,
         )
     )
     analyzer = ResponseAnalyzer(TableEmbedder(TABLE, threshold=0.55), config)
@@ -80,3 +83,36 @@ def test_claim_records() -> None:
         ("c3", False, None, None),
     ]
     assert all(r.run_id == "r1" and r.iteration == 2 for r in rows)
+
+
+def test_a_shared_brand_name_alone_does_not_state_a_claim() -> None:
+    from engine.models import ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
+
+    response = "Acme Vault comes with a 30-day free trial."
+    table = {
+        "Acme Vault comes with a 30-day free trial.": [1.0, 0.0],
+        "Acme Vault has AES-256 encryption at rest.": [0.62, 0.7846],  # cosine 0.62
+        "Acme Vault offers a free trial for 30 days.": [0.9, 0.4359],
+    }
+    claims = (
+        ExpectedClaim(id="enc", text="Acme Vault has AES-256 encryption at rest."),
+        ExpectedClaim(id="trial", text="Acme Vault offers a free trial for 30 days."),
+    )
+    test_case = TestCase(
+        id="t",
+        domain="acme.example",
+        query="q",
+        brand_names=("Acme Vault",),
+        expected_answer=ExpectedAnswer(text="", claims=claims),
+        ground_truth=(GroundTruthChunk(chunk_id="p", text=response),),
+    )
+    for gate, found in ((True, [False, True]), (False, [True, True])):
+        config = AnalyzerConfig(
+            completeness=CompletenessConfig(similarity_threshold=0.55, require_shared_word=gate)
+        )
+        result = ResponseAnalyzer(TableEmbedder(table, threshold=0.55), config).analyze(
+            test_case, response
+        )
+        assert [m.found for m in result.completeness.claims] == found
+        # the closest span is reported even when it cannot count
+        assert result.completeness.claims[0].similarity == pytest.approx(0.62, abs=1e-3)
