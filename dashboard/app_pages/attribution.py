@@ -7,15 +7,11 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.components.downloads import download_csv
-from dashboard.components.errors import show_no_data
-from dashboard.components.pickers import run_label
+from dashboard.components.pickers import run_label, runs_or_stop
 
 st.title("Attribution")
 
-runs = data.runs()
-if runs.is_empty():
-    show_no_data()
-    st.stop()
+runs = runs_or_stop()
 run_ids = list(runs["run_id"])
 run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="attribution_run")
 

@@ -8,16 +8,12 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
-from dashboard.components.errors import show_no_data
-from dashboard.components.pickers import run_label
+from dashboard.components.pickers import run_label, runs_or_stop
 from warehouse.dashboard_queries import Filters
 
 st.title("Overview")
 
-runs = data.runs()
-if runs.is_empty():
-    show_no_data()
-    st.stop()
+runs = runs_or_stop()
 
 run_ids = list(runs["run_id"])
 labels = run_label(runs)

@@ -12,17 +12,13 @@ import streamlit as st
 from dashboard import data
 from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
-from dashboard.components.errors import show_no_data
 from dashboard.components.highlighter import legend_html, render_pages, render_response
-from dashboard.components.pickers import run_label
+from dashboard.components.pickers import run_label, runs_or_stop
 from warehouse.dashboard_queries import PAGE_SIZE, SampleRef
 
 st.title("Sample")
 
-runs = data.runs()
-if runs.is_empty():
-    show_no_data()
-    st.stop()
+runs = runs_or_stop()
 
 params = st.query_params
 run_ids = list(runs["run_id"])

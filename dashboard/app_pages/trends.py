@@ -7,15 +7,12 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.components.downloads import download_csv
-from dashboard.components.errors import show_no_data
+from dashboard.components.pickers import runs_or_stop
 from warehouse.dashboard_queries import METRICS
 
 st.title("Trends")
 
-runs = data.runs()
-if runs.is_empty():
-    show_no_data()
-    st.stop()
+runs = runs_or_stop()
 
 everything = data.trends()
 domains = sorted(set(everything["domain"]))

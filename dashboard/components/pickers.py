@@ -13,3 +13,17 @@ def run_label(runs: pl.DataFrame) -> dict[str, str]:
         when = started.strftime("%Y-%m-%d %H:%M") if started is not None else "?"
         out[str(run_id)] = f"{name} · {when} · {run_id}"
     return out
+
+
+def runs_or_stop() -> pl.DataFrame:
+    """Every run, newest first; on an empty warehouse, say how to create data and stop."""
+    import streamlit as st
+
+    from dashboard import data
+    from dashboard.components.errors import show_no_data
+
+    runs = data.runs()
+    if runs.is_empty():
+        show_no_data()
+        st.stop()
+    return runs
