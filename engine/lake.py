@@ -26,7 +26,14 @@ from engine.columns import arrow_schema
 from engine.errors import InputError
 from engine.models import LAKE_TABLES
 
-CHILD_TABLES = ("claims", "highlights", "attributions", "verdicts", "grader_scores")
+CHILD_TABLES = (
+    "claims",
+    "highlights",
+    "attributions",
+    "verdicts",
+    "grader_scores",
+    "sample_scores",
+)
 """Per-sample detail tables. A writer publishes their parts first and the ``results`` part
 of the same samples last: a child part counts only once a results part of its partition
 was published after it (ingest waits for that; a resumed run sets orphans aside)."""

@@ -15,10 +15,13 @@ Two families live here:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from engine.errors import InputError
 
 Importance = Literal["required", "expected", "optional"]
 Tier = Literal["excellent", "good", "fair", "poor"]
@@ -199,6 +202,112 @@ class RagWeights(Frozen):
     """Weight of answer relevance."""
 
 
+class TargetOptions(Frozen):
+    """How the run's target (and every candidate's) is called."""
+
+    timeout_s: float = Field(default=60.0, gt=0.0, le=3600.0)
+    """Time limit of one request to the target, in seconds."""
+    backoff_s: float = Field(default=0.5, ge=0.0, le=60.0)
+    """First wait before a retry; doubled on every retry, with jitter."""
+    prompt: str = "v1"
+    """System prompt of the ``openai`` target: a packaged version (``v1``) or a file path."""
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    """Sampling temperature of the ``openai`` target (a candidate's own wins)."""
+    include_context: bool = False
+    """Send the case's context passages to the ``openai`` target with the question."""
+    price_in: float | None = Field(default=None, ge=0.0)
+    """US dollars per million input tokens; None takes the model's known price."""
+    price_out: float | None = Field(default=None, ge=0.0)
+    """US dollars per million output tokens; None takes the model's known price."""
+
+
+class HttpEndpointOptions(Frozen):
+    """How the ``http:URL`` target builds its request and reads the answer."""
+
+    body: str = '{"query": "{{query}}"}'
+    """JSON body template; ``{{query}}``, ``{{id}}``, ``{{metadata.x}}``, ``{{env.NAME}}``."""
+    answer_path: str | None = None
+    """Where the answer is in the response JSON (``$.data.answer``); None tries usual keys."""
+    contexts_path: str | None = None
+    """Where the retrieved passages are in the response JSON, if anywhere."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Request headers; values may use ``{{env.NAME}}`` so secrets stay in the environment."""
+
+
+ModelPrice = tuple[float, float]
+"""(input, output) US dollars per million tokens."""
+
+LEGACY_OPTION_PATHS: dict[str, tuple[str, ...]] = {
+    "target_timeout_s": ("target_options", "timeout_s"),
+    "target_backoff_s": ("target_options", "backoff_s"),
+    "target_prompt": ("target_options", "prompt"),
+    "target_temperature": ("target_options", "temperature"),
+    "target_include_context": ("target_options", "include_context"),
+    "target_price_in": ("target_options", "price_in"),
+    "target_price_out": ("target_options", "price_out"),
+    "http_body": ("http", "body"),
+    "http_answer_path": ("http", "answer_path"),
+    "http_contexts_path": ("http", "contexts_path"),
+    "http_headers": ("http", "headers"),
+    "candidates": ("candidates",),
+    "graders": ("graders",),
+    "project": ("project",),
+    "project_digest": ("project_digest",),
+    "prices": ("prices",),
+    "cancel_grace_s": ("cancel_grace_s",),
+}
+"""The flat ``--option`` names (and keys of the ``extra`` dict of run configs stored before
+the options were typed) and the ``RunConfig`` field each one sets."""
+
+
+class OptionError(InputError):
+    """An ``--option`` (or config key) that names no setting, or a value it cannot take."""
+
+
+def nest_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Flat option names (``target_timeout_s``, as given to ``--option``) or dotted paths
+    (``target_options.timeout_s``) as the nested ``RunConfig`` fields they set.
+
+    Raises OptionError naming an unknown key and the known ones, so a typo is refused
+    instead of stored.
+    """
+    nested: dict[str, Any] = {}
+    for key, value in options.items():
+        path = LEGACY_OPTION_PATHS.get(key) or tuple(key.split("."))
+        if not _is_field_path(path):
+            known = ", ".join(sorted(LEGACY_OPTION_PATHS))
+            raise OptionError(f"--option {key}: unknown option; known options: {known}")
+        section = nested
+        for part in path[:-1]:
+            section = section.setdefault(part, {})
+        section[path[-1]] = value
+    return nested
+
+
+def _is_field_path(path: tuple[str, ...]) -> bool:
+    model: Any = RunConfig
+    for part in path:
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return False
+        field = model.model_fields.get(part)
+        if field is None or part in _NOT_OPTIONS:
+            return False
+        model = field.annotation
+    return True
+
+
+_NOT_OPTIONS = frozenset({"name", "test_set"})
+"""Fields that have flags of their own and no ``--option``."""
+
+
+def _ids(value: Any) -> Any:
+    """``"a, b"`` -> ``("a", "b")``; lists kept; duplicates and blanks dropped."""
+    items = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, list | tuple) and all(isinstance(i, str) for i in items):
+        return tuple(dict.fromkeys(i.strip() for i in items if i.strip()))
+    return value
+
+
 class RunConfig(Frozen):
     """Everything that decides what a run computes; stored as JSON in ``runs.config``."""
 
@@ -217,15 +326,79 @@ class RunConfig(Frozen):
     concurrency: int = Field(default=5, ge=1, le=256)
     """Samples evaluated at once."""
     retries: int = Field(default=2, ge=0, le=10)
-    """Retries of a failing sample before it becomes an error row."""
+    """Retries of a failing call (target, judge, embedder) before the sample is an error row."""
     max_failed_fraction: float = Field(default=0.0, ge=0.0, le=1.0)
     """Fraction of error rows above which the run exits with code 1."""
     analyzer: AnalyzerConfig = AnalyzerConfig()
     """Response analyzer settings."""
     rag_weights: RagWeights = RagWeights()
     """Weights of the RAG overall score."""
-    extra: dict[str, Any] = Field(default_factory=dict)
-    """Options of judges, targets and graders that have no field of their own."""
+    target_options: TargetOptions = TargetOptions()
+    """How the target and candidate targets are called."""
+    http: HttpEndpointOptions = HttpEndpointOptions()
+    """Request and answer layout of the ``http:URL`` target."""
+    candidates: tuple[str, ...] | None = None
+    """Candidate ids to answer every case (``--candidates``); None answers with the target."""
+    graders: tuple[str, ...] | None = None
+    """Grader ids (``--graders``); None takes the candidates' recommendations, else all."""
+    project: str | None = None
+    """Folder holding ``candidates/`` and ``graders/`` (absolute once the run starts)."""
+    project_digest: str | None = None
+    """sha256 of the project's candidate and grader files when the run started: a resume
+    with changed files is refused."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Judge prices by model name (or prefix), overriding the packaged table."""
+    cancel_grace_s: float = Field(default=30.0, ge=0.0, le=3600.0)
+    """After Ctrl-C, how long samples in flight may finish before they are abandoned."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _move_legacy_extra(cls, data: Any) -> Any:
+        """Configs stored before the options were typed kept them in ``extra``: move the
+        known keys to their fields (so old runs resume) and drop the rest, which nothing
+        ever read."""
+        if not isinstance(data, dict) or "extra" not in data:
+            return data
+        data = dict(data)
+        legacy = data.pop("extra") or {}
+        for key, value in legacy.items() if isinstance(legacy, dict) else ():
+            path = LEGACY_OPTION_PATHS.get(key)
+            if path is None:
+                continue
+            if len(path) == 1:
+                data.setdefault(path[0], value)
+            else:
+                section = dict(data.get(path[0]) or {})
+                section.setdefault(path[1], value)
+                data[path[0]] = section
+        return data
+
+    @field_validator("candidates", "graders", mode="before")
+    @classmethod
+    def _id_list(cls, value: Any) -> Any:
+        return None if value is None else _ids(value)
+
+    @field_validator("candidates", "graders")
+    @classmethod
+    def _some_ids(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is not None and not value:
+            raise ValueError("names no id")
+        return value
+
+    @property
+    def uses_graders(self) -> bool:
+        """Whether the run answers with candidates or grades outputs (``--candidates`` or
+        ``--graders``)."""
+        return self.candidates is not None or self.graders is not None
+
+    def computing(self) -> dict[str, Any]:
+        """The settings that decide what the run computes: everything but its pace
+        (``concurrency``, ``retries``, ``max_failed_fraction``, ``cancel_grace_s``), which
+        may change when a run resumes. Two runs with equal ``computing()`` are one run."""
+        return self.model_dump(
+            mode="json",
+            exclude={"concurrency", "retries", "max_failed_fraction", "cancel_grace_s"},
+        )
 
 
 # --------------------------------------------------------------------------- records
@@ -313,6 +486,10 @@ class ResultRecord(Frozen):
     """Judge rubric completeness 1-5."""
     judge_reasoning: str | None = None
     """The judge's reasoning for both rubric scores."""
+    faithfulness_reasoning: str | None = None
+    """The judge's reasoning for its faithfulness score alone."""
+    completeness_reasoning: str | None = None
+    """The judge's reasoning for its completeness score alone."""
     passed: bool | None = None
     """Rubric pass: both judge scores at least 4."""
     claim_faithfulness: float | None = None
@@ -531,6 +708,30 @@ class GraderScoreRecord(Frozen):
     """Weight of the grader in the candidate's weighted score."""
 
 
+class SampleScoreRecord(Frozen):
+    """One named metric a scorer gave one sample, for scorers whose metrics have no column
+    of ``results`` (added scorers write here without a schema change)."""
+
+    run_id: str
+    """Run the row belongs to."""
+    iteration: int
+    """Iteration number."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate that produced the response."""
+    scorer: str
+    """Name of the scorer that gave the metric."""
+    metric: str
+    """Name of the metric (unique per scorer)."""
+    value: float | None = None
+    """The metric's value; null when it does not apply."""
+    label: str | None = None
+    """A categorical result (``pass``, ``refusal``, ...), when the metric has one."""
+    reason: str = ""
+    """Why, in a sentence."""
+
+
 LAKE_TABLES: dict[str, type[Frozen]] = {
     "runs": RunRecord,
     "results": ResultRecord,
@@ -540,6 +741,7 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "verdicts": VerdictRecord,
     "iteration_metrics": IterationMetricsRecord,
     "grader_scores": GraderScoreRecord,
+    "sample_scores": SampleScoreRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

@@ -150,8 +150,9 @@ def _option(text: str) -> tuple[str, Any]:
 
 
 def _run_config(args: argparse.Namespace) -> Any:
-    """RunConfig from an optional --config file (JSON or YAML), then the flags on top."""
-    from engine.models import RunConfig
+    """RunConfig from an optional --config file (JSON or YAML), then ``--option``s, then
+    the flags on top. Unknown option names are refused (exit 2) with the known ones."""
+    from engine.models import RunConfig, nest_options
 
     base: dict[str, Any] = {}
     if args.config:
@@ -175,42 +176,51 @@ def _run_config(args: argparse.Namespace) -> Any:
         "retries": args.retries,
         "max_failed_fraction": args.max_failed,
     }
-    merged = {**base, **{k: v for k, v in flags.items() if v is not None}}
-    merged["extra"] = {**base.get("extra", {}), **dict(_option(o) for o in args.option)}
-    # Candidates and graders ride in extra (issue 7) so a resumed run grades the same way.
+    legacy = base.pop("extra", None) or {}
+    if not isinstance(legacy, dict):
+        raise UsageError(f"{args.config}: 'extra' must be a mapping of option: value")
+    merged = _deep_merge(base, nest_options(legacy))
+    merged = _deep_merge(merged, nest_options(dict(_option(o) for o in args.option)))
+    merged.update({k: v for k, v in flags.items() if v is not None})
     for key, value in (("candidates", args.candidates), ("graders", args.graders)):
         if value is not None:
-            ids = [i.strip() for i in value.split(",") if i.strip()]
-            if not ids:
+            if not [i for i in value.split(",") if i.strip()]:
                 raise UsageError(f"--{key} names no id (use --{key} a,b)")
-            merged["extra"][key] = ids
-    wants = any(k in merged["extra"] for k in ("candidates", "graders"))
-    if wants and (args.project is not None or "project" not in merged["extra"]):
-        project = Path(args.project) if args.project is not None else Path.cwd()
-        merged["extra"]["project"] = str(project.resolve())
+            merged[key] = value
+    if args.project is not None:
+        merged["project"] = str(Path(args.project).resolve())
     return RunConfig.model_validate(merged)
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over`` on top of ``base``, merging nested sections key by key."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     paths = _paths(args)
     from engine import runner
-    from engine.candidate_run import CandidateRunSpec, check_run_files
     from engine.progress import LineProgress, TerminalProgress
+    from engine.run.plan import check_run_files
     from engine.testsets import load_test_set
 
     test_set = load_test_set(Path(args.test_set), strict=args.strict)
     for problem in test_set.problems:
         _err(f"skipped: {problem}")
     config = _run_config(args)
-    spec = CandidateRunSpec.from_extra(config.extra)
-    if spec is not None:
-        check_run_files(spec)  # malformed files and unknown ids: exit 2 before anything runs
+    check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
+    only = set(args.only.split(",")) if args.only else None
     if args.estimate:
-        print(runner.estimate_run(config, test_set).render())
+        print(runner.estimate_run(config, test_set, only_sample_ids=only).render())
         return EXIT_OK
     progress = TerminalProgress() if sys.stderr.isatty() else LineProgress()
     after_flush = None if args.no_ingest else (lambda: ingest_now(paths, quiet=True) and None)
-    only = set(args.only.split(",")) if args.only else None
     outcome = runner.run_evaluation(
         config,
         paths,
@@ -219,6 +229,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         after_flush=after_flush,
         progress=progress,
         only_sample_ids=only,
+        start_new_if_live=True,
     )
     _err(
         f"run {outcome.status}: {outcome.samples} samples, {outcome.errors} errors, "

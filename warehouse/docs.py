@@ -25,6 +25,7 @@ _TABLE_INTROS = {
     "verdicts": "Claims of the response checked against the context by the judge.",
     "iteration_metrics": "Aggregates of each iteration: answer-synthesis metrics, cost, analysis.",
     "grader_scores": "One row per grader per sample per candidate (graders as files).",
+    "sample_scores": "Named metrics of added scorers, one row per metric per sample (long form).",
 }
 
 

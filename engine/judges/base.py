@@ -15,6 +15,11 @@ class JudgeError(Exception):
     """A judge call failed (transport, quota, or after retries)."""
 
 
+class JudgeGaveUp(JudgeError):
+    """A judge call that failed after its client's own retries: retrying the sample would
+    only repeat them."""
+
+
 class JudgeResponseError(JudgeError):
     """The judge answered, but not in the expected shape (bad JSON, invalid verdict)."""
 

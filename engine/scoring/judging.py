@@ -33,6 +33,10 @@ class JudgeOutcome:
     usage: Usage = field(default_factory=Usage)
     """Tokens and cost of every judge call of the sample (cache hits cost nothing)."""
     warnings: tuple[str, ...] = ()
+    faithfulness_reasoning: str = ""
+    """The rubric's reasoning for faithfulness alone."""
+    completeness_reasoning: str = ""
+    """The rubric's reasoning for completeness alone."""
 
     @property
     def passed(self) -> bool:
@@ -50,6 +54,8 @@ class JudgeOutcome:
             "judge_faithfulness": self.judge_faithfulness,
             "judge_completeness": self.judge_completeness,
             "judge_reasoning": self.judge_reasoning,
+            "faithfulness_reasoning": self.faithfulness_reasoning,
+            "completeness_reasoning": self.completeness_reasoning,
             "passed": self.passed,
             "overall": self.overall,
             "claim_faithfulness": self.claim_faithfulness,
@@ -129,4 +135,6 @@ async def judge_sample(
         checks=faith.checks,
         usage=faith.usage + rubric.usage + rag.usage,
         warnings=rag.warnings,
+        faithfulness_reasoning=rubric.faithfulness.reasoning,
+        completeness_reasoning=rubric.completeness.reasoning,
     )

@@ -1,15 +1,8 @@
 """Targets: where a run's responses come from (``recorded``, ``openai:MODEL``, ``http:URL``).
 
-``build_target(spec, extra=..., retries=...)`` turns the run's ``--target`` spec and the
-``RunConfig.extra`` options into a ``Target``. Options read from ``extra``:
-
-- ``target_timeout_s`` (60), ``target_backoff_s`` (0.5): per-request time limit and
-  first backoff of HTTP targets;
-- ``target_prompt`` (``v1`` or a file path), ``target_temperature`` (0),
-  ``target_include_context`` (false), ``target_price_in`` / ``target_price_out`` (US
-  dollars per million tokens): the ``openai`` target;
-- ``http_body``, ``http_answer_path``, ``http_contexts_path``, ``http_headers``: the
-  ``http`` target (see ``engine.targets.http_endpoint``).
+``build_target(spec, options=..., http=..., retries=...)`` turns the run's ``--target``
+spec and its typed options (``RunConfig.target_options`` and ``RunConfig.http``) into a
+``Target``.
 """
 
 from __future__ import annotations
@@ -17,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
+from engine.models import HttpEndpointOptions, TargetOptions, nest_options
 from engine.targets.base import (
     RetryPolicy,
     Target,
@@ -24,8 +20,8 @@ from engine.targets.base import (
     TargetError,
     TargetResponse,
 )
-from engine.targets.http_endpoint import DEFAULT_BODY, HttpEndpointTarget
-from engine.targets.openai_chat import DEFAULT_PROMPT, OpenAIChatTarget
+from engine.targets.http_endpoint import HttpEndpointTarget
+from engine.targets.openai_chat import OpenAIChatTarget
 from engine.targets.recorded import RecordedTarget
 
 __all__ = [
@@ -35,50 +31,69 @@ __all__ = [
     "TargetError",
     "TargetResponse",
     "build_target",
+    "options_from_flat",
 ]
 
 
-def _float(extra: Mapping[str, Any], key: str, default: float) -> float:
-    value = extra.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TargetConfigError(f"option {key} must be a number, got {value!r}")
-    return float(value)
+def options_from_flat(
+    flat: Mapping[str, Any],
+) -> tuple[TargetOptions, HttpEndpointOptions]:
+    """Target and HTTP options from flat option names (``target_timeout_s=5``), as
+    ``--option`` takes them. Raises TargetConfigError naming a key or value that is wrong."""
+    try:
+        nested = nest_options(flat)
+        return (
+            TargetOptions.model_validate(nested.get("target_options", {})),
+            HttpEndpointOptions.model_validate(nested.get("http", {})),
+        )
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        raise TargetConfigError(f"option {where}: {problem['msg']}") from exc
+    except ValueError as exc:
+        raise TargetConfigError(str(exc)) from exc
 
 
-def build_target(spec: str, *, extra: Mapping[str, Any] | None = None, retries: int = 2) -> Target:
-    """The target named by ``spec``; ``TargetConfigError`` when the spec is not valid."""
-    extra = extra or {}
-    policy = RetryPolicy(
-        retries=retries,
-        timeout_s=_float(extra, "target_timeout_s", 60.0),
-        backoff_s=_float(extra, "target_backoff_s", 0.5),
-    )
+def build_target(
+    spec: str,
+    *,
+    options: TargetOptions | None = None,
+    http: HttpEndpointOptions | None = None,
+    retries: int = 2,
+    extra: Mapping[str, Any] | None = None,
+) -> Target:
+    """The target named by ``spec``; ``TargetConfigError`` when the spec is not valid.
+
+    ``extra`` takes the options by their flat ``--option`` names instead (scripts, tests).
+    """
+    if extra is not None:
+        options, http = options_from_flat(extra)
+    options = options or TargetOptions()
+    http = http or HttpEndpointOptions()
+    policy = RetryPolicy(retries=retries, timeout_s=options.timeout_s, backoff_s=options.backoff_s)
     if spec == "recorded":
         return RecordedTarget()
     if spec.startswith("openai:"):
         prices = None
-        if "target_price_in" in extra or "target_price_out" in extra:
-            prices = (_float(extra, "target_price_in", 0.0), _float(extra, "target_price_out", 0.0))
+        if options.price_in is not None or options.price_out is not None:
+            prices = (options.price_in or 0.0, options.price_out or 0.0)
         return OpenAIChatTarget(
             spec.removeprefix("openai:"),
-            prompt=str(extra.get("target_prompt", DEFAULT_PROMPT)),
-            temperature=_float(extra, "target_temperature", 0.0),
-            include_context=bool(extra.get("target_include_context", False)),
+            prompt=options.prompt,
+            temperature=options.temperature,
+            include_context=options.include_context,
             prices=prices,
             policy=policy,
         )
     if spec.startswith(("http:", "https:")):
         # Both "http:https://host/x" (the spec form) and a bare "https://host/x" are accepted.
         url = spec if spec.startswith(("http://", "https://")) else spec.removeprefix("http:")
-        headers = extra.get("http_headers") or {}
-        if not isinstance(headers, Mapping):
-            raise TargetConfigError("option http_headers must be an object of header: value")
         return HttpEndpointTarget(
             url,
-            body_template=str(extra.get("http_body", DEFAULT_BODY)),
-            answer_path=extra.get("http_answer_path"),
-            contexts_path=extra.get("http_contexts_path"),
-            headers=headers,
+            body_template=http.body,
+            answer_path=http.answer_path,
+            contexts_path=http.contexts_path,
+            headers=http.headers,
             policy=policy,
         )
     raise TargetConfigError(f"unknown target {spec!r}; use recorded, openai:MODEL or http:URL")

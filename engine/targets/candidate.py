@@ -14,13 +14,12 @@ while the targets are built, before any call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
 from engine.candidates import Candidate, CaseTemplateError, EndpointResponseError
-from engine.models import TestCase
+from engine.models import TargetOptions, TestCase
 from engine.targets.base import (
     DEFAULT_POLICY,
     RetryPolicy,
@@ -146,13 +145,6 @@ class CandidateEndpointTarget:
             await self._client.aclose()
 
 
-def _number(extra: Mapping[str, Any], key: str, default: float) -> float:
-    value = extra.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TargetConfigError(f"option {key} must be a number, got {value!r}")
-    return float(value)
-
-
 def candidate_model(candidate: Candidate, run_target: str) -> str:
     """The model an ``llm_prompt`` candidate calls: its own, else the run's
     ``openai:MODEL`` target. Raises TargetConfigError naming the file and field."""
@@ -178,26 +170,20 @@ def build_candidate_target(
     candidate: Candidate,
     run_target: str,
     *,
-    extra: Mapping[str, Any] | None = None,
+    options: TargetOptions | None = None,
     retries: int = 2,
 ) -> Target:
     """The target that answers for ``candidate``. Raises TargetConfigError."""
-    extra = extra or {}
-    policy = RetryPolicy(
-        retries=retries,
-        timeout_s=_number(extra, "target_timeout_s", 60.0),
-        backoff_s=_number(extra, "target_backoff_s", 0.5),
-    )
+    options = options or TargetOptions()
+    policy = RetryPolicy(retries=retries, timeout_s=options.timeout_s, backoff_s=options.backoff_s)
     if candidate.runner == "http_endpoint":
         return CandidateEndpointTarget(candidate, policy=policy)
     model = candidate_model(candidate, run_target)
     prices = None
-    if "target_price_in" in extra or "target_price_out" in extra:
-        prices = (_number(extra, "target_price_in", 0.0), _number(extra, "target_price_out", 0.0))
+    if options.price_in is not None or options.price_out is not None:
+        prices = (options.price_in or 0.0, options.price_out or 0.0)
     temperature = (
-        candidate.temperature
-        if candidate.temperature is not None
-        else _number(extra, "target_temperature", 0.0)
+        candidate.temperature if candidate.temperature is not None else options.temperature
     )
     return CandidateChatTarget(
         candidate,

@@ -18,7 +18,7 @@ from engine.graders import GraderConfigError, LocalJudgeRefusal
 from engine.graders.rubric import RubricVerdict
 from engine.lake import read_table
 from engine.models import GraderScoreRecord, TestCase
-from engine.weighted import candidate_scores
+from tests.oracles.weighted import candidate_scores
 
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "project"
 

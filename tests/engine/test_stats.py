@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.models import IterationMetricsRecord
-from engine.stats import summarize, t_critical_975
+from tests.oracles.stats import summarize, t_critical_975
 
 # scipy.stats.t.ppf(0.975, df) for a few df beyond the table (reference values).
 EXACT = {31: 2.039513, 40: 2.021075, 60: 2.000298, 120: 1.979930, 1000: 1.962339}

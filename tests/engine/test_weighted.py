@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine.models import GraderScoreRecord
-from engine.weighted import (
+from tests.oracles.weighted import (
     CandidateScore,
     candidate_scores,
     equal_weight_score,

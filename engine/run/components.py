@@ -1,0 +1,111 @@
+"""The parts a run composes: target, embedder, analyzer, judge and the grading plan.
+
+``build_components`` builds them from the run's settings (the real path); tests and
+benchmarks inject their own ``Components``. Scorers are built from these parts by the
+registered factories (``engine.scorers``), so a test that injects a fake analyzer or judge
+still runs the real pipeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.judges.base import Judge
+from engine.models import RagWeights, RunConfig, TestCase
+from engine.run.plan import CandidatePlan
+from engine.scorers.analyzer import BatchAnalyzer
+from engine.scorers.base import Scorer
+from engine.scorers.judge import JudgeSample
+from engine.settings import Paths
+from engine.targets import Target, build_target
+
+
+@dataclass
+class Components:
+    """The parts a run composes; built from the config, or injected by tests."""
+
+    target: Target
+    """The run's target (the lane without candidates)."""
+    analyzer: BatchAnalyzer
+    """The response analyzer."""
+    judge: Judge
+    """The judge the judge scorer and rubric graders call."""
+    judge_sample: JudgeSample
+    """How one sample is judged (``engine.scoring.judging.judge_sample``)."""
+    embedder_name: str
+    """Recorded with the run."""
+    judge_name: str
+    """Recorded with the run."""
+    claim_threshold: float | None = None
+    """The analyzer's claim threshold, recorded with the run."""
+    judge_prompt_version: str = ""
+    """Version of the judge's prompts, recorded with the run."""
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    """Called when the run ends (HTTP clients of the judge and embedder)."""
+    embedder: Any = None
+    """The embedder (``engine.embedders.base.Embedder``) semantic-similarity graders use."""
+    plan: CandidatePlan | None = None
+    """Candidates and graders; None builds them from the run's settings when it asks."""
+    candidate_targets: dict[str, Target] = field(default_factory=dict)
+    """Target per candidate id; candidates missing here get one built from their file."""
+    grade_timer: Callable[[float], None] | None = None
+    """Called with the seconds each sample's grading took (benchmarks)."""
+    scorers: list[Scorer] = field(default_factory=list)
+    """Scorers added to those the registered factories build (tests, benchmarks)."""
+
+    async def aclose(self) -> None:
+        """Release HTTP clients of the targets and judge."""
+        await self.target.aclose()
+        for target in self.candidate_targets.values():
+            with contextlib.suppress(Exception):
+                await target.aclose()
+        for close in self.closers:
+            with contextlib.suppress(Exception):
+                await close()
+
+
+def build_components(config: RunConfig, paths: Paths) -> Components:
+    """Build target, embedder, analyzer and judge from the config (the real path)."""
+    from engine.embedders.factory import build_embedder
+    from engine.judges.factory import build_judge
+    from engine.scoring.analyzer import ResponseAnalyzer
+    from engine.scoring.judging import judge_sample
+
+    target = build_target(
+        config.target, options=config.target_options, http=config.http, retries=config.retries
+    )
+    embedder = build_embedder(config.embedder, paths.cache)
+    analyzer = ResponseAnalyzer(embedder, config.analyzer)
+    judge = build_judge(
+        config.judge,
+        embedder=embedder,
+        cache_dir=paths.cache,
+        concurrency=config.concurrency,
+        prices=config.prices,
+        max_retries=config.retries,
+    )
+
+    async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:
+        return await judge_sample(case, response, j, weights=weights)
+
+    closers: list[Callable[[], Awaitable[None]]] = []
+    for part in (judge, embedder):
+        close = getattr(part, "aclose", None)
+        if close is not None and asyncio.iscoroutinefunction(close):
+            closers.append(close)
+    return Components(
+        target=target,
+        analyzer=analyzer,
+        judge=judge,
+        judge_sample=judged,
+        embedder_name=embedder.name,
+        judge_name=judge.name,
+        claim_threshold=analyzer.threshold,
+        judge_prompt_version=judge.prompt_version,
+        closers=closers,
+        embedder=embedder,
+    )

@@ -1,0 +1,172 @@
+"""What a run would cost, computed without running it (``--estimate``).
+
+Nothing is built and nothing is called: each lane says what its target call costs, and
+each registered kind of scorer says what it calls per answer (``ScorerFactory.estimate``),
+so the estimate counts exactly what the run would make. Candidate and grader files are
+validated here too, so a broken file fails the estimate (exit 2) as it would fail the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.candidates import Candidate
+from engine.models import RunConfig, TestCase
+from engine.run.plan import run_files, template_errors, with_project
+from engine.scorers import SCORERS, CallEstimate
+from engine.scorers.base import AnswerEstimate
+from engine.scorers.judge import (
+    PROMPT_OVERHEAD_TOKENS,
+    TARGET_OUTPUT_TOKENS,
+    model_prices,
+    tokens,
+)
+from engine.targets.candidate import candidate_model
+from engine.testsets import LoadedTestSet
+
+LLM_SECONDS_PER_CALL = 1.5
+"""Assumed wall time of one remote call; calls overlap up to the run's concurrency."""
+LOCAL_SAMPLES_PER_SECOND = 20.0
+"""Assumed local scoring speed (embedding and rules) of this kind of machine."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a run would cost, computed without running it (``--estimate``)."""
+
+    target_calls: int
+    judge_calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    seconds: float
+    notes: tuple[str, ...] = ()
+
+    def render(self) -> str:
+        """A few human-readable lines."""
+        minutes, secs = divmod(round(self.seconds), 60)
+        lines = [
+            f"target calls:  {self.target_calls:,}",
+            f"judge calls:   {self.judge_calls:,}",
+            f"tokens:        {self.input_tokens:,} in / {self.output_tokens:,} out",
+            f"cost:          ${self.cost_usd:.4f}",
+            f"time:          about {minutes}m{secs:02d}s",
+        ]
+        lines.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class _LaneCost:
+    """What one lane's target costs per case."""
+
+    remote: bool
+    prices: tuple[float, float]
+    candidate: Candidate | None = None
+
+    def call(self, case: TestCase) -> CallEstimate:
+        """The target call answering ``case`` (none for recorded responses)."""
+        if not self.remote:
+            return CallEstimate()
+        sent = tokens(case.query) + PROMPT_OVERHEAD_TOKENS
+        if self.candidate is not None:
+            sent += tokens(self.candidate.system_prompt)
+        cost = (sent * self.prices[0] + TARGET_OUTPUT_TOKENS * self.prices[1]) / 1e6
+        return CallEstimate(1, sent, TARGET_OUTPUT_TOKENS, cost)
+
+
+def _lanes(config: RunConfig, candidates: Sequence[Candidate]) -> list[_LaneCost]:
+    if not candidates:
+        remote = config.target != "recorded"
+        prices = (0.0, 0.0)
+        if config.target.startswith("openai:"):
+            prices = model_prices(config.target)
+        return [_LaneCost(remote, prices)]
+    lanes = []
+    for candidate in candidates:
+        prices = (0.0, 0.0)
+        if candidate.runner == "llm_prompt":
+            prices = model_prices(f"openai:{candidate_model(candidate, config.target)}")
+        lanes.append(_LaneCost(True, prices, candidate))
+    return lanes
+
+
+def estimate_run(
+    config: RunConfig, test_set: LoadedTestSet, *, only_sample_ids: set[str] | None = None
+) -> Estimate:
+    """Expected calls, tokens, cost and time of a run (of ``only_sample_ids`` when given).
+
+    Tokens are estimated as characters / 4; time assumes ``LLM_SECONDS_PER_CALL`` per
+    remote call spread over the concurrency, and ``LOCAL_SAMPLES_PER_SECOND`` for local
+    scoring.
+    """
+    config = with_project(config)
+    cases = [c for c in test_set.cases if only_sample_ids is None or c.id in only_sample_ids]
+    candidates, grader_specs = run_files(config)
+    lanes = _lanes(config, candidates)
+    skipped = template_errors(candidates, cases) if candidates else {}
+    per_answer: list[tuple[str, AnswerEstimate]] = [
+        (name, factory.estimate(config)) for name, factory in SCORERS.items()
+    ]
+    target = CallEstimate()
+    scoring = CallEstimate()
+    for lane in lanes:
+        for case in cases:
+            if lane.candidate is not None and (lane.candidate.id, case.id) in skipped:
+                continue  # an error row, no call
+            target = target + lane.call(case)
+            known = case.response if not lane.remote else None
+            for _, estimate in per_answer:
+                scoring = scoring + estimate(case, known)
+    n = config.iterations
+    samples = len(cases) * len(lanes) * n
+    remote_calls = (target.calls + scoring.calls) * n
+    seconds = samples / LOCAL_SAMPLES_PER_SECOND
+    seconds += remote_calls * LLM_SECONDS_PER_CALL / max(1, config.concurrency)
+    notes = _notes(config, test_set, cases, candidates, grader_specs, lanes, skipped)
+    return Estimate(
+        target_calls=target.calls * n,
+        judge_calls=scoring.calls * n,
+        input_tokens=(target.input_tokens + scoring.input_tokens) * n,
+        output_tokens=(target.output_tokens + scoring.output_tokens) * n,
+        cost_usd=(target.cost_usd + scoring.cost_usd) * n,
+        seconds=seconds,
+        notes=tuple(notes),
+    )
+
+
+def _notes(
+    config: RunConfig,
+    test_set: LoadedTestSet,
+    cases: Sequence[TestCase],
+    candidates: Sequence[Candidate],
+    grader_specs: Sequence[object],
+    lanes: Sequence[_LaneCost],
+    skipped: dict[tuple[str, str], str],
+) -> list[str]:
+    notes = [f"{len(cases)} of {len(test_set.cases)} cases, {config.iterations} iteration(s)"]
+    rubrics = sum(1 for g in grader_specs if getattr(g, "type", "") == "llm-rubric")
+    if candidates:
+        notes.append(
+            f"{len(candidates)} candidates x {len(cases)} cases"
+            + (f"; {len(skipped)} answers skipped (template errors)" if skipped else "")
+        )
+    if grader_specs:
+        notes.append(
+            f"{len(grader_specs)} graders ({rubrics} llm-rubric: one judge call per answer each)"
+        )
+    if config.judge == "local":
+        notes.append("local judge: no judge API calls, no judge cost")
+        if rubrics:
+            notes.append("llm-rubric graders need --judge openai:MODEL (or another LLM judge)")
+    elif model_prices(config.judge, config.prices) == (0.0, 0.0):
+        notes.append(f"no price known for {config.judge}: judge cost counted as 0")
+    if any(lane.prices == (0.0, 0.0) for lane in lanes if lane.candidate):
+        notes.append("a candidate's model has no known price: its target cost counted as 0")
+    if not candidates and config.target.startswith("http"):
+        notes.append("http target: cost not known, counted as 0")
+    missing = sum(1 for c in cases if c.response is None)
+    if not candidates and config.target == "recorded" and missing:
+        notes.append(f"{missing} cases have no recorded response and will be error rows")
+    return notes

@@ -1,0 +1,56 @@
+"""Lanes: where a run's responses come from. A run is lanes x cases x iterations.
+
+A plain run has one lane, its target (recorded responses, a model or an HTTP endpoint),
+written as candidate ``""``; a run with ``--candidates`` has one lane per candidate, each
+with the target its file describes. Nothing else differs between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engine.models import RunConfig, TestCase
+from engine.run.components import Components
+from engine.run.plan import CandidatePlan
+from engine.targets import Target
+from engine.targets.candidate import build_candidate_target
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One producer of responses."""
+
+    candidate: str
+    """Candidate id written on the records ("" for the run's own target)."""
+    target: Target
+    """What answers the cases."""
+    case_errors: Mapping[str, str] = field(default_factory=dict)
+    """case id -> why this lane cannot answer it (a template it cannot render)."""
+
+    def provider(self, case: TestCase) -> str:
+        """``results.ai_provider``: the recorded provider of the case, else the target."""
+        if self.candidate:
+            return self.target.name
+        return case.ai_provider or self.target.name
+
+
+def build_lanes(
+    config: RunConfig, components: Components, plan: CandidatePlan | None
+) -> list[Lane]:
+    """The run's lanes: its target, or one per candidate of the plan (targets built from
+    the candidate files, before any call). Raises TargetConfigError for a candidate whose
+    target cannot be built."""
+    if plan is None or not plan.candidates:
+        return [Lane("", components.target)]
+    lanes: list[Lane] = []
+    for candidate in plan.candidates:
+        target = components.candidate_targets.get(candidate.id)
+        if target is None:
+            target = build_candidate_target(
+                candidate, config.target, options=config.target_options, retries=config.retries
+            )
+            components.candidate_targets[candidate.id] = target
+        errors = {case: why for (who, case), why in plan.case_errors.items() if who == candidate.id}
+        lanes.append(Lane(candidate.id, target, errors))
+    return lanes

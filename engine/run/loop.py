@@ -1,0 +1,429 @@
+"""The run loop: identity and lock, run states, iterations, workers, flushes, signals.
+
+One run = N iterations over lanes x cases. Workers take (case, lane) units of an
+iteration, send each through the ``SamplePipeline`` and buffer the outputs; the buffer is
+flushed (``LakeWriter``) at least every ``FLUSH_EVERY`` samples or ``FLUSH_SECONDS``
+seconds, so a kill -9 loses at most the samples in flight and the unflushed buffer, which
+a resume redoes. Run states go to the ``runs`` table: running, then completed / failed (too
+many error rows) / cancelled (Ctrl-C, SIGTERM) / interrupted (an unexpected exception).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.metadata
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from engine.errors import InputError
+from engine.lake import read_table, sweep_orphans, write_part
+from engine.models import RunConfig, RunRecord, RunStatus, TestCase
+from engine.progress import NullProgress, ProgressSink
+from engine.run.components import Components, build_components
+from engine.run.identity import RunError, RunIdentity
+from engine.run.lanes import Lane, build_lanes
+from engine.run.metrics import metrics_by_candidate
+from engine.run.pipeline import SamplePipeline
+from engine.run.plan import CandidatePlan, plan_for_run, project_digest
+from engine.run.writer import LakeWriter, SampleOutput
+from engine.scorers import SCORERS, Scorer, ScorerContext
+from engine.settings import Paths
+from engine.testsets import LoadedTestSet
+
+FLUSH_EVERY = 50
+"""Flush the buffer once it holds this many samples..."""
+FLUSH_SECONDS = 5.0
+"""...or this many seconds after the previous flush, whichever comes first."""
+EXIT_OK, EXIT_FAILED_SAMPLES, EXIT_CANCELLED = 0, 1, 130
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run ended; ``exit_code`` is what ``evalhouse run`` exits with."""
+
+    run_id: str
+    status: str
+    samples: int
+    errors: int
+    failed_fraction: float
+    cost_usd: float
+    exit_code: int
+    """0 ok, 1 more failed samples than ``max_failed_fraction`` allows, 130 cancelled."""
+
+
+def utcnow() -> datetime:
+    """Now, in naive UTC (how every record is dated)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("evalhouse")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def _git_commit() -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = done.stdout.strip()
+    return sha if done.returncode == 0 and len(sha) == 40 else None
+
+
+def build_scorers(config: RunConfig, components: Components) -> list[Scorer]:
+    """Every registered kind's scorer that applies to the run, then the injected ones."""
+    context = ScorerContext(config=config, parts=components)
+    built = [factory.build(context) for factory in SCORERS.values()]
+    return [s for s in built if s is not None] + list(components.scorers)
+
+
+@dataclass
+class _Totals:
+    done: int = 0
+    total: int = 0
+    cost_usd: float = 0.0
+    new_samples: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+
+class Runner:
+    """Runs (or resumes) one run; ``run_evaluation`` is the way in."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        paths: Paths,
+        test_set: LoadedTestSet,
+        cases: tuple[TestCase, ...],
+        *,
+        progress: ProgressSink | None = None,
+        after_flush: Callable[[], None] | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.config = config
+        self.paths = paths
+        self.test_set = test_set
+        self.cases = cases
+        self.progress: ProgressSink = progress or NullProgress()
+        self.after_flush = after_flush
+        self.clock = clock
+        self.stop = threading.Event()  # set by Ctrl-C / SIGTERM
+        self.abandon = threading.Event()  # second Ctrl-C: cancel what is in flight
+        self.buffer: list[SampleOutput] = []
+        self.last_flush = time.monotonic()
+        self.totals = _Totals()
+        self.meta: dict[str, Any] = {}
+        self.run_id = ""
+        self.started_at = clock()
+        self.lanes: list[Lane] = []
+        self.writer: LakeWriter | None = None
+        self._flush_lock: asyncio.Lock | None = None
+
+    # ------------------------------------------------------------------ entry point
+    def run(
+        self,
+        identity: RunIdentity,
+        components: Components | None,
+    ) -> RunOutcome:
+        """Run the identified run to its end; releases its lock."""
+        self.run_id, self.config = identity.run_id, identity.config
+        self.started_at = identity.started_at
+        try:
+            built = components is None
+            parts = components or self._build()
+            try:
+                pipeline = self._prepare(parts)
+            except BaseException:
+                if built:  # built here: release its HTTP clients
+                    with contextlib.suppress(Exception):
+                        asyncio.run(parts.aclose())
+                raise
+            self._announce(identity.resumed, parts)
+            self._write_state("running")
+            status: RunStatus = "interrupted"
+            try:
+                status = asyncio.run(self._main(parts, pipeline))
+            except KeyboardInterrupt:
+                status = "cancelled"
+            finally:
+                if status == "interrupted":
+                    self._write_state("interrupted", finished=True)
+            return self._finish(status)
+        finally:
+            identity.lock.release()
+
+    def _build(self) -> Components:
+        try:
+            return build_components(self.config, self.paths)
+        except InputError:
+            raise
+        except Exception as exc:
+            raise RunError(f"cannot set up the run: {exc}") from exc
+
+    def _prepare(self, parts: Components) -> SamplePipeline:
+        """Plan, lanes and scorers, checked before any call."""
+        plan = self._plan(parts)
+        parts.plan = plan
+        self.lanes = build_lanes(self.config, parts, plan)
+        self.writer = LakeWriter(
+            self.paths, self.run_id, self.test_set.name, len(self.cases) * len(self.lanes)
+        )
+        self.meta = {
+            "judge": parts.judge_name,
+            "embedder": parts.embedder_name,
+            "git": _git_commit(),
+            "claim_threshold": parts.claim_threshold,
+            "judge_prompt_version": parts.judge_prompt_version,
+            "graders": [g.id for g in plan.graders] if plan is not None else [],
+        }
+        pipeline = SamplePipeline(
+            build_scorers(self.config, parts),
+            run_id=self.run_id,
+            retries=self.config.retries,
+            clock=self.clock,
+        )
+        sweep_orphans(self.paths.lake)
+        return pipeline
+
+    def _plan(self, parts: Components) -> CandidatePlan | None:
+        if parts.plan is not None:
+            return parts.plan
+        stored, project = self.config.project_digest, self.config.project
+        if stored and project and stored != project_digest(Path(project)):
+            raise RunError(
+                f"the candidate or grader files of {project} changed since run "
+                f"{self.run_id} started; restore them or start a new run (another --name)"
+            )
+        return plan_for_run(self.config, self.cases, embedder=parts.embedder, judge=parts.judge)
+
+    def _announce(self, resumed: bool, parts: Components) -> None:
+        verb = "resuming" if resumed else "starting"
+        what = f"{len(self.cases)} samples"
+        named = [lane.candidate for lane in self.lanes if lane.candidate]
+        if named:
+            what += f" x {len(named)} candidates ({', '.join(named)})"
+        if self.meta["graders"]:
+            what += f", graders {', '.join(self.meta['graders'])}"
+        self.progress.message(f"{verb} run {self.run_id} ({what})")
+
+    def _write_state(self, status: RunStatus, finished: bool = False) -> None:
+        now = self.clock()
+        record = RunRecord(
+            run_id=self.run_id,
+            name=self.config.name,
+            started_at=self.started_at,
+            finished_at=now if finished else None,
+            status=status,
+            iterations=self.config.iterations,
+            test_set=self.config.test_set,
+            test_set_hash=self.test_set.sha256,
+            config=self.config.model_dump_json(),
+            judge=self.meta.get("judge", self.config.judge),
+            embedder=self.meta.get("embedder", self.config.embedder),
+            claim_threshold=self.meta.get("claim_threshold"),
+            judge_prompt_version=self.meta.get("judge_prompt_version", ""),
+            version=_version(),
+            git_commit=self.meta.get("git"),
+            host=socket.gethostname(),
+            samples=len(self.cases),
+            updated_at=now,
+        )
+        write_part(self.paths.lake, "runs", self.run_id, 0, [record])
+
+    def _finish(self, status: RunStatus) -> RunOutcome:
+        results = read_table(self.paths.lake, "results", self.run_id)
+        samples = results.num_rows
+        errors = sum(1 for e in results.column("error").to_pylist() if e is not None)
+        cost = float(sum(c or 0.0 for c in results.column("cost_usd").to_pylist()))
+        fraction = errors / samples if samples else 0.0
+        if status == "completed" and fraction > self.config.max_failed_fraction:
+            status = "failed"
+        self._write_state(status, finished=True)
+        self._call_after_flush()
+        exit_code = {"completed": EXIT_OK, "failed": EXIT_FAILED_SAMPLES}.get(
+            status, EXIT_CANCELLED
+        )
+        self.progress.message(
+            f"run {self.run_id} {status}: {samples} results, {errors} errors "
+            f"({fraction:.1%}), ${cost:.4f}"
+        )
+        return RunOutcome(self.run_id, status, samples, errors, fraction, cost, exit_code)
+
+    def _call_after_flush(self) -> None:
+        if self.after_flush is None:
+            return
+        try:
+            self.after_flush()
+        except Exception as exc:  # ingest trouble never stops a run: the lake keeps it all
+            self.progress.message(f"after-flush step failed (records stay in the lake): {exc}")
+
+    # ------------------------------------------------------------------ async main
+    def _install_signals(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+        installed: list[int] = []
+
+        def on_signal() -> None:
+            if self.stop.is_set():
+                self.abandon.set()
+                self.progress.message("stopping now: samples in flight are abandoned")
+            else:
+                self.stop.set()
+                self.progress.message(
+                    "stopping: finishing samples in flight (press Ctrl-C again to abandon them)"
+                )
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, on_signal)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread: KeyboardInterrupt handling still applies
+
+        def remove() -> None:
+            for sig in installed:
+                with contextlib.suppress(Exception):
+                    loop.remove_signal_handler(sig)
+
+        return remove
+
+    async def _main(self, parts: Components, pipeline: SamplePipeline) -> RunStatus:
+        remove_signals = self._install_signals(asyncio.get_running_loop())
+        self._flush_lock = asyncio.Lock()
+        self.totals.total = len(self.cases) * len(self.lanes) * self.config.iterations
+        try:
+            for iteration in range(1, self.config.iterations + 1):
+                if self.stop.is_set():
+                    break
+                await self._iteration(iteration, pipeline)
+                if self.stop.is_set():
+                    break
+                await asyncio.to_thread(self._close_iteration, iteration)
+                self._call_after_flush()
+        finally:
+            for scorer in pipeline.scorers:
+                with contextlib.suppress(Exception):
+                    await scorer.aclose()
+            await self._flush()
+            await parts.aclose()
+            remove_signals()
+        return "cancelled" if self.stop.is_set() else "completed"
+
+    async def _iteration(self, iteration: int, pipeline: SamplePipeline) -> None:
+        assert self.writer is not None
+        units = len(self.cases) * len(self.lanes)
+        if self.writer.metrics_written(iteration):
+            self.totals.done += units
+            return
+        done_rows = await asyncio.to_thread(self.writer.done_rows, iteration)
+        # Case-major order: the candidates of one case are evaluated side by side, so a
+        # cut-short run still compares them on the same cases.
+        pending = [
+            (case, lane)
+            for case in self.cases
+            for lane in self.lanes
+            if (case.id, lane.candidate) not in done_rows
+        ]
+        self.totals.done += units - len(pending)
+        self.totals.cost_usd += sum(float(r.get("cost_usd") or 0.0) for r in done_rows.values())
+        if done_rows:
+            self.progress.message(
+                f"iteration {iteration}: {len(done_rows)} samples already in the lake, "
+                f"{len(pending)} to go"
+            )
+        self.writer.write_progress(iteration)
+        queue: asyncio.Queue[tuple[TestCase, Lane]] = asyncio.Queue()
+        for unit in pending:
+            queue.put_nowait(unit)
+
+        async def worker() -> None:
+            while not self.stop.is_set():
+                try:
+                    case, lane = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                output = await pipeline.evaluate(case, lane, iteration)
+                self.buffer.append(output)
+                self.totals.done += 1
+                self.totals.new_samples += 1
+                self.totals.cost_usd += output.result.cost_usd
+                self._report()
+                if len(self.buffer) >= FLUSH_EVERY:
+                    await self._flush()
+
+        async def ticker() -> None:
+            while True:
+                await asyncio.sleep(0.25)
+                if self.buffer and time.monotonic() - self.last_flush >= FLUSH_SECONDS:
+                    await self._flush()
+
+        workers = [
+            asyncio.create_task(worker()) for _ in range(min(self.config.concurrency, len(pending)))
+        ]
+        tick = asyncio.create_task(ticker())
+        try:
+            await self._wait_workers(workers)
+        finally:
+            tick.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await tick
+            await self._flush()
+
+    async def _wait_workers(self, workers: list[asyncio.Task[None]]) -> None:
+        stop_seen: float | None = None
+        pending = set(workers)
+        while pending:
+            _, pending = await asyncio.wait(pending, timeout=0.2)
+            if self.stop.is_set() and stop_seen is None:
+                stop_seen = time.monotonic()
+            overdue = (
+                stop_seen is not None and time.monotonic() - stop_seen > self.config.cancel_grace_s
+            )
+            if pending and (self.abandon.is_set() or overdue):
+                for task in pending:
+                    task.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+                break
+        for task in workers:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+
+    def _report(self) -> None:
+        elapsed = max(time.monotonic() - self.totals.started, 1e-9)
+        rate = self.totals.new_samples / elapsed
+        left = self.totals.total - self.totals.done
+        eta = left / rate if rate > 0 else None
+        self.progress.update(self.totals.done, self.totals.total, self.totals.cost_usd, rate, eta)
+
+    # ------------------------------------------------------------------ lake I/O
+    async def _flush(self) -> None:
+        assert self._flush_lock is not None and self.writer is not None
+        async with self._flush_lock:
+            batch, self.buffer = self.buffer, []
+            self.last_flush = time.monotonic()
+            if batch:
+                await asyncio.to_thread(self.writer.write, batch)
+
+    def _close_iteration(self, iteration: int) -> None:
+        assert self.writer is not None
+        rows = read_table(self.paths.lake, "results", self.run_id, iteration).to_pylist()
+        records = metrics_by_candidate(self.run_id, iteration, rows, self.clock())
+        write_part(self.paths.lake, "iteration_metrics", self.run_id, iteration, records)
+        self.writer.write_progress(iteration)
+        for record in records:
+            who = f" candidate {record.candidate}:" if record.candidate else ""
+            self.progress.message(
+                f"iteration {iteration}:{who} {record.samples} samples, {record.errors} errors, "
+                f"${record.cost_usd:.4f}"
+            )

@@ -1,0 +1,92 @@
+"""The aggregates of one iteration: answer-synthesis metrics, means, tokens and cost."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.models import IterationMetricsRecord
+from engine.scoring.synthesis import SynthesisOutcome, low_faithfulness_analysis
+from engine.scoring.synthesis import iteration_metrics as synthesis_iteration_metrics
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    xs = [float(v) for v in values if v is not None and not math.isnan(v)]
+    return math.fsum(xs) / len(xs) if xs else None
+
+
+def synthesis_outcomes(rows: Sequence[Mapping[str, Any]]) -> list[SynthesisOutcome]:
+    """Result rows as the answer-synthesis module's per-sample outcomes."""
+    return [
+        SynthesisOutcome(
+            sample_id=str(r["sample_id"]),
+            question=str(r.get("query") or ""),
+            faithfulness=r.get("judge_faithfulness"),
+            completeness=r.get("judge_completeness"),
+            faithfulness_reasoning=r.get("faithfulness_reasoning") or "",
+            completeness_reasoning=r.get("completeness_reasoning") or "",
+        )
+        for r in rows
+    ]
+
+
+def iteration_metrics(
+    run_id: str,
+    iteration: int,
+    rows: Sequence[Mapping[str, Any]],
+    finished_at: datetime | None = None,
+    *,
+    candidate: str = "",
+) -> IterationMetricsRecord:
+    """The answer-synthesis metrics of one iteration (of one candidate) from its result
+    rows."""
+
+    def col(name: str) -> list[Any]:
+        return [r.get(name) for r in rows]
+
+    outcomes = synthesis_outcomes(rows)
+    judged = synthesis_iteration_metrics(outcomes)
+    return IterationMetricsRecord(
+        run_id=run_id,
+        iteration=iteration,
+        candidate=candidate,
+        samples=len(rows),
+        errors=sum(1 for r in rows if r.get("error") is not None),
+        accuracy_mean=_mean(col("accuracy")),
+        completeness_mean=_mean(col("completeness")),
+        attribution_mean=_mean(col("attribution")),
+        judge_faithfulness_mean=judged["judge_faithfulness_mean"],
+        judge_completeness_mean=judged["judge_completeness_mean"],
+        faithfulness_pass_rate=judged["faithfulness_pass_rate"],
+        completeness_pass_rate=judged["completeness_pass_rate"],
+        pass_rate=judged["pass_rate"],
+        claim_faithfulness_mean=_mean(col("claim_faithfulness")),
+        rag_overall_mean=_mean(col("rag_overall")),
+        input_tokens=sum(
+            int(r.get("input_tokens") or 0) + int(r.get("judge_input_tokens") or 0) for r in rows
+        ),
+        output_tokens=sum(
+            int(r.get("output_tokens") or 0) + int(r.get("judge_output_tokens") or 0) for r in rows
+        ),
+        cost_usd=float(math.fsum(float(r.get("cost_usd") or 0.0) for r in rows)),
+        low_faithfulness=json.dumps(
+            low_faithfulness_analysis(outcomes), ensure_ascii=False, default=str
+        ),
+        finished_at=finished_at or datetime.now(UTC).replace(tzinfo=None),
+    )
+
+
+def metrics_by_candidate(
+    run_id: str, iteration: int, rows: Sequence[Mapping[str, Any]], finished_at: datetime
+) -> list[IterationMetricsRecord]:
+    """One metrics record per candidate of the iteration (one, for ``""``, when empty)."""
+    by_candidate: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_candidate.setdefault(row.get("candidate") or "", []).append(row)
+    return [
+        iteration_metrics(run_id, iteration, own, finished_at, candidate=candidate)
+        for candidate, own in sorted(by_candidate.items())
+    ] or [iteration_metrics(run_id, iteration, [], finished_at)]

@@ -1,0 +1,147 @@
+"""The commit protocol of a run's records: child parts first, the ``results`` part last.
+
+A flush writes the buffered samples' child tables first and their ``results`` part last:
+the results part is the commit marker of its samples. On resume, the done set is read
+from the lake (results parts of the run and iteration), so a flushed sample is never sent
+to a target or judge again; child parts whose samples have no result (a kill between the
+two writes) are orphans, renamed to a dot-name that readers and ingest ignore, and their
+samples redone. ``iteration-N/.progress.json`` (the answer-synthesis spec's structure) is
+rewritten after every flush; it mirrors the lake and is never ahead of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from engine.lake import CHILD_TABLES, list_parts, read_table, write_part
+from engine.models import Frozen, ResultRecord
+from engine.progress import ProgressEntry, progress_file_path, write_progress_file
+from engine.settings import Paths
+
+SampleKeyTuple = tuple[str, str]
+"""(sample_id, candidate): what is done once per iteration."""
+
+_DONE_COLUMNS = [
+    "sample_id", "candidate", "query", "scored_at", "cost_usd", "error", "judge_faithfulness",
+    "judge_completeness", "passed", "accuracy", "completeness", "attribution",
+]  # fmt: skip
+
+
+@dataclass
+class SampleOutput:
+    """One scored sample: its result row and its child rows per lake table."""
+
+    result: ResultRecord
+    children: dict[str, list[Frozen]] = field(default_factory=dict)
+
+
+def sample_hash(sample_id: str) -> str:
+    """The spec's progress hash: sha256 of the sample id (``queryLogId``)."""
+    return hashlib.sha256(sample_id.encode("utf-8")).hexdigest()
+
+
+def progress_entry(row: Mapping[str, Any]) -> ProgressEntry:
+    """The progress-file entry of a result row. The spec hashes the sample id; a
+    candidate's row hashes ``candidate/sample_id`` so entries stay unique per candidate."""
+    sample_id = str(row["sample_id"])
+    candidate = row.get("candidate") or ""
+    summary = {
+        "faithfulnessScore": row.get("judge_faithfulness"),
+        "completenessScore": row.get("judge_completeness"),
+        "passed": row.get("passed"),
+        "accuracy": row.get("accuracy"),
+        "completeness": row.get("completeness"),
+        "attribution": row.get("attribution"),
+        "error": row.get("error"),
+    }
+    if candidate:
+        summary["candidate"] = candidate
+    return ProgressEntry(
+        hash=sample_hash(f"{candidate}/{sample_id}" if candidate else sample_id),
+        query_log_id=sample_id,
+        question=str(row.get("query") or ""),
+        completed_at=row["scored_at"],
+        result=summary,
+    )
+
+
+def _part_keys(path: Path) -> set[SampleKeyTuple] | None:
+    """(sample_id, candidate) of every row of a lake part; None when it cannot be read."""
+    try:
+        names = pq.read_schema(path).names
+        columns = ["sample_id", "candidate"] if "candidate" in names else ["sample_id"]
+        rows = pq.read_table(path, columns=columns).to_pylist()
+    except Exception:
+        return None
+    return {(r["sample_id"], r.get("candidate") or "") for r in rows}
+
+
+class LakeWriter:
+    """Writes one run's records and its progress files; owns nothing else in the lake."""
+
+    def __init__(self, paths: Paths, run_id: str, test_set_name: str, per_iteration: int):
+        self.paths = paths
+        self.run_id = run_id
+        self.test_set_name = test_set_name
+        self.per_iteration = per_iteration
+        """Samples of one iteration (cases x lanes), the progress file's total."""
+        self._entries: dict[int, list[ProgressEntry]] = {}
+
+    def done_rows(self, iteration: int) -> dict[SampleKeyTuple, dict[str, Any]]:
+        """Results already in the lake for this iteration by (sample_id, candidate); child
+        parts of samples without a result are set aside as orphans."""
+        table = read_table(self.paths.lake, "results", self.run_id, iteration)
+        rows = {
+            (row["sample_id"], row["candidate"] or ""): row
+            for row in table.select(_DONE_COLUMNS).to_pylist()
+        }
+        done = set(rows)
+        for part in list_parts(self.paths.lake, list(CHILD_TABLES)):
+            if part.run_id != self.run_id or part.iteration != iteration:
+                continue
+            keys = _part_keys(part.path)
+            if keys is None or not keys <= done:
+                # Written by a flush that died before its results part: the samples are redone,
+                # so these rows would be duplicates. Dot-names are ignored by readers and ingest.
+                part.path.rename(part.path.with_name(f".orphan-{part.path.name}"))
+        self._entries[iteration] = [progress_entry(row) for row in rows.values()]
+        return rows
+
+    def write(self, batch: Sequence[SampleOutput]) -> None:
+        """Publish a batch: per iteration, every child table, then the results part."""
+        by_iteration: dict[int, list[SampleOutput]] = {}
+        for output in batch:
+            by_iteration.setdefault(output.result.iteration, []).append(output)
+        for iteration, outputs in sorted(by_iteration.items()):
+            for table in CHILD_TABLES:
+                rows = [row for o in outputs for row in o.children.get(table, ())]
+                write_part(self.paths.lake, table, self.run_id, iteration, rows)
+            # Last: the results part is what marks these samples done.
+            results = [o.result for o in outputs]
+            write_part(self.paths.lake, "results", self.run_id, iteration, results)
+            entries = self._entries.setdefault(iteration, [])
+            entries.extend(progress_entry(r.model_dump()) for r in results)
+            self.write_progress(iteration)
+
+    def write_progress(self, iteration: int) -> None:
+        """Rewrite the iteration's ``.progress.json`` from what is in the lake."""
+        write_progress_file(
+            progress_file_path(self.paths.progress, self.run_id, iteration),
+            test_set_name=self.test_set_name,
+            iteration=iteration,
+            total=self.per_iteration,
+            entries=self._entries.get(iteration, []),
+        )
+
+    def metrics_written(self, iteration: int) -> bool:
+        """Whether the iteration was closed (its metrics part exists)."""
+        return any(
+            p.run_id == self.run_id and p.iteration == iteration
+            for p in list_parts(self.paths.lake, ["iteration_metrics"])
+        )

@@ -1,0 +1,37 @@
+"""Scorers of one sample behind one contract (``engine.scorers.base.Scorer``).
+
+Importing this package registers the built-in kinds, in the order their outcomes are
+merged: the response analyzer, the judge (rubric, claim verdicts, RAG metrics), graders.
+"""
+
+from engine.scorers import analyzer, graders, judge
+from engine.scorers.base import (
+    NO_CALLS,
+    BaseScorer,
+    CallEstimate,
+    SampleInput,
+    ScoreOutcome,
+    Scorer,
+    ScorerContext,
+    ScorerError,
+    ScorerFactory,
+)
+from engine.scorers.registry import SCORERS, register, unregister
+
+__all__ = [
+    "NO_CALLS",
+    "SCORERS",
+    "BaseScorer",
+    "CallEstimate",
+    "SampleInput",
+    "ScoreOutcome",
+    "Scorer",
+    "ScorerContext",
+    "ScorerError",
+    "ScorerFactory",
+    "analyzer",
+    "graders",
+    "judge",
+    "register",
+    "unregister",
+]

@@ -1,0 +1,157 @@
+"""Graders as a scorer: every grader of the run's plan on every output, one row each.
+
+A grader that fails gives its row a null score with the failure as the reason, and the
+others still grade: a grader is an opinion about the output, not a step the sample needs.
+A sample that produced no output gets a null row per grader, so its absence shows per
+grader. Built-in graders read the sample's computed scores, so this scorer reads them and
+runs in a stage after the analyzer and the judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from engine.graders import GradeInput, Grader, GraderError, SyncGrader
+from engine.judges.base import Usage
+from engine.models import GraderScoreRecord, RunConfig, SampleKey, TestCase
+from engine.run.plan import CandidatePlan, run_files
+from engine.scorers.base import (
+    AnswerEstimate,
+    BaseScorer,
+    CallEstimate,
+    SampleInput,
+    ScoreOutcome,
+    ScorerContext,
+    ScorerFactory,
+    no_calls,
+)
+from engine.scorers.judge import (
+    JUDGE_OUTPUT_TOKENS,
+    PROMPT_OVERHEAD_TOKENS,
+    TARGET_OUTPUT_TOKENS,
+    model_prices,
+    tokens,
+)
+from engine.scorers.registry import register
+
+_Verdict = tuple[float | None, bool | None, str, Usage]
+
+
+def _failed(grader: Grader, err: Exception) -> _Verdict:
+    if isinstance(err, GraderError):
+        return None, None, str(err), Usage()
+    # A bug in one grader (or the judge behind it) must not take the others down.
+    return None, None, f"grader {grader.id!r} failed: {type(err).__name__}: {err}", Usage()
+
+
+def _runs_inline(grader: Grader) -> bool:
+    # A SyncGrader that keeps the base ``grade`` does no I/O and never awaits: calling it
+    # directly saves a task per grader and sample (semantic-similarity overrides ``grade``
+    # to embed in a thread, so it is gathered with the async graders).
+    return isinstance(grader, SyncGrader) and type(grader).grade is SyncGrader.grade
+
+
+def _inline(grader: Grader, sample: GradeInput) -> _Verdict:
+    assert isinstance(grader, SyncGrader)
+    try:
+        result = grader.grade_sync(sample)
+    except Exception as err:
+        return _failed(grader, err)
+    return result.score, result.passed, result.reason, result.usage
+
+
+async def _awaited(grader: Grader, sample: GradeInput) -> _Verdict:
+    try:
+        result = await grader.grade(sample)
+    except Exception as err:
+        return _failed(grader, err)
+    return result.score, result.passed, result.reason, result.usage
+
+
+class GraderScorer(BaseScorer):
+    """Grades outputs with the plan's graders, weighted per candidate."""
+
+    name = "graders"
+    tables = frozenset({"grader_scores"})
+
+    def __init__(self, plan: CandidatePlan, timer: Callable[[float], None] | None = None) -> None:
+        self._plan = plan
+        self._timer = timer
+        self.reads = plan.needs_values
+
+    async def score(self, sample: SampleInput) -> ScoreOutcome:
+        """One row per grader; grader failures are rows with a null score."""
+        started = time.perf_counter()
+        graded = GradeInput(output=sample.response, case=sample.case, values=sample.values)
+        graders = self._plan.graders
+        verdicts: list[_Verdict | None] = [
+            _inline(g, graded) if _runs_inline(g) else None for g in graders
+        ]
+        waiting = [i for i, v in enumerate(verdicts) if v is None]
+        if waiting:
+            done = await asyncio.gather(*(_awaited(graders[i], graded) for i in waiting))
+            for i, verdict in zip(waiting, done, strict=True):
+                verdicts[i] = verdict
+        rows: list[GraderScoreRecord] = []
+        usage = Usage()
+        for grader, maybe in zip(graders, verdicts, strict=True):
+            assert maybe is not None
+            score, passed, reason, used = maybe
+            usage = usage + used
+            rows.append(self._row(sample.key, grader, score, passed, reason))
+        if self._timer is not None:
+            self._timer(time.perf_counter() - started)
+        return ScoreOutcome(records={"grader_scores": rows}, usage=usage)
+
+    def without_output(self, key: SampleKey, case: TestCase, reason: str) -> ScoreOutcome:
+        """A null row per grader, with why there was nothing to grade."""
+        rows = [self._row(key, g, None, None, reason) for g in self._plan.graders]
+        if self._timer is not None:
+            self._timer(0.0)
+        return ScoreOutcome(records={"grader_scores": rows})
+
+    def _row(
+        self,
+        key: SampleKey,
+        grader: Grader,
+        score: float | None,
+        passed: bool | None,
+        reason: str,
+    ) -> GraderScoreRecord:
+        return GraderScoreRecord(
+            **key.model_dump(),
+            grader=grader.id,
+            score=score,
+            passed=passed,
+            reason=reason,
+            weight=self._plan.weight(key.candidate, grader.id),
+        )
+
+
+def estimate_graders(config: RunConfig) -> AnswerEstimate:
+    """One judge call per ``llm-rubric`` grader and answer (nothing with the local judge,
+    which refuses rubrics before the run starts)."""
+    if config.judge == "local" or not config.uses_graders:
+        return no_calls(config)
+    _, specs = run_files(config)
+    rubrics = sum(1 for spec in specs if spec.type == "llm-rubric")
+    price_in, price_out = model_prices(config.judge, config.prices)
+
+    def per_answer(case: TestCase, response: str | None) -> CallEstimate:
+        answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
+        context = tokens("\n".join(case.effective_context) or " ")
+        sent = rubrics * (PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer + context)
+        received = rubrics * JUDGE_OUTPUT_TOKENS
+        return CallEstimate(rubrics, sent, received, (sent * price_in + received * price_out) / 1e6)
+
+    return per_answer
+
+
+def _build(context: ScorerContext) -> GraderScorer | None:
+    plan = context.parts.plan
+    return GraderScorer(plan, context.parts.grade_timer) if plan is not None else None
+
+
+register(ScorerFactory("graders", _build, estimate_graders))

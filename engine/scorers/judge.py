@@ -1,0 +1,171 @@
+"""The judge as a scorer: answer-synthesis rubric, claim verdicts and the RAG metrics.
+
+``engine.scoring.judging.judge_sample`` does the scoring (claims extracted once, their
+verdicts reused); this file adapts it to the ``Scorer`` contract and says how many calls
+it makes, so estimates come from the same place as the calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
+from engine.models import RagWeights, RunConfig, SampleKey, TestCase
+from engine.scorers.base import (
+    AnswerEstimate,
+    BaseScorer,
+    CallEstimate,
+    SampleInput,
+    ScoreOutcome,
+    ScorerContext,
+    ScorerError,
+    ScorerFactory,
+    no_calls,
+)
+from engine.scorers.registry import register
+from engine.text import split_sentences
+
+JUDGE_FIELDS = frozenset(
+    {
+        "judge_faithfulness",
+        "judge_completeness",
+        "judge_reasoning",
+        "faithfulness_reasoning",
+        "completeness_reasoning",
+        "passed",
+        "overall",
+        "claim_faithfulness",
+        "rag_correctness",
+        "rag_faithfulness",
+        "rag_precision",
+        "rag_recall",
+        "rag_relevance",
+        "rag_overall",
+    }
+)
+"""The ``results`` fields the judge fills."""
+
+_USAGE_FIELDS = ("judge_input_tokens", "judge_output_tokens")
+
+
+class JudgeOutcomeLike(Protocol):
+    """What the scorer reads of an ``engine.scoring.judging.JudgeOutcome``."""
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens, cost and calls of the judge for this sample."""
+        ...
+
+    def result_fields(self) -> dict[str, Any]:
+        """Columns of ``results`` the judge fills."""
+        ...
+
+    def verdict_records(self, key: SampleKey) -> Any:
+        """Rows of ``verdicts``."""
+        ...
+
+
+JudgeSample = Callable[[TestCase, str, Judge, RagWeights], Awaitable[JudgeOutcomeLike]]
+"""``judge_sample`` with the weights passed positionally (tests inject their own)."""
+
+
+class JudgeScorer(BaseScorer):
+    """Scores a sample with ``judge_sample`` and one judge."""
+
+    name = "judge"
+    provides = JUDGE_FIELDS
+    tables = frozenset({"verdicts"})
+
+    def __init__(self, judge: Judge, judge_sample: JudgeSample, weights: RagWeights) -> None:
+        self._judge = judge
+        self._judge_sample = judge_sample
+        self._weights = weights
+
+    async def score(self, sample: SampleInput) -> ScoreOutcome:
+        """Judge one response. A judge error is transient unless the judge's own client
+        already retried it."""
+        try:
+            outcome = await self._judge_sample(
+                sample.case, sample.response, self._judge, self._weights
+            )
+        except JudgeGaveUp as exc:
+            raise ScorerError(f"{type(exc).__name__}: {exc}") from exc
+        except JudgeError as exc:
+            raise ScorerError(f"{type(exc).__name__}: {exc}", transient=True) from exc
+        fields = dict(outcome.result_fields())
+        flags = [str(f) for f in fields.pop("flags", None) or ()]
+        for name in _USAGE_FIELDS:  # the pipeline adds usage up once, from ``usage``
+            fields.pop(name, None)
+        flags.extend(f"judge_warning:{w}"[:200] for w in getattr(outcome, "warnings", ()) or ())
+        return ScoreOutcome(
+            fields=fields,
+            records={"verdicts": list(outcome.verdict_records(sample.key))},
+            usage=outcome.usage,
+            flags=tuple(flags),
+        )
+
+
+CHARS_PER_TOKEN = 4
+PROMPT_OVERHEAD_TOKENS = 350
+"""Instructions and JSON scaffolding of one judge prompt."""
+JUDGE_OUTPUT_TOKENS = 120
+TARGET_OUTPUT_TOKENS = 250
+"""Length assumed for an answer a target has yet to give."""
+UNKNOWN_RESPONSE_CLAIMS = 5
+"""Claims assumed in an answer a target has yet to give."""
+
+
+def tokens(text: str) -> int:
+    """Tokens of ``text``, estimated as characters / 4."""
+    return max(1, len(text) // CHARS_PER_TOKEN)
+
+
+def model_prices(spec: str, overrides: dict[str, tuple[float, float]] | None = None) -> Any:
+    """(input, output) USD per million tokens of ``provider:model``; (0, 0) when unknown."""
+    if ":" not in spec:
+        return (0.0, 0.0)
+    from engine.judges.pricing import PriceTable
+
+    return PriceTable(overrides).prices(spec.split(":", 1)[1]) or (0.0, 0.0)
+
+
+def judge_calls(case: TestCase, response: str | None) -> int:
+    """LLM calls ``judge_sample`` makes for one answer: one claim extraction, one
+    verification per response claim (its sentences; 5 when the answer is not known yet),
+    one rubric, one relevance, one correctness when there is a reference, and one
+    chunk-use call per context chunk (RAG precision)."""
+    chunks = sum(1 for c in case.effective_context if c.strip())
+    has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
+    return 3 + _response_claims(response) + int(has_reference) + chunks
+
+
+def _response_claims(response: str | None) -> int:
+    return max(1, len(split_sentences(response))) if response else UNKNOWN_RESPONSE_CLAIMS
+
+
+def estimate_judge(config: RunConfig) -> AnswerEstimate:
+    """What the judge spends on one answer (nothing for the local judge)."""
+    if config.judge == "local":
+        return no_calls(config)
+    price_in, price_out = model_prices(config.judge, config.prices)
+
+    def per_answer(case: TestCase, response: str | None) -> CallEstimate:
+        calls = judge_calls(case, response)
+        context = "\n".join(case.effective_context) or " "
+        answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
+        per_call = PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer
+        # the verifications and the rubric carry the whole context
+        sent = calls * per_call + (_response_claims(response) + 1) * tokens(context)
+        received = calls * JUDGE_OUTPUT_TOKENS
+        return CallEstimate(calls, sent, received, (sent * price_in + received * price_out) / 1e6)
+
+    return per_answer
+
+
+def _build(context: ScorerContext) -> JudgeScorer:
+    parts = context.parts
+    return JudgeScorer(parts.judge, parts.judge_sample, context.config.rag_weights)
+
+
+register(ScorerFactory("judge", _build, estimate_judge))
