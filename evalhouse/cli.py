@@ -397,6 +397,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_FLAGS = {
+    "name": "--name",
+    "test_set": "--test-set",
+    "iterations": "--iterations",
+    "judge": "--judge",
+    "embedder": "--embedder",
+    "target": "--target",
+    "concurrency": "--concurrency",
+    "retries": "--retries",
+    "max_failed_fraction": "--max-failed",
+    "candidates": "--candidates",
+    "graders": "--graders",
+    "project": "--project",
+}
+
+
+def _validation_line(exc: Any) -> str:
+    """One line for a refused setting: the flag (or ``--option``/config key) that set it,
+    the value and what it may be; never a multi-line model dump."""
+    from engine.models import LEGACY_OPTION_PATHS
+
+    options = {path: key for key, path in LEGACY_OPTION_PATHS.items()}
+    problems = exc.errors()
+    first = problems[0]
+    path = tuple(str(p) for p in first["loc"] if not isinstance(p, int))
+    where = _FLAGS.get(path[0]) if len(path) == 1 else None
+    if where is None:
+        where = (
+            f"--option {options[path]}" if path in options else f"config key {'.'.join(path)}"
+        )
+    given = first.get("input")
+    shown = "" if isinstance(given, dict | list) else f" {given!r}"
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where}{shown}: {first['msg']}{more}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``evalhouse`` console script."""
     from pydantic import ValidationError
@@ -415,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(f"error: {exc}")
         return EXIT_USAGE
     except ValidationError as exc:
-        _err(f"invalid configuration: {exc}")
+        _err(f"error: {_validation_line(exc)}")
         return EXIT_USAGE
     except InputError as exc:
         _err(f"error: {exc}")

@@ -1,7 +1,7 @@
 """Prices of judge models, in US dollars per million tokens (input, output).
 
-The table is a default; a run can override or extend it with a dict (``RunConfig.extra``
-``prices``) without a release. Unknown models cost 0.0 (local servers such as Ollama).
+The table is a default; a run can override or extend it (``RunConfig.prices``, or
+``--option prices=...``) without a release. Unknown models cost 0.0 (local servers such as Ollama).
 Prices as published by the providers in 2025; check before trusting a bill to them.
 """
 

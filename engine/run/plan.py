@@ -182,9 +182,10 @@ def project_folder(config: RunConfig) -> Path:
 
 def with_project(config: RunConfig) -> RunConfig:
     """``config`` with its project folder made absolute and the digest of its files, so a
-    resumed run grades with the same files or is refused; unchanged without graders."""
+    resumed run grades with the same files or is refused. Without candidates and graders
+    the folder computes nothing, so it is dropped (it must not tell two runs apart)."""
     if not config.uses_graders:
-        return config
+        return config.model_copy(update={"project": None, "project_digest": None})
     project = project_folder(config)
     return config.model_copy(
         update={"project": str(project), "project_digest": project_digest(project)}

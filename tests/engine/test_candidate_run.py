@@ -8,19 +8,53 @@ from pathlib import Path
 
 import pytest
 
-from engine.candidate_run import (
-    failed_sample_rows,
-    grade_sample,
-    plan_candidate_run,
-    write_grader_scores,
-)
+from engine.candidates import Candidate
 from engine.graders import GraderConfigError, LocalJudgeRefusal
 from engine.graders.rubric import RubricVerdict
-from engine.lake import read_table
-from engine.models import GraderScoreRecord, TestCase
+from engine.lake import read_table, write_part
+from engine.models import GraderScoreRecord, SampleKey, TestCase
+from engine.run.plan import CandidatePlan, plan_candidate_run
+from engine.scorers import SampleInput
+from engine.scorers.graders import GraderScorer
 from tests.oracles.weighted import candidate_scores
 
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "project"
+
+
+def _key(candidate: Candidate, case: TestCase, run_id: str, iteration: int) -> SampleKey:
+    return SampleKey(run_id=run_id, iteration=iteration, sample_id=case.id, candidate=candidate.id)
+
+
+async def grade_sample(
+    plan: CandidatePlan,
+    candidate: Candidate,
+    case: TestCase,
+    output: str,
+    *,
+    run_id: str,
+    iteration: int,
+    values: dict[str, object] | None = None,
+) -> list[GraderScoreRecord]:
+    """The grader rows the run's grader scorer gives one output."""
+    sample = SampleInput(_key(candidate, case, run_id, iteration), case, output, values or {})
+    outcome = await GraderScorer(plan).score(sample)
+    return list(outcome.records["grader_scores"])  # type: ignore[arg-type]
+
+
+def failed_sample_rows(
+    plan: CandidatePlan,
+    candidate: Candidate,
+    case: TestCase,
+    error: str,
+    *,
+    run_id: str,
+    iteration: int,
+) -> list[GraderScoreRecord]:
+    """The rows the grader scorer writes for a sample that produced no output."""
+    outcome = GraderScorer(plan).without_output(
+        _key(candidate, case, run_id, iteration), case, error
+    )
+    return list(outcome.records["grader_scores"])  # type: ignore[arg-type]
 
 
 class AnswerJudge:
@@ -96,7 +130,7 @@ def test_two_candidates_through_the_lake_weighted_by_hand(tmp_path: Path) -> Non
         return rows
 
     rows = asyncio.run(run())
-    assert write_grader_scores(tmp_path, "r1", 1, rows) is not None
+    assert write_part(tmp_path, "grader_scores", "r1", 1, rows) is not None
     stored = read_table(tmp_path, "grader_scores", "r1").to_pylist()
     assert len(stored) == 8
     first = next(r for r in stored if r["candidate"] == "analyst" and r["sample_id"] == "q1")

@@ -21,9 +21,9 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from engine.candidate_run import CandidateRunSpec, project_digest
 from engine.lake import list_parts, read_table
 from engine.models import RunConfig
+from engine.run.plan import project_digest
 from engine.runner import estimate_run, run_evaluation
 from engine.settings import Paths
 from engine.testsets import load_test_set
@@ -270,8 +270,8 @@ def test_two_candidates_one_run_weighted_by_hand(
     stored = json.loads(
         wh.sql("SELECT config FROM runs WHERE run_id = $run", {"run": run_id}).frame["config"][0]
     )
-    assert stored["extra"]["candidates"] == ["helper", "helper-cite"]
-    assert stored["extra"]["project"] == str(project.resolve())
+    assert stored["candidates"] == ["helper", "helper-cite"]
+    assert stored["project"] == str(project.resolve())
 
     # The CI gate on one candidate of the run.
     capsys.readouterr()
@@ -326,7 +326,7 @@ def test_graders_without_candidates_grade_the_recorded_responses(
     plain = out.strip().splitlines()[-1]
     assert read_table(home.lake, "grader_scores", plain).num_rows == 0
     config = json.loads(read_table(home.lake, "runs", plain, 0).to_pylist()[-1]["config"])
-    assert "candidates" not in config["extra"] and "project" not in config["extra"]
+    assert config["candidates"] is None and config["project"] is None
 
 
 # ----------------------------------------------------------------------------- refusals
@@ -517,8 +517,8 @@ def test_a_resume_with_changed_candidate_files_is_refused(
     assert code == 0, err
     run_id = out.strip().splitlines()[-1]
     digest = json.loads(read_table(home.lake, "runs", run_id, 0).to_pylist()[-1]["config"])[
-        "extra"
-    ]["project_digest"]
+        "project_digest"
+    ]
     assert digest == project_digest(project)
     (project / "candidates" / "helper" / "cite.md").write_text(
         CITE.replace("always cite", "sometimes cite"), encoding="utf-8"
@@ -527,7 +527,7 @@ def test_a_resume_with_changed_candidate_files_is_refused(
     code, _, err = run_cli(home, *args, "--resume", run_id, capsys=capsys)
     assert code == 2 and "changed since run" in err, err
     assert llm.count == calls
-    spec = CandidateRunSpec.from_extra({"candidates": "helper", "project": str(project)})
+    spec = RunConfig(name="r", test_set=str(path), candidates="helper", project=str(project))
     assert spec is not None and spec.candidates == ("helper",) and spec.graders is None
 
 
@@ -718,9 +718,9 @@ def test_rubric_grading_costs_count_and_the_timer_sees_every_sample(
     """An injected plan (graders only) with a rubric judge that reports usage: the graders'
     tokens and cost join the sample's, a grader that raises a bug leaves a null row, and
     ``grade_timer`` is called once per sample."""
-    from engine.candidate_run import plan_responses
     from engine.graders.rubric import RubricVerdict
     from engine.judges.base import Usage
+    from engine.run.plan import plan_responses
     from tests.engine.test_runner import config_for, fake_components
 
     project = write_project(tmp_path / "project")

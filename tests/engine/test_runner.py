@@ -20,7 +20,6 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from engine import runner as runner_mod
 from engine.judges.base import Judge, JudgeError, Usage
 from engine.lake import list_parts, read_table, write_part
 from engine.models import (
@@ -34,6 +33,8 @@ from engine.models import (
     VerdictRecord,
 )
 from engine.progress import LineProgress, NullProgress, TerminalProgress, choose_progress
+from engine.run import identity as identity_mod
+from engine.run import loop as runner_mod
 from engine.runner import (
     Components,
     RunError,
@@ -42,6 +43,7 @@ from engine.runner import (
     new_run_id,
     run_evaluation,
 )
+from engine.scoring.analyzer import AnalysisError
 from engine.settings import Paths
 from engine.targets import Target, build_target
 from engine.testsets import LoadedTestSet, load_test_set
@@ -100,13 +102,6 @@ class FakeAnalysis:
 
 
 @dataclass
-class AnalysisFailure:
-    """What the analyzer returns for a sample it cannot score."""
-
-    message: str
-
-
-@dataclass
 class FakeAnalyzer:
     """Counts batches; fails samples whose response contains ``ANALYZER_FAIL``."""
 
@@ -118,7 +113,7 @@ class FakeAnalyzer:
         with self.lock:
             self.batches.append(len(items))
         return [
-            AnalysisFailure("embedder exploded")
+            AnalysisError("embedder exploded")
             if "ANALYZER_FAIL" in response
             else FakeAnalysis(case, response)
             for case, response in items
@@ -491,7 +486,7 @@ def test_a_live_run_is_not_taken_over(home: Paths, tmp_path: Path) -> None:
     ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
     config = config_for(ts)
     run_id = _seed_interrupted_run(home, ts, config, done=1)
-    held = runner_mod._RunLock(home.progress / run_id / ".lock")
+    held = identity_mod.RunLock(home.progress / run_id / ".lock")
     assert held.try_acquire()
     try:
         with pytest.raises(RunError, match="still running in another process"):
@@ -543,7 +538,7 @@ def test_an_unexpected_exception_marks_the_run_interrupted(
     def broken(self: Any, iteration: int) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(runner_mod._Runner, "_close_iteration", broken)
+    monkeypatch.setattr(runner_mod.Runner, "_close_iteration", broken)
     components, _, _ = fake_components()
     with pytest.raises(OSError, match="disk full"):
         run_evaluation(config_for(cases3), home, test_set=cases3, components=components)

@@ -45,12 +45,13 @@ def drive() -> None:
     from engine.judges.base import Judge
     from engine.models import RagWeights, RunConfig, TestCase
     from engine.progress import LineProgress
+    from engine.run import loop as run_loop
     from engine.targets import build_target
     from engine.testsets import load_test_set
     from tests.engine.test_runner import FakeOutcome, fake_components
 
     args = json.loads(sys.argv[1])
-    runner.FLUSH_EVERY = int(args["flush_every"])
+    run_loop.FLUSH_EVERY = int(args["flush_every"])
     test_set = load_test_set(Path(args["test_set"]))
     target = build_target(
         f"http:{args['url']}/query",
