@@ -423,7 +423,9 @@ def _validation_line(exc: Any) -> str:
     first = problems[0]
     path = tuple(str(p) for p in first["loc"] if not isinstance(p, int))
     where = _FLAGS.get(path[0]) if len(path) == 1 else None
-    if where is None:
+    if not path:
+        where = "the run config"
+    elif where is None:
         where = (
             f"--option {options[path]}" if path in options else f"config key {'.'.join(path)}"
         )

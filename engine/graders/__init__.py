@@ -11,10 +11,10 @@ from engine.graders.base import (
     GraderResult,
     SyncGrader,
 )
+from engine.graders.options import BUILTIN_TYPES
 from engine.graders.registry import build_grader, load_graders, resolve_specs
 from engine.graders.rubric import LocalJudgeRefusal, RubricJudge, RubricVerdict
 from engine.graders.spec import (
-    BUILTIN_TYPES,
     GRADER_TYPES,
     GraderFileError,
     GraderProblem,

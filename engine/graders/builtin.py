@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.graders.base import GradeInput, GraderError, GraderResult, SyncGrader, passes, values_of
-from engine.graders.spec import BUILTIN_TYPES, GraderSpec
+from engine.graders.options import BUILTIN_TYPES
+from engine.graders.spec import GraderSpec
 
 BUILTIN_FIELDS: dict[str, tuple[str, ...]] = {
     "accuracy": ("accuracy",),

@@ -15,14 +15,14 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from engine.graders.base import GradeInput, GraderError, GraderResult, SyncGrader
-from engine.graders.spec import (
+from engine.graders.options import (
     ContainsOptions,
     ExactMatchOptions,
-    GraderSpec,
     JsonSchemaOptions,
     RegexOptions,
     regex_flags,
 )
+from engine.graders.spec import GraderSpec
 
 _FENCE_RE = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
 _SHOWN = 60

@@ -22,9 +22,10 @@ from engine.graders.deterministic import (
     JsonSchemaGrader,
     RegexGrader,
 )
+from engine.graders.options import BUILTIN_TYPES
 from engine.graders.rubric import RubricGrader
 from engine.graders.semantic import SemanticSimilarityGrader
-from engine.graders.spec import BUILTIN_TYPES, GraderSpec, builtin_spec, read_grader_folder
+from engine.graders.spec import GraderSpec, builtin_spec, read_grader_folder
 
 
 def build_grader(

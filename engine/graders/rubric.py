@@ -28,7 +28,8 @@ from engine.graders.base import (
     GraderResult,
     passes,
 )
-from engine.graders.spec import GraderSpec, RubricOptions
+from engine.graders.options import RubricOptions
+from engine.graders.spec import GraderSpec
 from engine.judges.base import JudgeError, JudgeResponseError, Usage
 from engine.models import Frozen
 

@@ -23,40 +23,30 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import jsonschema
 import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
-    ValidationInfo,
     field_validator,
-    model_validator,
 )
 
 from engine.errors import InputError
-
-CaseMode = Literal["sensitive", "insensitive"]
-
-RULE_TYPES: tuple[str, ...] = ("exact-match", "contains", "regex", "json-schema")
-"""Deterministic graders: pass/fail by their rule, no threshold."""
-
-BUILTIN_TYPES: tuple[str, ...] = (
-    "accuracy",
-    "completeness",
-    "attribution",
-    "faithfulness",
-    "answer-synthesis",
-    "claim-faithfulness",
-    "rag",
+from engine.graders.options import (
+    BUILTIN_TYPES,
+    OPTION_MODELS,
+    RULE_TYPES,
+    BuiltinOptions,
+    JsonSchemaOptions,
+    Options,
+    check_json_schema,
 )
-"""evalhouse's own evaluations, addressable by name without a file."""
 
 GRADER_TYPES: tuple[str, ...] = (*RULE_TYPES, "semantic-similarity", "llm-rubric", *BUILTIN_TYPES)
 """Every grader type a file may name."""
@@ -83,191 +73,6 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 """Threshold of each scored type when the file gives none."""
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_REGEX_FLAGS: dict[str, re.RegexFlag] = {
-    "i": re.IGNORECASE,
-    "m": re.MULTILINE,
-    "s": re.DOTALL,
-    "x": re.VERBOSE,
-    "a": re.ASCII,
-}
-_FLAG_NAMES: dict[str, str] = {
-    "ignorecase": "i",
-    "multiline": "m",
-    "dotall": "s",
-    "verbose": "x",
-    "ascii": "a",
-}
-
-
-# --------------------------------------------------------------------------- options
-
-
-class Options(BaseModel):
-    """Base of every type's options: immutable, unknown keys are errors (typos show up)."""
-
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, use_attribute_docstrings=True
-    )
-
-
-class ExactMatchOptions(Options):
-    """``exact-match``: the output equals the expected answer (or a fixed value)."""
-
-    value: str | None = None
-    """Compare with this text instead of the case's expected answer."""
-    strip: bool = True
-    """Ignore leading and trailing whitespace on both sides."""
-    case: CaseMode = "sensitive"
-    """``insensitive`` compares case-folded text."""
-
-
-class ContainsOptions(Options):
-    """``contains``: the output includes the given substrings."""
-
-    values: tuple[str, ...]
-    """Substrings to look for."""
-    mode: Literal["all", "any"] = "all"
-    """``all``: every value must appear; ``any``: at least one."""
-    case: CaseMode = "sensitive"
-    """``insensitive`` ignores case."""
-
-    @field_validator("values", mode="before")
-    @classmethod
-    def _one_value(cls, values: Any) -> Any:
-        # "values: Pricing" reads naturally for a single value
-        return [values] if isinstance(values, str) else values
-
-    @field_validator("values")
-    @classmethod
-    def _non_empty(cls, values: tuple[str, ...]) -> tuple[str, ...]:
-        if not values:
-            raise ValueError("give at least one value to look for")
-        if any(not v for v in values):
-            raise ValueError("an empty string is found in every output; remove it")
-        return values
-
-
-class RegexOptions(Options):
-    """``regex``: the output matches (or must not match) a Python regular expression."""
-
-    flags: str | tuple[str, ...] = ""
-    """Letters ``imsxa`` or names (``IGNORECASE``, ``MULTILINE``, ``DOTALL``, ``VERBOSE``,
-    ``ASCII``)."""
-    pattern: str
-    """The regular expression (Python syntax), searched anywhere in the output."""
-    must_match: bool = True
-    """False turns the grader around: pass when the pattern does NOT occur."""
-
-    @field_validator("flags")
-    @classmethod
-    def _known_flags(cls, flags: str | tuple[str, ...]) -> str | tuple[str, ...]:
-        regex_flags(flags)
-        return flags
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, pattern: str, info: ValidationInfo) -> str:
-        if not pattern:
-            raise ValueError("the pattern is empty and would match every output")
-        # flags is declared first, so it is in info.data when it was valid
-        flags = info.data.get("flags", "")
-        try:
-            re.compile(pattern, regex_flags(flags))
-        except re.error as err:
-            where = f" at position {err.pos}" if err.pos is not None else ""
-            raise ValueError(f"invalid regular expression: {err.msg}{where}") from err
-        return pattern
-
-
-def regex_flags(flags: str | Sequence[str]) -> re.RegexFlag:
-    """The ``re`` flags of a grader's ``flags`` option. Raises ValueError on unknown ones."""
-    letters: list[str] = []
-    if isinstance(flags, str):
-        letters = list(flags.replace(",", "").replace(" ", "").lower())
-    else:
-        for name in flags:
-            key = name.strip().lower().removeprefix("re.")
-            letters.append(_FLAG_NAMES.get(key, key))
-    out = re.RegexFlag(0)
-    for letter in letters:
-        if letter not in _REGEX_FLAGS:
-            raise ValueError(
-                f"unknown regex flag {letter!r} (use letters imsxa or IGNORECASE, MULTILINE, "
-                "DOTALL, VERBOSE, ASCII)"
-            )
-        out |= _REGEX_FLAGS[letter]
-    return out
-
-
-class JsonSchemaOptions(Options):
-    """``json-schema``: the output, parsed as JSON, is valid against a JSON Schema."""
-
-    json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
-    """The schema inline (key ``schema``)."""
-    schema_path: str | None = None
-    """Or a JSON/YAML file holding it, relative to the grader file."""
-    allow_code_fence: bool = True
-    """Accept output wrapped in a Markdown code fence (```json ... ```), as chat models
-    often answer."""
-
-    @field_validator("json_schema")
-    @classmethod
-    def _valid_schema(cls, schema: dict[str, Any] | None) -> dict[str, Any] | None:
-        if schema is not None:
-            check_json_schema(schema)
-        return schema
-
-    @model_validator(mode="after")
-    def _one_schema(self) -> JsonSchemaOptions:
-        if (self.json_schema is None) == (self.schema_path is None):
-            raise ValueError("give exactly one of 'schema' (inline) or 'schema_path'")
-        return self
-
-
-def check_json_schema(schema: Mapping[str, Any]) -> None:
-    """Raise ValueError when ``schema`` is not a valid JSON Schema (its own meta-schema)."""
-    try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
-    except jsonschema.SchemaError as err:
-        where = "/".join(str(p) for p in err.path)
-        at = f" at '{where}'" if where else ""
-        raise ValueError(f"invalid JSON Schema{at}: {err.message}") from err
-
-
-class SemanticOptions(Options):
-    """``semantic-similarity``: no options beyond ``threshold``."""
-
-
-class RubricOptions(Options):
-    """``llm-rubric``: the rubric text a language model judges the output by."""
-
-    rubric: str
-    """The grading instructions (the write-up: "the rubric IS the grader")."""
-
-    @field_validator("rubric")
-    @classmethod
-    def _not_blank(cls, rubric: str) -> str:
-        if not rubric.strip():
-            raise ValueError("the rubric is empty")
-        return rubric
-
-
-class BuiltinOptions(Options):
-    """Built-in evaluations: no options beyond ``threshold``."""
-
-
-OPTION_MODELS: dict[str, type[Options]] = {
-    "exact-match": ExactMatchOptions,
-    "contains": ContainsOptions,
-    "regex": RegexOptions,
-    "json-schema": JsonSchemaOptions,
-    "semantic-similarity": SemanticOptions,
-    "llm-rubric": RubricOptions,
-    **{name: BuiltinOptions for name in BUILTIN_TYPES},
-}
-"""The options model of each grader type."""
-
-
 # --------------------------------------------------------------------------- file + spec
 
 

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from engine.models import SampleKey, TestCase
+from engine.models import TestCase
 from engine.scorers.base import BaseScorer, SampleInput, ScoreOutcome, ScorerContext, ScorerError
 from engine.scorers.base import ScorerFactory as Factory
 from engine.scorers.registry import register
@@ -21,26 +21,6 @@ from engine.scoring.analyzer import AnalysisError
 
 ANALYZE_BATCH = 16
 """Most samples handed to the analyzer thread at once."""
-
-
-class AnalysisLike(Protocol):
-    """What the scorer reads of an ``engine.scoring.analyzer.Analysis``."""
-
-    def result_fields(self) -> dict[str, Any]:
-        """Columns of ``results`` the analysis fills (and ``flags``)."""
-        ...
-
-    def claim_records(self, key: SampleKey) -> Sequence[Any]:
-        """Rows of ``claims``."""
-        ...
-
-    def highlight_records(self, key: SampleKey) -> Sequence[Any]:
-        """Rows of ``highlights``."""
-        ...
-
-    def attribution_records(self, key: SampleKey) -> Sequence[Any]:
-        """Rows of ``attributions``."""
-        ...
 
 
 class BatchAnalyzer(Protocol):

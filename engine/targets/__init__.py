@@ -35,6 +35,9 @@ __all__ = [
 ]
 
 
+_NUMBER_ERRORS = frozenset({"float_parsing", "float_type", "int_parsing", "int_type"})
+
+
 def options_from_flat(
     flat: Mapping[str, Any],
 ) -> tuple[TargetOptions, HttpEndpointOptions]:
@@ -48,8 +51,12 @@ def options_from_flat(
         )
     except ValidationError as exc:
         problem = exc.errors()[0]
-        where = ".".join(str(p) for p in problem["loc"])
-        raise TargetConfigError(f"option {where}: {problem['msg']}") from exc
+        where = next((k for k in flat if k.endswith(str(problem["loc"][-1]))), problem["loc"][-1])
+        if problem["type"] in _NUMBER_ERRORS:
+            message = f"option {where} must be a number, got {problem['input']!r}"
+        else:
+            message = f"option {where}: {problem['msg']}"
+        raise TargetConfigError(message) from exc
     except ValueError as exc:
         raise TargetConfigError(str(exc)) from exc
 

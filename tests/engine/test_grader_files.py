@@ -16,13 +16,13 @@ from engine.graders import (
     resolve_specs,
 )
 from engine.graders.deterministic import JsonSchemaGrader
-from engine.graders.spec import (
+from engine.graders.options import (
     ContainsOptions,
     JsonSchemaOptions,
     RegexOptions,
     RubricOptions,
-    parse_grader,
 )
+from engine.graders.spec import parse_grader
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PROJECT = DATA / "project" / "graders"

@@ -33,6 +33,8 @@ RESULT_KEYS = {
     "judge_faithfulness",
     "judge_completeness",
     "judge_reasoning",
+    "faithfulness_reasoning",
+    "completeness_reasoning",
     "passed",
     "overall",
     "claim_faithfulness",
