@@ -426,9 +426,7 @@ def _validation_line(exc: Any) -> str:
     if not path:
         where = "the run config"
     elif where is None:
-        where = (
-            f"--option {options[path]}" if path in options else f"config key {'.'.join(path)}"
-        )
+        where = f"--option {options[path]}" if path in options else f"config key {'.'.join(path)}"
     given = first.get("input")
     shown = "" if isinstance(given, dict | list) else f" {given!r}"
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
