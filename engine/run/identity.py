@@ -143,6 +143,8 @@ class RunIdentity:
     started_at: datetime
     resumed: bool
     lock: RunLock
+    note: str | None = None
+    """Something the person should know about the choice (a live run left alone)."""
 
 
 def _with_pace(stored: RunConfig, asked: RunConfig) -> RunConfig:
@@ -193,6 +195,7 @@ def resolve_run(
     if resume_run_id is not None:
         return resume_named(paths, resume_run_id, test_set_hash, config)
     wanted = config.computing()
+    note: str | None = None
     unfinished = sorted(
         (
             s
@@ -208,15 +211,25 @@ def resolve_run(
             continue  # same name, different settings: a new run, not a resume
         lock = RunLock.of(paths, state.run_id)
         if lock.try_acquire():
-            return RunIdentity(state.run_id, config, state.started_at, True, lock)
+            # The states were read before the lock: the run may have finished and let go
+            # of its lock since. Resume it only if it is still resumable now.
+            current = latest_run_states(paths.lake).get(state.run_id)
+            if current is not None and current.status in RESUMABLE:
+                return RunIdentity(state.run_id, config, state.started_at, True, lock)
+            lock.release()
+            break
         if not start_new_if_live:
             raise RunError(
                 f"run {state.run_id} ({state.name!r}) on this test set is still running "
                 f"in another process ({lock.holder()}); wait for it or use another --name"
             )
+        note = (
+            f"run {state.run_id} ({state.name!r}) is running in another process "
+            f"({lock.holder()}); starting a new run"
+        )
         break  # alive in another process: leave it alone and start a run of our own
     while True:
         run_id = new_run_id(now.replace(tzinfo=UTC))
         lock = RunLock.of(paths, run_id)
         if lock.try_acquire():
-            return RunIdentity(run_id, config, now, False, lock)
+            return RunIdentity(run_id, config, now, False, lock, note)

@@ -151,6 +151,8 @@ class Runner:
                     with contextlib.suppress(Exception):
                         asyncio.run(parts.aclose())
                 raise
+            if identity.note:
+                self.progress.message(identity.note)
             self._announce(identity.resumed, parts)
             self._write_state("running")
             status: RunStatus = "interrupted"

@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS "results" (
     "judge_faithfulness" DOUBLE,
     "judge_completeness" DOUBLE,
     "judge_reasoning" VARCHAR,
+    "faithfulness_reasoning" VARCHAR,
+    "completeness_reasoning" VARCHAR,
     "passed" BOOLEAN,
     "claim_faithfulness" DOUBLE,
     "rag_correctness" DOUBLE,
@@ -150,6 +152,18 @@ CREATE TABLE IF NOT EXISTS "grader_scores" (
     "passed" BOOLEAN,
     "reason" VARCHAR,
     "weight" DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS "sample_scores" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "scorer" VARCHAR NOT NULL,
+    "metric" VARCHAR NOT NULL,
+    "value" DOUBLE,
+    "label" VARCHAR,
+    "reason" VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS "runs_log" (
