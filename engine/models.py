@@ -224,6 +224,10 @@ class RunConfig(Frozen):
     """Response analyzer settings."""
     rag_weights: RagWeights = RagWeights()
     """Weights of the RAG overall score."""
+    column_map: dict[str, str] = Field(default_factory=dict)
+    """Test-set columns renamed to native fields before the format is detected
+    (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the
+    run so a resumed run reads the file the same way."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Options of judges, targets and graders that have no field of their own."""
 

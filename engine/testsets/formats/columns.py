@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.models import TestCase
+from engine.models import GroundTruthChunk, TestCase
 from engine.testsets.base import Row
 from engine.testsets.formats.common import build_case
-from engine.testsets.values import answer_text, context_items, optional_text, row_id, text
+from engine.testsets.values import (
+    answer_text,
+    context_items,
+    list_value,
+    optional_text,
+    row_id,
+    text,
+)
 
 FIELDS = (
     "id", "query", "response", "reference", "expected_answer", "context", "ground_truth",
@@ -36,7 +43,11 @@ class ColumnsLoader:
         """One row of native-named columns."""
         value = row.value
         reference = value.get("reference", value.get("expected_answer"))
-        truth = value.get("ground_truth", value.get("reference_contexts"))
+        truth = list_value(
+            value.get("ground_truth", value.get("reference_contexts")), "ground_truth"
+        )
+        chunks = [GroundTruthChunk.model_validate(t) for t in truth or () if _is_chunk(t)]
+        passages = [t for t in truth or () if not _is_chunk(t)]
         return build_case(
             row,
             case_id=row_id(row),
@@ -44,6 +55,13 @@ class ColumnsLoader:
             response=optional_text(value.get("response"), "response"),
             reference=answer_text(reference, "reference"),
             context=context_items(value.get("context"), "context"),
-            reference_contexts=context_items(truth, "ground_truth") or (),
+            reference_contexts=context_items(passages, "ground_truth") or (),
+            chunks=chunks,
             known=FIELDS,
         )
+
+
+def _is_chunk(item: Any) -> bool:
+    """A native ground-truth object (``chunk_id`` and ``text``), as ``export --format csv``
+    writes it."""
+    return isinstance(item, dict) and {"chunk_id", "text"} <= set(item)

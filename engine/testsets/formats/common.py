@@ -24,6 +24,7 @@ def build_case(
     reference: str = "",
     context: tuple[str, ...] | None = None,
     reference_contexts: Iterable[str] = (),
+    chunks: Iterable[GroundTruthChunk] = (),
     known: Iterable[str] = (),
     metadata: Mapping[str, Any] | None = None,
 ) -> TestCase:
@@ -33,10 +34,13 @@ def build_case(
     known_keys = set(known) | SHARED_KEYS | {"id"}
     meta: dict[str, Any] = metadata_value(value.get("metadata")) if "metadata" in value else {}
     meta.update(metadata or {})
+    claims = value.get("claims")
+    if claims is None and isinstance(meta.get("claims"), list):
+        claims = meta.pop("claims")  # exports of formats without a claims field keep them here
     for key, cell in value.items():
         if key not in known_keys and not is_blank(cell):
             meta.setdefault(key, cell)
-    ground_truth = tuple(
+    ground_truth = tuple(chunks) + tuple(
         GroundTruthChunk(chunk_id=f"ref#{i}", text=passage)
         for i, passage in enumerate(reference_contexts)
         if passage.strip()
@@ -48,7 +52,7 @@ def build_case(
             "query": query,
             "response": response,
             "ai_provider": text(value.get("ai_provider"), "ai_provider"),
-            "expected_answer": ExpectedAnswer(text=reference, claims=_claims(value.get("claims"))),
+            "expected_answer": ExpectedAnswer(text=reference, claims=_claims(claims)),
             "ground_truth": ground_truth,
             "context": context,
             "brand_names": string_list(value.get("brand_names", value.get("brands")), "brands"),

@@ -44,6 +44,10 @@ DEEPEVAL_ONLY = frozenset(
 )
 
 
+_READ = DEEPEVAL_ONLY - {"source_file", "tools_called", "expected_tools"}
+"""DeepEval keys that become case fields; the rest stay in metadata."""
+
+
 def _first(value: Mapping[str, Any], *keys: str) -> Any:
     return next((value[k] for k in keys if value.get(k) is not None), None)
 
@@ -75,7 +79,7 @@ class DeepEvalLoader:
             reference=text(_first(value, "expected_output", "expectedOutput"), "expected_output"),
             context=context_items(retrieved_raw, "retrieval_context", delimiter=split),
             reference_contexts=ideal,
-            known={"input", "context", "expected_output", *DEEPEVAL_ONLY, "name"},
+            known={"input", "context", "expected_output", "name", *_READ},
             metadata=meta,
         )
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from engine.models import ExpectedClaim, TestCase
 from engine.testsets.base import Row, RowError
-from engine.testsets.formats.common import build_case
+from engine.testsets.formats.common import _claims, build_case
 from engine.testsets.values import context_items, is_blank, list_value, optional_text, text
 
 QUERY_VARS = ("question", "query", "input", "prompt", "user_input", "text")
@@ -88,8 +88,10 @@ class PromptfooLoader:
         if extra_vars:
             metadata["vars"] = extra_vars
         shared = {k: variables[k] for k in _SHARED_VARS if k in variables}
-        if "id" in test:
-            shared["id"] = test["id"]
+        own_id = test.get("id", (test.get("metadata") or {}).get("id"))
+        if not is_blank(own_id):
+            shared["id"] = own_id
+            metadata.pop("id", None)
         flat = Row(row.line, row.size, shared, row.index, row.container, row.source)
         context_key = next((k for k in CONTEXT_VARS if k in variables), None)
         response_key = next((k for k in RESPONSE_VARS if k in variables), None)
@@ -102,6 +104,9 @@ class PromptfooLoader:
             context=context_items(variables[context_key], context_key) if context_key else None,
             metadata=metadata,
         )
+        if not claims and isinstance(metadata.get("claims"), list):
+            claims = _claims(metadata.pop("claims"))
+            case = case.model_copy(update={"metadata": metadata})
         if claims:
             expected = case.expected_answer.model_copy(update={"claims": claims})
             case = case.model_copy(update={"expected_answer": expected})
