@@ -311,7 +311,9 @@ def _export_items(export: Any, paths: Paths) -> list[tuple[Any, dict[str, Any]]]
             tags=tuple(row["tags"] or ()),
             expected_answer=ExpectedAnswer(claims=claims),
         )
-        items.append((case.model_copy(update={"response": row["response"]}), row))
+        # an error row has no response: keep the case's own (None when it had none)
+        response = row["response"] or case.response
+        items.append((case.model_copy(update={"response": response}), row))
     return items
 
 

@@ -13,7 +13,7 @@ Each format is the one its loader reads back (``export -> import`` gives the sam
   claims and scores in ``additional_metadata``;
 - ``promptfoo``: a YAML list of tests (``tests: file://...``): ``vars.question``,
   ``vars.context``, ``vars.response``, the reference as a ``factuality`` assertion, id,
-  domain, claims and scores in ``metadata``.
+  domain, claims, ground truth and scores in ``metadata`` (promptfoo has no field for them).
 """
 
 from __future__ import annotations
@@ -156,6 +156,7 @@ def _promptfoo(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
         "id": case.id,
         "domain": case.domain,
         "claims": _claims(case),
+        "ground_truth": [c.model_dump(mode="json") for c in case.ground_truth],
         "evalhouse": _scores(scores),
     }
     return test

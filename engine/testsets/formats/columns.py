@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.models import GroundTruthChunk, TestCase
-from engine.testsets.base import Row
+from engine.testsets.base import Row, RowError
 from engine.testsets.formats.common import build_case
 from engine.testsets.values import (
     answer_text,
@@ -46,7 +46,10 @@ class ColumnsLoader:
         truth = list_value(
             value.get("ground_truth", value.get("reference_contexts")), "ground_truth"
         )
-        chunks = [GroundTruthChunk.model_validate(t) for t in truth or () if _is_chunk(t)]
+        try:
+            chunks = [GroundTruthChunk.model_validate(t) for t in truth or () if _is_chunk(t)]
+        except ValueError as exc:
+            raise RowError(f"'ground_truth' has a bad chunk ({exc})".splitlines()[0]) from exc
         passages = [t for t in truth or () if not _is_chunk(t)]
         return build_case(
             row,

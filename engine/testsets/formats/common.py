@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.models import ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
 from engine.testsets.base import Row, RowError, validated
-from engine.testsets.values import is_blank, metadata_value, string_list, text
+from engine.testsets.values import host_of, is_blank, metadata_value, string_list, text
 
 SHARED_KEYS = frozenset(
     {"domain", "brand_names", "brands", "tags", "ai_provider", "metadata", "claims"}
@@ -48,7 +48,7 @@ def build_case(
     return validated(
         {
             "id": case_id,
-            "domain": text(value.get("domain"), "domain").strip(),
+            "domain": _domain(text(value.get("domain"), "domain")),
             "query": query,
             "response": response,
             "ai_provider": text(value.get("ai_provider"), "ai_provider"),
@@ -60,6 +60,11 @@ def build_case(
             "metadata": meta,
         }
     )
+
+
+def _domain(value: str) -> str:
+    """A domain as given, or the host of a URL given as the domain."""
+    return host_of(value) or value.strip()
 
 
 def _claims(value: Any) -> tuple[ExpectedClaim, ...]:

@@ -6,8 +6,10 @@ A test ``{description, vars, assert, metadata}`` becomes: query = the var named
 question/query/input/prompt/user_input/text, else the only var, else the first prompt of
 the config with ``{{var}}`` filled in; context = var context/contexts/retrieved_context;
 expected answer = the value of the first ``factuality``, ``similar`` or ``equals``
-assertion; each ``contains``/``icontains`` value an expected claim; an ``llm-rubric``
-value goes to ``metadata.rubric``. promptfoo generates responses at eval time, so a test
+assertion; ``contains``/``icontains`` values go to ``metadata.contains`` (not claims:
+the analyzer matches claims by meaning, and a literal such as ``$49`` scored "missing" in
+a response that contained it); an ``llm-rubric`` value goes to ``metadata.rubric``.
+promptfoo generates responses at eval time, so a test
 has no response (a var named response/output/answer is read as one): run with a target.
 ``__expected`` cells use promptfoo's ``type: value`` syntax; a bare value means equals.
 """
@@ -19,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engine.models import ExpectedClaim, TestCase
+from engine.models import GroundTruthChunk, TestCase
 from engine.testsets.base import Row, RowError
 from engine.testsets.formats.common import _claims, build_case
 from engine.testsets.values import context_items, is_blank, list_value, optional_text, text
@@ -73,10 +75,12 @@ class PromptfooLoader:
         asserts = test.get("assert") or []
         if not isinstance(asserts, list):
             raise RowError(f"'assert' must be a list, got {type(asserts).__name__}")
-        reference, claims, rubric = _expectations(asserts)
+        reference, contains, rubric = _expectations(asserts)
         metadata = dict(test.get("metadata") or {})
         if rubric:
             metadata["rubric"] = rubric
+        if contains:
+            metadata["contains"] = list(contains)
         if not is_blank(test.get("description")):
             metadata["description"] = test["description"]
         used = {k for k in (*QUERY_VARS, *CONTEXT_VARS, *RESPONSE_VARS) if k in variables}
@@ -104,9 +108,18 @@ class PromptfooLoader:
             context=context_items(variables[context_key], context_key) if context_key else None,
             metadata=metadata,
         )
-        if not claims and isinstance(metadata.get("claims"), list):
-            claims = _claims(metadata.pop("claims"))
+        truth = metadata.pop("ground_truth", None)
+        if isinstance(truth, list) and truth:
+            try:
+                chunks = tuple(GroundTruthChunk.model_validate(t) for t in truth)
+            except ValueError as exc:
+                raise RowError("'metadata.ground_truth' is not a list of chunks") from exc
+            case = case.model_copy(update={"ground_truth": chunks, "metadata": metadata})
+        if isinstance(metadata.get("claims"), list):
+            claims = _claims(metadata.pop("claims"))  # an evalhouse export keeps them here
             case = case.model_copy(update={"metadata": metadata})
+        else:
+            claims = ()
         if claims:
             expected = case.expected_answer.model_copy(update={"claims": claims})
             case = case.model_copy(update={"expected_answer": expected})
@@ -157,9 +170,9 @@ def _csv_test(value: Mapping[str, Any]) -> dict[str, Any]:
     return test
 
 
-def _expectations(asserts: list[Any]) -> tuple[str, tuple[ExpectedClaim, ...], str]:
+def _expectations(asserts: list[Any]) -> tuple[str, tuple[str, ...], str]:
     reference, rubric = "", ""
-    claims: list[ExpectedClaim] = []
+    contains: list[str] = []
     for item in asserts:
         if not isinstance(item, dict):
             continue
@@ -167,12 +180,10 @@ def _expectations(asserts: list[Any]) -> tuple[str, tuple[ExpectedClaim, ...], s
         if kind in REFERENCE_TYPES and not reference and isinstance(value, str | int | float):
             reference = str(value)
         elif kind in CLAIM_TYPES:
-            for claim in list_value(value, "assert.value") or []:
-                if str(claim).strip():
-                    claims.append(ExpectedClaim(id=f"c{len(claims) + 1}", text=str(claim)))
+            contains += [str(v) for v in list_value(value, "assert.value") or [] if str(v).strip()]
         elif kind == "llm-rubric" and isinstance(value, str) and not rubric:
             rubric = value
-    return reference, tuple(claims), rubric
+    return reference, tuple(contains), rubric
 
 
 def config_prompts(document: Any) -> tuple[str, ...]:
