@@ -201,12 +201,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     config = _run_config(args)
     test_set = load_test_set(Path(args.test_set), strict=args.strict, column_map=config.column_map)
-    _err(f"test set: {test_set.format}, {len(test_set.cases)} cases")
-    for problem in test_set.problems:
-        _err(f"skipped: {problem}")
     spec = CandidateRunSpec.from_extra(config.extra)
     if spec is not None:
         check_run_files(spec)  # malformed files and unknown ids: exit 2 before anything runs
+    _err(f"test set: {test_set.format}, {len(test_set.cases)} cases")
+    for problem in test_set.problems:
+        _err(f"skipped: {problem}")
     if args.estimate:
         print(runner.estimate_run(config, test_set).render())
         return EXIT_OK
