@@ -350,6 +350,10 @@ class RunConfig(Frozen):
     """Judge prices by model name (or prefix), overriding the packaged table."""
     cancel_grace_s: float = Field(default=30.0, ge=0.0, le=3600.0)
     """After Ctrl-C, how long samples in flight may finish before they are abandoned."""
+    column_map: dict[str, str] = Field(default_factory=dict)
+    """Test-set columns renamed to native fields before the format is detected
+    (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the
+    run so a resumed run reads the file the same way."""
 
     @model_validator(mode="before")
     @classmethod

@@ -165,6 +165,7 @@ def _run_config(args: argparse.Namespace) -> Any:
         if not isinstance(loaded, dict):
             raise UsageError(f"{args.config}: a run config is a mapping of RunConfig fields")
         base = loaded
+    base = _with_column_map(base, args)
     flags = {
         "name": args.name,
         "test_set": str(args.test_set),
@@ -210,11 +211,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from engine.run.plan import check_run_files
     from engine.testsets import load_test_set
 
-    test_set = load_test_set(Path(args.test_set), strict=args.strict)
+    config = _run_config(args)
+    test_set = load_test_set(Path(args.test_set), strict=args.strict, column_map=config.column_map)
+    check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
+    _err(f"test set: {test_set.format}, {len(test_set.cases)} cases")
     for problem in test_set.problems:
         _err(f"skipped: {problem}")
-    config = _run_config(args)
-    check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
     only = set(args.only.split(",")) if args.only else None
     if args.estimate:
         print(runner.estimate_run(config, test_set, only_sample_ids=only).render())
@@ -237,6 +239,115 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     print(outcome.run_id)
     return int(outcome.exit_code)
+
+
+def _parse_map(items: Sequence[str], where: str = "--map") -> dict[str, str]:
+    """``COLUMN=FIELD`` pairs (the last ``=`` splits: fields never contain one)."""
+    out: dict[str, str] = {}
+    for item in items:
+        column, sep, field = str(item).rpartition("=")
+        if not sep or not column.strip() or not field.strip():
+            raise UsageError(f"{where} {item!r} is not COLUMN=FIELD (for example question=query)")
+        out[column.strip()] = field.strip()
+    return out
+
+
+def _with_column_map(base: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The config with its ``map:`` section and the --map flags as ``column_map``."""
+    base = dict(base)
+    section = base.pop("map", None) or {}
+    if isinstance(section, list):
+        section = _parse_map(section, f"{args.config}: map:")
+    if not isinstance(section, dict):
+        raise UsageError(f"{args.config}: 'map:' must be a mapping of COLUMN: FIELD")
+    merged = {**base.get("column_map", {}), **{str(k): str(v) for k, v in section.items()}}
+    merged.update(_parse_map(getattr(args, "map", None) or []))
+    if merged:
+        base["column_map"] = merged
+    return base
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from engine.testsets import load_test_set
+    from engine.testsets.inspect import render_inspection
+
+    base: dict[str, Any] = {}
+    if args.config:
+        import yaml
+
+        try:
+            base = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise UsageError(f"{args.config}: cannot read the run config ({exc})") from exc
+        if not isinstance(base, dict):
+            raise UsageError(f"{args.config}: a run config is a mapping of RunConfig fields")
+    column_map = _with_column_map(base, args).get("column_map", {})
+    test_set = load_test_set(Path(args.path), column_map=column_map)
+    print(render_inspection(test_set, limit=args.limit))
+    return EXIT_OK
+
+
+def _export_items(export: Any, paths: Paths) -> list[tuple[Any, dict[str, Any]]]:
+    """Cases of the run's own test set when it is still there unchanged (expected answers
+    and contexts are not in the warehouse), else rebuilt from the warehouse rows."""
+    from engine.models import ExpectedAnswer, ExpectedClaim, RunConfig, TestCase
+    from engine.testsets import TestSetError, load_test_set
+
+    cases: dict[str, Any] = {}
+    source = Path(export.test_set)
+    try:
+        config = RunConfig.model_validate_json(export.config)
+        loaded = load_test_set(source, column_map=config.column_map)
+        if loaded.sha256 == export.test_set_hash:
+            cases = {c.id: c for c in loaded.cases}
+    except (TestSetError, ValueError):
+        pass
+    if not cases:
+        _err(
+            f"export: test set {source} is gone or changed; references and contexts "
+            "are not in the warehouse and are left out"
+        )
+    items = []
+    for row in export.samples:
+        sid = str(row["sample_id"])
+        claims = tuple(
+            ExpectedClaim(id=c["claim_id"], text=c["claim_text"], importance=c["importance"])
+            for c in export.claims.get(sid, ())
+        )
+        case = cases.get(sid) or TestCase(
+            id=sid,
+            domain=row["domain"] or "",
+            query=row["query"] or sid,
+            ai_provider=row["ai_provider"] or "",
+            tags=tuple(row["tags"] or ()),
+            expected_answer=ExpectedAnswer(claims=claims),
+        )
+        # an error row has no response: keep the case's own (None when it had none)
+        response = row["response"] or case.response
+        items.append((case.model_copy(update={"response": response}), row))
+    return items
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    from engine.testsets.export import export_text
+    from warehouse.export import RunNotFound, read_run_export
+
+    try:
+        export = read_run_export(paths.warehouse, args.run_id, args.candidate)
+    except RunNotFound as exc:
+        raise UsageError(str(exc)) from exc
+    items = _export_items(export, paths)
+    csv_output = args.output is not None and args.output.suffix.lower() == ".csv"
+    text = export_text(items, args.format, csv_output=csv_output)
+    if args.output is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    partial = args.output.with_name(args.output.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(args.output)  # nothing half-written under the final name
+    _err(f"exported {len(items)} samples of {args.run_id} as {args.format} to {args.output}")
+    return EXIT_OK
 
 
 # ----------------------------------------------------------------------------- check
@@ -346,6 +457,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="refuse a test set with any bad row")
     p.add_argument("--only", help="comma-separated sample ids to evaluate")
     p.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="COLUMN=FIELD",
+        help="read test-set column COLUMN as native field FIELD (query, response, reference, "
+        "context, ground_truth, domain, id, ...); repeatable",
+    )
+    p.add_argument(
         "--candidates",
         metavar="ID,ID",
         help="candidate ids (files candidates/<family>/<name>.md of --project) to evaluate",
@@ -361,6 +480,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder holding candidates/ and graders/ (default: the current directory)",
     )
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("inspect", help="show a test set's format, cases and scorable metrics")
+    p.add_argument("path", type=Path)
+    p.add_argument("--map", action="append", default=[], metavar="COLUMN=FIELD")
+    p.add_argument("--config", type=Path, help="run config whose map: section applies")
+    p.add_argument("--limit", type=int, default=20, help="cases and skipped rows listed")
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("export", parents=[common], help="write a run in a peer tool's format")
+    p.add_argument("run_id")
+    p.add_argument(
+        "--format", required=True, choices=["ragas", "deepeval", "promptfoo", "jsonl", "csv"]
+    )
+    p.add_argument("--output", type=Path, help="file to write (default: standard output)")
+    p.add_argument(
+        "--candidate", default="", help="candidate lane to export (default: recorded/target)"
+    )
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("ingest", parents=[common], help="load new lake files into the warehouse")
     p.add_argument("--rebuild", action="store_true", help="recreate the warehouse from the lake")

@@ -110,7 +110,8 @@ if result["flags"]:
 cols = st.columns(3)
 for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
     value = result[metric]
-    col.metric(f"{metric.title()} {tier_badge(value)}", "—" if value is None else f"{value:.1f}")
+    # null means not applicable (no claims, nothing to attribute): say so, not "0" or "—"
+    col.metric(f"{metric.title()} {tier_badge(value)}", "n/a" if value is None else f"{value:.1f}")
 judge = st.columns(4)
 
 

@@ -513,7 +513,7 @@ class ResponseAnalyzer:
             zero = config.tiers.tier(0.0)
             completeness = score_completeness((), plan.claims, lookup, threshold, config)
             accuracy = AccuracyResult(0.0, zero, 0.0, (), plan.reference)
-            attribution = AttributionResult(0.0, zero, ())
+            attribution = attribution.emptied(zero)  # stays null when nothing to attribute
             highlights = HighlightResult((), 0.0, ())
         else:
             if fallback:

@@ -6,6 +6,13 @@ word-bounded) ``domain_weight``; a brand name (word-bounded, any case) ``brand_w
 Score = min(cap, best weight + bonus x (mentions - 1)), 0 without mentions. Mentions never
 overlap: a URL subsumes the domain and brands inside it, a domain subsumes brands inside it.
 
+Null means not applicable (issue 12): a case has *nothing to attribute* when it names no
+brand and its domain is not a host name (``attributable``): a test set without a domain
+gets its file name as the domain ("ragas_eval"), which no response could cite, so scoring
+it 0 / poor would blame the answer for the test set. Such a case gets a null score and
+tier, never 0. A real domain (``acme.com``, a host taken from a ground-truth URL) or any
+brand name makes attribution applicable, and then a response without mentions scores 0.
+
 The response is untrusted text: every pattern is built from ``re.escape``d inputs with
 bounded repetition (no nested unbounded quantifiers), so matching stays linear.
 """
@@ -38,9 +45,16 @@ class Mention:
 class AttributionResult:
     """Attribution of a response (spec: score, tier, mentions, has_* flags)."""
 
-    score: float
-    tier: Tier
+    score: float | None
+    """0-100, or None when the case has nothing to attribute (see ``attributable``)."""
+    tier: Tier | None
     mentions: tuple[Mention, ...]
+
+    def emptied(self, tier: Tier) -> AttributionResult:
+        """The result for an empty response: 0 with ``tier``, or still null when n/a."""
+        return AttributionResult(
+            None if self.score is None else 0.0, None if self.score is None else tier, ()
+        )
 
     @property
     def has_url_citation(self) -> bool:
@@ -65,6 +79,17 @@ def normalise_domain(domain: str) -> str:
     host = re.split(r"[/?#]", host, maxsplit=1)[0]
     host = host.rsplit("@", 1)[-1].split(":", 1)[0].strip(".")
     return host.removeprefix("www.")
+
+
+_HOST = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
+
+
+def attributable(domain: str, brand_names: Sequence[str]) -> bool:
+    """True when a response could credit the case: a brand name, or a domain that is a
+    host name (labels with dots, an alphabetic top-level label, as ``acme.co.uk``)."""
+    if any(b.strip() for b in brand_names):
+        return True
+    return bool(_HOST.match(normalise_domain(domain)))
 
 
 def _domain_pattern(domain: str) -> re.Pattern[str]:
@@ -122,7 +147,10 @@ def score_attribution(
     config: AttributionConfig,
     tiers: TierThresholds,
 ) -> AttributionResult:
-    """Attribution score and mentions of ``response`` for ``domain`` and ``brand_names``."""
+    """Attribution score and mentions of ``response`` for ``domain`` and ``brand_names``;
+    score and tier are None when there is nothing to attribute (``attributable``)."""
+    if not attributable(domain, brand_names):
+        return AttributionResult(None, None, ())
     mentions = find_mentions(response, domain, brand_names)
     weights = {"url": config.url_weight, "domain": config.domain_weight}
     if not mentions:

@@ -72,7 +72,18 @@ def test_weights_and_cap_are_configurable() -> None:
 def test_domain_normalisation_and_empty_inputs() -> None:
     assert normalise_domain("https://WWW.Acme.com:443/about") == "acme.com"
     assert score("acme.com", domain="https://www.ACME.com/").score == 75.0
-    assert score("acme.com", domain="", brands=()).score == 0.0
+    # Issue 12 changed this contract: nothing to attribute is null (n/a), no longer 0.
+    empty = score("acme.com", domain="", brands=())
+    assert empty.score is None and empty.tier is None and empty.mentions == ()
+
+
+def test_nothing_to_attribute_is_null_and_a_real_domain_or_brand_is_scored() -> None:
+    # A file-stem domain (no dot, or a non-alphabetic top label) cannot be cited.
+    for stem in ("ragas_eval", "my-tests", "data.v2"):
+        assert score("ragas_eval is great", domain=stem, brands=()).score is None
+    assert score("nothing here", domain="acme.co.uk", brands=()).score == 0.0
+    assert score("nothing here", domain="acme.co.uk", brands=()).tier == "poor"
+    assert score("Ask Acme", domain="ragas_eval", brands=("Acme",)).score == 50.0
 
 
 def test_hostile_text_is_linear() -> None:

@@ -1,0 +1,162 @@
+"""A run's cases, responses and scores written in a peer's own format (``evalhouse export``).
+
+Each format is the one its loader reads back (``export -> import`` gives the same cases):
+
+- ``jsonl``: native ``TestCase`` lines, scores under ``metadata.evalhouse``;
+- ``csv``: native field columns (lists as JSON) plus one column per score;
+- ``ragas``: ``SingleTurnSample`` keys (``user_input``, ``retrieved_contexts``,
+  ``reference_contexts``, ``response``, ``reference``) as JSONL, or CSV when the output
+  ends in ``.csv``, with ``id``, ``domain`` and the scores as extra columns, as RAGAS's
+  own result tables carry metric columns;
+- ``deepeval``: a JSON array of test cases (``input``, ``actual_output``,
+  ``expected_output``, ``context``, ``retrieval_context``, ``name``) with the domain,
+  claims and scores in ``additional_metadata``;
+- ``promptfoo``: a YAML list of tests (``tests: file://...``): ``vars.question``,
+  ``vars.context``, ``vars.response``, the reference as a ``factuality`` assertion, id,
+  domain, claims, ground truth and scores in ``metadata`` (promptfoo has no field for them).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.models import TestCase
+
+EXPORT_FORMATS = ("ragas", "deepeval", "promptfoo", "jsonl", "csv")
+SCORE_KEYS = (
+    "accuracy", "completeness", "attribution", "coverage_percent", "judge_faithfulness",
+    "judge_completeness", "passed", "claim_faithfulness", "rag_correctness",
+    "rag_faithfulness", "rag_precision", "rag_recall", "rag_relevance", "rag_overall",
+    "overall", "error",
+)  # fmt: skip
+
+Item = tuple[TestCase, Mapping[str, Any]]
+"""A case (with the run's response) and its scores."""
+
+
+def export_text(items: Sequence[Item], fmt: str, *, csv_output: bool = False) -> str:
+    """The file content of ``items`` in ``fmt`` (one of ``EXPORT_FORMATS``)."""
+    if fmt == "jsonl":
+        return "".join(json.dumps(_native(c, s), ensure_ascii=False) + "\n" for c, s in items)
+    if fmt == "csv":
+        return _csv([_csv_row(c, s) for c, s in items])
+    if fmt == "ragas":
+        rows = [_ragas(c, s) for c, s in items]
+        if csv_output:
+            return _csv([{k: _cell(v) for k, v in r.items()} for r in rows])
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    if fmt == "deepeval":
+        return json.dumps([_deepeval(c, s) for c, s in items], ensure_ascii=False, indent=2)
+    if fmt == "promptfoo":
+        import yaml
+
+        tests = [_promptfoo(c, s) for c, s in items]
+        return str(yaml.safe_dump(tests, allow_unicode=True, sort_keys=False))
+    raise ValueError(f"unknown export format {fmt!r}; one of {', '.join(EXPORT_FORMATS)}")
+
+
+def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: scores.get(k) for k in SCORE_KEYS}
+
+
+def _native(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
+    data = case.model_dump(mode="json")
+    data["metadata"] = {**case.metadata, "evalhouse": _scores(scores)}
+    return data
+
+
+def _claims(case: TestCase) -> list[dict[str, str]]:
+    return [c.model_dump(mode="json") for c in case.expected_answer.claims]
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: lists and objects as JSON, None as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _csv_row(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
+    row = {
+        "id": case.id,
+        "domain": case.domain,
+        "query": case.query,
+        "response": case.response or "",
+        "ai_provider": case.ai_provider,
+        "reference": case.expected_answer.text,
+        "claims": _claims(case),
+        "context": list(case.context) if case.context is not None else "",
+        "ground_truth": [c.model_dump(mode="json") for c in case.ground_truth],
+        "brand_names": list(case.brand_names),
+        "tags": list(case.tags),
+        "metadata": case.metadata,
+        **_scores(scores),
+    }
+    return {k: _cell(v) if v != [] else "" for k, v in row.items()}
+
+
+def _ragas(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": case.id,
+        "domain": case.domain,
+        "user_input": case.query,
+        "retrieved_contexts": list(case.context) if case.context is not None else None,
+        "reference_contexts": [c.text for c in case.ground_truth],
+        "response": case.response,
+        "reference": case.expected_answer.text,
+        **_scores(scores),
+    }
+
+
+def _deepeval(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "name": case.id,
+        "input": case.query,
+        "actual_output": case.response,
+        "expected_output": case.expected_answer.text or None,
+        "context": [c.text for c in case.ground_truth] or None,
+        "retrieval_context": list(case.context) if case.context is not None else None,
+        "additional_metadata": {
+            **case.metadata,
+            "domain": case.domain,
+            "claims": _claims(case),
+            "evalhouse": _scores(scores),
+        },
+    }
+
+
+def _promptfoo(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
+    variables: dict[str, Any] = {"question": case.query}
+    if case.context is not None:
+        variables["context"] = list(case.context)
+    if case.response is not None:
+        variables["response"] = case.response
+    asserts = []
+    if case.expected_answer.text:
+        asserts.append({"type": "factuality", "value": case.expected_answer.text})
+    test: dict[str, Any] = {"description": case.query[:80], "vars": variables}
+    if asserts:
+        test["assert"] = asserts
+    test["metadata"] = {
+        **case.metadata,
+        "id": case.id,
+        "domain": case.domain,
+        "claims": _claims(case),
+        "ground_truth": [c.model_dump(mode="json") for c in case.ground_truth],
+        "evalhouse": _scores(scores),
+    }
+    return test

@@ -1,0 +1,1 @@
+"""One loader per peer format, each a ``FormatLoader`` (detect + load)."""

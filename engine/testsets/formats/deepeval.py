@@ -1,0 +1,108 @@
+"""``deepeval`` goldens and test cases, and the eval harness's ``harness`` CSV/JSONL.
+
+DeepEval (``Golden``/``LLMTestCase``, ``EvaluationDataset.save_as``): ``input`` -> query,
+``actual_output`` -> response, ``expected_output`` -> expected answer, ``context`` (the
+ideal passages) -> ground truth (``ref#i``), ``retrieval_context`` -> context,
+``additional_metadata`` -> metadata. ``save_as`` joins CSV context lists with ``|``, so
+a DeepEval CSV cell without a JSON/repr list is split there. camelCase keys of Confident
+AI exports (``actualOutput``, ``expectedOutput``, ``retrievalContext``) are read too.
+
+Harness (``input``, ``expected_output``, optional ``context`` as a JSON array or one
+passage, ``metadata`` as a JSON object, ``output``/``response``, ``id``): the context is
+the retrieved context; other columns go to metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.models import TestCase
+from engine.testsets.base import Row
+from engine.testsets.formats.common import build_case
+from engine.testsets.values import (
+    context_items,
+    metadata_value,
+    optional_text,
+    row_id,
+    text,
+)
+
+DEEPEVAL_ONLY = frozenset(
+    {
+        "actual_output",
+        "retrieval_context",
+        "source_file",
+        "additional_metadata",
+        "tools_called",
+        "expected_tools",
+        "actualOutput",
+        "expectedOutput",
+        "retrievalContext",
+        "additionalMetadata",
+    }
+)
+
+
+_READ = DEEPEVAL_ONLY - {"source_file", "tools_called", "expected_tools"}
+"""DeepEval keys that become case fields; the rest stay in metadata."""
+
+
+def _first(value: Mapping[str, Any], *keys: str) -> Any:
+    return next((value[k] for k in keys if value.get(k) is not None), None)
+
+
+class DeepEvalLoader:
+    """DeepEval goldens and test cases (``input`` with a DeepEval-only key)."""
+
+    name = "deepeval"
+    required: tuple[str, ...] = ("input",)
+
+    def detect(self, keys: frozenset[str], first: Mapping[str, Any], container: str) -> bool:
+        """``input`` (text) and one key only DeepEval writes."""
+        return "input" in keys and bool(keys & DEEPEVAL_ONLY)
+
+    def load(self, row: Row) -> TestCase:
+        """One golden or test case."""
+        value = row.value
+        split = "|" if row.container == "csv" else None
+        ideal = context_items(value.get("context"), "context", delimiter=split) or ()
+        retrieved_raw = _first(value, "retrieval_context", "retrievalContext")
+        meta = metadata_value(
+            _first(value, "additional_metadata", "additionalMetadata"), "additional_metadata"
+        )
+        return build_case(
+            row,
+            case_id=row_id(row, "id", "name"),
+            query=text(value.get("input"), "input", required=True),
+            response=optional_text(_first(value, "actual_output", "actualOutput"), "actual_output"),
+            reference=text(_first(value, "expected_output", "expectedOutput"), "expected_output"),
+            context=context_items(retrieved_raw, "retrieval_context", delimiter=split),
+            reference_contexts=ideal,
+            known={"input", "context", "expected_output", "name", *_READ},
+            metadata=meta,
+        )
+
+
+class HarnessLoader:
+    """The eval harness: ``input`` and ``expected_output``."""
+
+    name = "harness"
+    required: tuple[str, ...] = ("input", "expected_output")
+
+    def detect(self, keys: frozenset[str], first: Mapping[str, Any], container: str) -> bool:
+        """``input`` as text (an object input is a Langfuse/Phoenix item)."""
+        return "input" in keys and not isinstance(first.get("input"), dict | list)
+
+    def load(self, row: Row) -> TestCase:
+        """One harness row."""
+        value = row.value
+        return build_case(
+            row,
+            case_id=row_id(row),
+            query=text(value.get("input"), "input", required=True),
+            response=optional_text(_first(value, "output", "response"), "output"),
+            reference=text(value.get("expected_output"), "expected_output"),
+            context=context_items(value.get("context"), "context"),
+            known={"input", "expected_output", "context", "output", "response"},
+        )

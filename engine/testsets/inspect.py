@@ -1,0 +1,95 @@
+"""What a test set can be scored on, case by case, before anything runs (``evalhouse inspect``).
+
+Each metric of a case is either computed or null, and a null has one reason:
+
+- no response: every metric waits for a target (``--target``) to generate one;
+- accuracy needs a reference (expected answer, claims or ground truth); a case with only
+  retrieved context is scored against that context; with neither, the sample errors;
+- completeness needs expected claims;
+- attribution needs a brand name or a domain that is a host name (``attributable``);
+- judge faithfulness and RAG metrics need context (retrieved, or the ground truth).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from engine.models import TestCase
+from engine.scoring.attribution import attributable
+from engine.testsets.base import LoadedTestSet
+
+METRICS = ("accuracy", "completeness", "attribution", "faithfulness")
+
+
+@dataclass(frozen=True)
+class CaseCapabilities:
+    """Which metrics one case gets, and why each missing one is null."""
+
+    case_id: str
+    domain: str
+    scored: tuple[str, ...]
+    null: dict[str, str]
+    """Metric -> reason it will be null."""
+    needs_target: bool
+    notes: tuple[str, ...] = ()
+    """Caveats of scored metrics (accuracy against context, say)."""
+
+
+def case_capabilities(case: TestCase) -> CaseCapabilities:
+    """The metrics ``case`` can get with the recorded response (or a target's)."""
+    null: dict[str, str] = {}
+    notes: list[str] = []
+    given_truth = [c for c in case.ground_truth if not c.chunk_id.startswith("ctx#")]
+    has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
+    if not has_reference and not case.ground_truth:
+        null["accuracy"] = "no reference and no context: nothing to compare (error row)"
+    elif not has_reference and not given_truth:
+        notes.append("accuracy: no reference, measured against the retrieved context")
+    if not case.expected_answer.claims:
+        null["completeness"] = "no expected claims"
+    if not attributable(case.domain, case.brand_names):
+        null["attribution"] = f"no brand names and domain {case.domain!r} is not a host name"
+    if not case.effective_context:
+        null["faithfulness"] = "no context to check the response against"
+    scored = tuple(m for m in METRICS if m not in null)
+    return CaseCapabilities(case.id, case.domain, scored, null, case.response is None, tuple(notes))
+
+
+def render_inspection(test_set: LoadedTestSet, *, limit: int = 20) -> str:
+    """The report ``evalhouse inspect`` prints: format, counts, mapping, per-case metrics,
+    skipped rows."""
+    caps = [case_capabilities(c) for c in test_set.cases]
+    mapping = ", ".join(f"{k}={v}" for k, v in test_set.column_map.items()) or "none"
+    domains = Counter(c.domain for c in caps)
+    lines = [
+        f"file:      {test_set.path}",
+        f"format:    {test_set.format}",
+        f"cases:     {len(caps)} ({len(test_set.problems)} rows skipped)",
+        f"mapping:   {mapping}",
+        f"domains:   {', '.join(f'{d} ({n})' for d, n in domains.most_common(5))}",
+        f"responses: {sum(not c.needs_target for c in caps)} recorded, "
+        f"{sum(c.needs_target for c in caps)} need a target (--target)",
+        "",
+        "metric        scored  null  why null (most common)",
+    ]
+    for metric in METRICS:
+        reasons = Counter(c.null[metric] for c in caps if metric in c.null)
+        scored = sum(metric in c.scored for c in caps)
+        why = reasons.most_common(1)[0][0] if reasons else ""
+        lines.append(f"{metric:<13} {scored:>6}  {len(caps) - scored:>4}  {why}")
+    lines += ["", f"cases (first {min(limit, len(caps))} of {len(caps)}):"]
+    for cap in caps[:limit]:
+        gets = ", ".join(cap.scored) or "nothing"
+        nulls = "; ".join(f"{m}: {why}" for m, why in cap.null.items())
+        target = " [needs a target]" if cap.needs_target else ""
+        lines.append(f"  {cap.case_id} ({cap.domain}){target}: {gets}")
+        if nulls:
+            lines.append(f"      null -> {nulls}")
+        lines += [f"      note -> {note}" for note in cap.notes]
+    if test_set.problems:
+        lines += ["", "skipped rows:"]
+        lines += [f"  {p}" for p in test_set.problems[:limit]]
+        if len(test_set.problems) > limit:
+            lines.append(f"  ... and {len(test_set.problems) - limit} more")
+    return "\n".join(lines)

@@ -1,0 +1,215 @@
+"""``load_test_set``: read a file, apply ``--map``, detect the format, convert every row.
+
+Detection looks at the keys of the first row (the header of a CSV) and asks each loader
+of ``LOADERS`` in order; the first that says yes converts every row. After conversion
+every case gets a domain (``derive_domain``) and, when it has no reference at all, its
+retrieved context as ground truth (``ctx#i``), so it is scored for grounding instead of
+ending as an error row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.models import GroundTruthChunk, TestCase
+from engine.testsets.base import (
+    MAX_FILE_BYTES,
+    MAX_ROW_BYTES,
+    FormatLoader,
+    LoadedTestSet,
+    Problem,
+    Row,
+    RowError,
+    TestSetError,
+)
+from engine.testsets.formats.answer_synthesis import AnswerSynthesisLoader
+from engine.testsets.formats.columns import FIELDS, ColumnsLoader
+from engine.testsets.formats.datasets import LangfuseLoader, PhoenixLoader
+from engine.testsets.formats.deepeval import DeepEvalLoader, HarnessLoader
+from engine.testsets.formats.native import NativeLoader
+from engine.testsets.formats.promptfoo import PromptfooLoader, config_prompts
+from engine.testsets.formats.ragas import Ragas01Loader, RagasLoader
+from engine.testsets.promptfoo_files import expand_tests
+from engine.testsets.reading import Container, decode, read_bytes, read_container
+from engine.testsets.values import first_url, host_of
+
+
+def _loaders(prompts: tuple[str, ...], mapped: bool) -> tuple[FormatLoader, ...]:
+    """The loaders in detection order; native (strict) is left out when columns are mapped."""
+    chain: list[FormatLoader] = [] if mapped else [NativeLoader()]
+    chain += [
+        PromptfooLoader(prompts),
+        RagasLoader(),
+        Ragas01Loader(),
+        LangfuseLoader(),
+        DeepEvalLoader(),
+        PhoenixLoader(),
+        AnswerSynthesisLoader(),
+        HarnessLoader(),
+        ColumnsLoader(),
+    ]
+    return tuple(chain)
+
+
+_URL_KEYS = ("url", "page_url", "source_url", "source", "link", "website")
+
+
+def load_test_set(
+    path: Path,
+    *,
+    strict: bool = False,
+    max_row_bytes: int = MAX_ROW_BYTES,
+    column_map: Mapping[str, str] | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
+) -> LoadedTestSet:
+    """Load a test set in any supported format (see ``engine.testsets``).
+
+    ``column_map`` renames columns/keys (``{"question_text": "query"}``) before detection;
+    a mapped column the file lacks is a ``TestSetError``. Bad rows are skipped and listed
+    in ``problems``; with ``strict`` they raise ``TestSetError`` instead. File-level
+    problems always raise ``TestSetError``.
+    """
+    path = Path(path)
+    name = str(path)
+    raw = read_bytes(path, name, max_file_bytes)
+    digest = hashlib.sha256(raw).hexdigest()
+    text = decode(name, raw)
+    if not text.strip():
+        raise TestSetError(f"{name}: empty file (no test cases)")
+    container = read_container(name, path.suffix.lower(), text, max_row_bytes)
+    prompts: tuple[str, ...] = ()
+    if container.kind == "yaml" or _is_promptfoo_json(container):
+        prompts = config_prompts(container.document)
+        expand_tests(container, path.parent, max_row_bytes, max_file_bytes)
+    mapping = dict(column_map or {})
+    if mapping:
+        _apply_map(name, container, mapping)
+    loader = _detect(name, container, _loaders(prompts, bool(mapping)))
+    problems = list(container.problems)
+    cases = _convert(name, container.rows, loader, problems, path.stem)
+    problems.sort(key=lambda p: (p.file != name, p.file, p.line))
+    if strict and problems:
+        raise TestSetError(_summary(name, problems, "refused (strict)"), problems)
+    if not cases:
+        detail = _summary(name, problems, "no valid test case") if problems else ""
+        raise TestSetError(detail or f"{name}: no test cases", problems)
+    fmt = f"{loader.name}-{container.kind}"
+    return LoadedTestSet(path, fmt, digest, tuple(cases), tuple(problems), mapping)
+
+
+def _convert(
+    name: str, rows: list[Row], loader: FormatLoader, problems: list[Problem], stem: str
+) -> list[TestCase]:
+    cases: list[TestCase] = []
+    first_line: dict[str, int] = {}
+    for row in rows:
+        where = str(row.source) if row.source else name
+        try:
+            case = _complete(loader.load(row), stem)
+        except RowError as exc:
+            problems.append(Problem(where, row.line, str(exc)))
+            continue
+        if case.id in first_line:
+            reason = f"duplicate id {case.id!r} (first on line {first_line[case.id]}); row skipped"
+            problems.append(Problem(where, row.line, reason))
+            continue
+        first_line[case.id] = row.line
+        cases.append(case)
+    return cases
+
+
+def _is_promptfoo_json(container: Container) -> bool:
+    doc = container.document
+    return isinstance(doc, dict) and isinstance(doc.get("tests"), list)
+
+
+def _apply_map(name: str, container: Container, mapping: dict[str, str]) -> None:
+    """Rename mapped columns in every row; refuse unknown targets and absent columns."""
+    for column, field in mapping.items():
+        if field not in FIELDS:
+            raise TestSetError(
+                f"--map {column}={field}: unknown field {field!r}; fields: {', '.join(FIELDS)}"
+            )
+    present: set[str] = set(container.header)
+    for row in container.rows[:1000]:
+        present.update(row.value)
+    if container.kind == "csv":
+        mapping = {k.lower(): v for k, v in mapping.items()}
+    for column, field in mapping.items():
+        if column not in present:
+            shown = ", ".join(sorted(present)[:15]) or "none"
+            raise TestSetError(
+                f"{name}: --map {column}={field}: column {column!r} is not in the file "
+                f"(columns: {shown})"
+            )
+    for row in container.rows:
+        for column, field in mapping.items():
+            if column in row.value:
+                row.value[field] = row.value.pop(column)
+    if container.header:
+        container.header = tuple(mapping.get(c, c) for c in container.header)
+
+
+def _detect(name: str, container: Container, loaders: tuple[FormatLoader, ...]) -> FormatLoader:
+    first: Mapping[str, Any] = container.rows[0].value if container.rows else {}
+    keys = frozenset(container.header or first)
+    for loader in loaders:
+        if loader.detect(keys, first, container.kind):
+            missing = [c for c in loader.required if c not in keys]
+            if container.kind == "csv" and missing:
+                raise TestSetError(f"{name}: line 1: missing column(s) {', '.join(missing)}")
+            return loader
+    if container.kind in ("jsonl", "json") and (not first or keys & {"id", "query"}):
+        return loaders[0]  # a broken native file: let validation name each row's problem
+    found = ", ".join(sorted(keys)[:15]) or "nothing"
+    hint = (
+        "the header needs input+expected_output (harness/DeepEval), user_input or "
+        "question+contexts (RAGAS), __expected (promptfoo) or query"
+    )
+    kind = "CSV" if container.kind == "csv" else "test-set"
+    raise TestSetError(
+        f"{name}: unknown {kind} format: {hint}; found {found}; "
+        "or map your columns with --map COLUMN=query (see evalhouse inspect)"
+    )
+
+
+def _complete(case: TestCase, stem: str) -> TestCase:
+    """Fill the domain, and score a reference-less case against its context."""
+    update: dict[str, Any] = {}
+    if not case.domain.strip():
+        update["domain"] = derive_domain(case, stem)
+    has_reference = case.expected_answer.text.strip() or case.expected_answer.claims
+    if not has_reference and not case.ground_truth and case.context:
+        update["ground_truth"] = tuple(
+            GroundTruthChunk(chunk_id=f"ctx#{i}", text=passage)
+            for i, passage in enumerate(case.context)
+            if passage.strip()
+        )
+    return case.model_copy(update=update) if update else case
+
+
+def derive_domain(case: TestCase, fallback: str) -> str:
+    """A ``domain`` metadata key, else the host of a ground-truth, metadata or context
+    URL, else ``fallback`` (the test set's name). Never empty."""
+    meta_domain = case.metadata.get("domain")
+    if isinstance(meta_domain, str) and meta_domain.strip():
+        return meta_domain.strip()
+    for chunk in case.ground_truth:
+        host = host_of(chunk.page_url)
+        if host:
+            return host
+    for key in _URL_KEYS:
+        value = case.metadata.get(key)
+        if isinstance(value, str) and host_of(value):
+            return host_of(value)
+    host = host_of(first_url(case.effective_context))
+    return host or fallback or "unknown"
+
+
+def _summary(name: str, problems: list[Problem], what: str) -> str:
+    shown = "\n".join(f"  {p}" for p in problems[:20])
+    more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+    return f"{name}: {what}: {len(problems)} problem(s)\n{shown}{more}"

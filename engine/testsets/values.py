@@ -1,0 +1,263 @@
+"""Cell and key values as peers write them: text, lists in five encodings, objects, URLs.
+
+A list (contexts, reference contexts, brand names, tags) may arrive as a JSON list, a JSON
+array written as text (a CSV cell), the Python repr pandas writes (``['a', 'b']``), a
+double-encoded JSON string (``"[\\"a\\"]"``), or text with one item per line (blank lines
+separating items when there are any). ``list_value`` accepts all of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from engine.testsets.base import Row, RowError
+
+TEXT_KEYS = ("text", "content", "passage", "chunk", "page_content")
+"""Keys whose string is the passage of a context object."""
+
+PROMPT_KEYS = ("question", "query", "user_input", "input", "prompt", "text", "content")
+"""Keys of an input object (Langfuse, Phoenix) that hold the question, in order."""
+
+ANSWER_KEYS = ("answer", "expected_output", "reference", "output", "response", "text")
+"""Keys of an output object that hold the answer, in order."""
+
+_URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]{1,2000}", re.IGNORECASE)
+_INDEX_COLUMN = re.compile(r"^unnamed: ?\d+$", re.IGNORECASE)
+
+
+def is_index_column(name: str) -> bool:
+    """A pandas index written to CSV: an empty header or ``Unnamed: 0``."""
+    return not name.strip() or bool(_INDEX_COLUMN.match(name.strip()))
+
+
+def is_blank(value: Any) -> bool:
+    """None, an empty string, or whitespace."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def text(value: Any, field: str, *, required: bool = False) -> str:
+    """A scalar as text; objects and lists are refused with the field's name."""
+    if value is None:
+        if required:
+            raise RowError(f"missing '{field}'")
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise RowError(f"'{field}' must be text, got {type(value).__name__}")
+    out = str(value)
+    if required and not out.strip():
+        raise RowError(f"'{field}' is empty")
+    return out
+
+
+def optional_text(value: Any, field: str) -> str | None:
+    """Text, or None when blank (an absent response stays absent)."""
+    return None if is_blank(value) else text(value, field)
+
+
+def _decoded(cell: str) -> Any:
+    """JSON, then the Python repr, of a text cell; the text itself when neither parses."""
+    stripped = cell.strip()
+    try:
+        value = json.loads(stripped)
+    except json.JSONDecodeError:
+        if stripped[:1] not in "[(":
+            return cell
+        try:
+            return ast.literal_eval(stripped)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return cell
+    if isinstance(value, str) and value.strip()[:1] == "[":
+        return _decoded(value)  # double-encoded: a JSON string holding a JSON array
+    return value
+
+
+def list_value(value: Any, field: str, *, delimiter: str | None = None) -> list[Any] | None:
+    """A list in any of the encodings of the module docstring; None when blank."""
+    if value is None:
+        return None
+    if isinstance(value, list | tuple):
+        return list(value)
+    if not isinstance(value, str):
+        raise RowError(f"'{field}' must be a list, got {type(value).__name__}")
+    if not value.strip():
+        return None
+    decoded = _decoded(value)
+    if isinstance(decoded, list | tuple):
+        return list(decoded)
+    if decoded is value or isinstance(decoded, str):
+        cell = str(decoded)
+        if cell.strip()[:1] == "[":  # meant as a list, but neither JSON nor a repr
+            raise RowError(f"'{field}' is not a JSON or Python list")
+        if "\n" in cell.strip():
+            parts = re.split(r"\n\s*\n" if re.search(r"\n\s*\n", cell) else r"\n", cell)
+            return [p.strip() for p in parts if p.strip()]
+        if delimiter and delimiter in cell:
+            return [p.strip() for p in cell.split(delimiter) if p.strip()]
+        return [cell]
+    if isinstance(decoded, dict):
+        return [decoded]
+    return [str(decoded)]
+
+
+def render_context_object(obj: Mapping[str, Any]) -> str:
+    """A context object as prose: its passage key, else ``key: value`` lines."""
+    for key in TEXT_KEYS:
+        if isinstance(obj.get(key), str) and obj[key].strip():
+            return str(obj[key])
+    lines = []
+    for key, value in obj.items():
+        if isinstance(value, list):
+            parts = [
+                v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
+                for v in value
+            ]
+            lines.append(f"{key}: {'; '.join(parts)}")
+        elif isinstance(value, dict):
+            lines.append(f"{key}: {json.dumps(value, ensure_ascii=False, sort_keys=True)}")
+        else:
+            lines.append(f"{key}: {value}")
+    return "\n".join(lines)
+
+
+def context_items(
+    value: Any, field: str, *, delimiter: str | None = None
+) -> tuple[str, ...] | None:
+    """Passages from a list of strings or objects in any encoding; None when absent."""
+    if isinstance(value, dict):
+        return (render_context_object(value),)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise RowError(
+            f"'{field}' must be a list of strings or objects, got {type(value).__name__}"
+        )
+    items = list_value(value, field, delimiter=delimiter)
+    if items is None:
+        return None
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            if item.strip():
+                out.append(item)
+        elif isinstance(item, dict):
+            out.append(render_context_object(item))
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            out.append(str(item))
+        else:
+            raise RowError(
+                f"'{field}[{i}]' must be a string or an object, got {type(item).__name__}"
+            )
+    return tuple(out)
+
+
+def string_list(value: Any, field: str) -> tuple[str, ...]:
+    """Brand names or tags: a list in any encoding, or one comma-separated string."""
+    if isinstance(value, str) and value.strip()[:1] not in "[\"'" and "\n" not in value:
+        return tuple(p.strip() for p in value.split(",") if p.strip())
+    items = list_value(value, field) or []
+    return tuple(str(i).strip() for i in items if str(i).strip())
+
+
+def metadata_value(value: Any, field: str = "metadata") -> dict[str, Any]:
+    """A metadata object, or JSON text of one (the Python repr is accepted too)."""
+    if is_blank(value):
+        return {}
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError as exc:
+            try:
+                parsed = ast.literal_eval(value.strip())
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                raise RowError(f"'{field}' is not valid JSON ({exc.msg})") from exc
+        if not isinstance(parsed, dict):
+            raise RowError(f"'{field}' must be a JSON object, got {type(parsed).__name__}")
+        return parsed
+    raise RowError(f"'{field}' must be a JSON object, got {type(value).__name__}")
+
+
+def row_id(row: Row, *keys: str) -> str:
+    """The row's own id (first non-blank of ``keys``, default ``id``), else ``row-N``."""
+    for key in keys or ("id",):
+        explicit = row.value.get(key)
+        if not is_blank(explicit) and not isinstance(explicit, dict | list):
+            return str(explicit).strip()
+    return f"row-{row.index}"
+
+
+def prompt_text(value: Any, field: str) -> str:
+    """The question in an input that may be text or an object (Langfuse, Phoenix).
+
+    An object gives its first question-like key, else the last user message of a
+    ``messages`` list, else (one key only) that key's text.
+    """
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return text(value, field, required=True)
+    if isinstance(value, list):
+        value = {"messages": value}
+    if not isinstance(value, dict):
+        raise RowError(f"missing '{field}'" if value is None else f"'{field}' has no question")
+    for key in PROMPT_KEYS:
+        if isinstance(value.get(key), str) and value[key].strip():
+            return str(value[key])
+    messages = value.get("messages")
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") in ("user", "human"):
+                content = message.get("content")
+                if isinstance(content, str) and content.strip():
+                    return content
+    strings = [v for v in value.values() if isinstance(v, str) and v.strip()]
+    if len(strings) == 1:
+        return strings[0]
+    raise RowError(
+        f"'{field}' is an object without a question key ({', '.join(PROMPT_KEYS[:4])}, "
+        "messages); name the key with --map"
+    )
+
+
+def answer_text(value: Any, field: str) -> str:
+    """An expected or actual output that may be text or an object; '' when absent."""
+    if is_blank(value):
+        return ""
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, dict):
+        for key in ANSWER_KEYS:
+            if isinstance(value.get(key), str | int | float) and not is_blank(value[key]):
+                return str(value[key])
+        strings = [v for v in value.values() if isinstance(v, str) and v.strip()]
+        if len(strings) == 1:
+            return strings[0]
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, list):
+        return json.dumps(value, ensure_ascii=False)
+    raise RowError(f"'{field}' must be text or an object, got {type(value).__name__}")
+
+
+def host_of(url: str) -> str:
+    """``https://www.acme.com/x`` -> ``acme.com``; '' when not an http(s) URL with a host."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return ""
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return ""
+    return parts.hostname.lower().removeprefix("www.")
+
+
+def first_url(texts: Any) -> str:
+    """The first http(s) URL in a sequence of texts (or one text), else ''."""
+    if isinstance(texts, str):
+        texts = (texts,)
+    for item in texts or ():
+        if isinstance(item, str):
+            match = _URL.search(item)
+            if match:
+                return match.group(0).rstrip(".,;:!?")
+    return ""
