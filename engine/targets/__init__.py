@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.http import RetryPolicy
 from engine.targets.base import (
-    RetryPolicy,
     Target,
     TargetConfigError,
     TargetError,
@@ -45,8 +45,18 @@ def _float(extra: Mapping[str, Any], key: str, default: float) -> float:
     return float(value)
 
 
-def build_target(spec: str, *, extra: Mapping[str, Any] | None = None, retries: int = 2) -> Target:
-    """The target named by ``spec``; ``TargetConfigError`` when the spec is not valid."""
+def build_target(
+    spec: str,
+    *,
+    extra: Mapping[str, Any] | None = None,
+    retries: int = 2,
+    concurrency: int | None = None,
+) -> Target:
+    """The target named by ``spec``; ``TargetConfigError`` when the spec is not valid.
+
+    ``retries`` are the retries of each HTTP call after its first attempt; ``concurrency``
+    (the run's calls in flight) sizes the connection pool, which otherwise keeps up to
+    100 connections alive."""
     extra = extra or {}
     policy = RetryPolicy(
         retries=retries,
@@ -66,6 +76,7 @@ def build_target(spec: str, *, extra: Mapping[str, Any] | None = None, retries: 
             include_context=bool(extra.get("target_include_context", False)),
             prices=prices,
             policy=policy,
+            concurrency=concurrency,
         )
     if spec.startswith(("http:", "https:")):
         # Both "http:https://host/x" (the spec form) and a bare "https://host/x" are accepted.
@@ -80,5 +91,6 @@ def build_target(spec: str, *, extra: Mapping[str, Any] | None = None, retries: 
             contexts_path=extra.get("http_contexts_path"),
             headers=headers,
             policy=policy,
+            concurrency=concurrency,
         )
     raise TargetConfigError(f"unknown target {spec!r}; use recorded, openai:MODEL or http:URL")
