@@ -9,9 +9,9 @@ on (``HTTP 503: busy (after 3 attempts)``) and in which every registered secret 
 (:mod:`engine.secrets`). Callers wrap it in their own error type (``TargetError``,
 ``JudgeError``, ``EmbedderError``); nobody else retries HTTP calls.
 
-:class:`HttpSession` holds one ``httpx.AsyncClient`` per provider and event loop, its
-connection pool sized to the calls that may be in flight, so no request pays for a new
-client or a new TCP handshake once the pool is warm.
+:class:`HttpSession` holds the connections of one provider per event loop, sized to the
+calls that may be in flight and all kept alive, so no request pays for a new client or a
+new TCP handshake once the pool is warm.
 """
 
 from __future__ import annotations
@@ -215,13 +215,21 @@ async def send_with_retries(
     raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
 
-class HttpSession:
-    """One ``httpx.AsyncClient`` for one provider, per event loop.
+SHARD_CONNECTIONS = 4
+"""Connections per pooled client of a session (see :class:`HttpSession`)."""
 
-    The pool keeps ``max_connections`` connections alive (as many as calls may be in
-    flight): httpx's default of 20 kept-alive connections makes every call beyond it pay a
-    new TCP handshake. A client belongs to the loop it was made on, so a new loop (a new
-    ``asyncio.run``) gets a new client. A client passed in is used as is and never closed.
+
+class HttpSession:
+    """The HTTP connections of one provider, per event loop, sized to the calls in flight.
+
+    Every connection is kept alive (httpx's default keeps 20, so every call beyond them
+    paid a new TCP handshake). The pool is split over a few ``httpx.AsyncClient`` of
+    :data:`SHARD_CONNECTIONS` connections each, taken in turn: httpcore's pool
+    bookkeeping costs time quadratic in the connections of one pool on every request
+    (``_assign_requests_to_connections`` counts all connections once per idle one), which
+    at 32-128 connections was most of the event loop's CPU (``tests/bench/http_path.py``).
+    A client belongs to the loop it was made on, so a new loop (a new ``asyncio.run``) gets
+    new clients. A client passed in is used as is and never closed.
     """
 
     def __init__(
@@ -234,27 +242,35 @@ class HttpSession:
         self.max_connections = max(1, max_connections or DEFAULT_CONNECTIONS)
         self._transport = transport
         self._given = client
-        self._client: httpx.AsyncClient | None = None
+        self._clients: list[httpx.AsyncClient] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._turn = 0
+
+    def _make_clients(self) -> list[httpx.AsyncClient]:
+        # A transport passed in is one object: it cannot be shared by several clients.
+        shards = 1 if self._transport is not None else -(-self.max_connections // SHARD_CONNECTIONS)
+        per = -(-self.max_connections // shards)
+        # Room for twice a fair share: taking clients in turn never queues a call in one
+        # pool while another has a free connection.
+        size = per if shards == 1 else min(self.max_connections, 2 * per)
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+        return [httpx.AsyncClient(transport=self._transport, limits=limits) for _ in range(shards)]
 
     def client(self) -> httpx.AsyncClient:
-        """The client of the running loop (made on first use)."""
+        """A client of the running loop (made on first use), the pooled ones in turn."""
         if self._given is not None:
             return self._given
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            limits = httpx.Limits(
-                max_connections=self.max_connections,
-                max_keepalive_connections=self.max_connections,
-            )
-            self._client = httpx.AsyncClient(transport=self._transport, limits=limits)
+        if not self._clients or self._loop is not loop:
+            self._clients = self._make_clients()
             self._loop = loop
-        return self._client
+        self._turn = (self._turn + 1) % len(self._clients)
+        return self._clients[self._turn]
 
     async def aclose(self) -> None:
         """Close the connections this session opened."""
-        client, self._client, self._loop = self._client, None, None
-        if client is not None:
+        clients, self._clients, self._loop = self._clients, [], None
+        for client in clients:
             await client.aclose()
 
 
@@ -296,6 +312,7 @@ class LoopThread:
 
 
 __all__ = [
+    "SHARD_CONNECTIONS",
     "HttpSession",
     "LoopThread",
     "RetryPolicy",
