@@ -1,7 +1,7 @@
-"""Retry policy shared by every HTTP client (embedders, judges, targets).
+"""The retry rules of the one HTTP send-with-retries (:mod:`engine.http`).
 
-One place decides which answers are worth retrying, how long to wait, and how a
-``Retry-After`` header is read, so the three kinds of provider behave alike.
+Which answers are worth retrying, how long to wait, and how a ``Retry-After`` header is
+read; :func:`engine.http.send_with_retries` applies them for judges, embedders and targets.
 """
 
 from __future__ import annotations
@@ -13,14 +13,6 @@ import time
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 """Timeouts, conflicts, rate limits, server errors and Anthropic's 529 (overloaded)."""
-
-
-class Retryable(Exception):
-    """A transient failure; ``retry_after`` is the wait the server asked for, if any."""
-
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
-        super().__init__(reason)
-        self.retry_after = retry_after
 
 
 def retry_after_seconds(value: str | None, cap: float | None = None) -> float | None:

@@ -1,34 +1,102 @@
-"""Secrets the run resolved, masked wherever text leaves the process.
+"""The secret registry: every secret a run resolves is registered here and masked in text.
 
-Every place that reads a secret (an API key from the environment, an ``{{env.NAME}}``
-value put into a header, credentials in a URL) registers it here; every error text that
-may reach a record, a file or a log goes through ``redact``.
+Whoever reads a secret (an API key from the environment, an ``{{env.NAME}}`` value put
+into a header, body or URL, a password inside ``https://user:pass@host``) registers it;
+every error text and log line that may carry what a server or a URL said goes through
+:func:`redact`, which replaces each registered secret with ``***``. A server that echoes
+the ``Authorization`` header in its error body therefore cannot put the token into an
+error row, the lake, the warehouse or a progress file.
+
+The registry is process-wide on purpose: a secret is a secret for every run of the
+process, and the error paths that must mask it (targets, judges, embedders, the run's
+error rows) do not share an object. Besides the value itself, the forms a server is
+likely to echo are masked too: URL-encoded (query strings, form bodies) and base64
+(HTTP Basic credentials, tokens wrapped in JSON by a proxy).
 """
 
 from __future__ import annotations
 
+import base64
+import os
+import re
 import threading
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
-_MIN_LENGTH = 4
-"""Shorter values are not masked: they would blank ordinary words."""
+MIN_LENGTH = 4
+"""Shorter values are not masked: masking "1" or "ab" everywhere would garble every
+message while protecting nothing a person could not guess."""
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
+_pattern: re.Pattern[str] | None = None
+
+
+def _forms(value: str) -> set[str]:
+    raw = value.encode("utf-8")
+    forms = {value, quote(value, safe=""), quote_plus(value, safe="")}
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        text = encoded.decode("ascii")
+        forms.add(text)
+        forms.add(text.rstrip("="))  # unpadded, as JWT-style encoders write it
+    return {f for f in forms if len(f) >= MIN_LENGTH}
 
 
 def register(value: str | None) -> None:
-    """Remember ``value`` as a secret (ignored when empty or very short)."""
-    if value and len(value) >= _MIN_LENGTH:
-        with _lock:
-            _secrets.add(value)
+    """Mask ``value`` (and its URL-encoded and base64 forms) in everything :func:`redact`
+    sees from now on. ``None``, empty and very short values are ignored."""
+    if not value or len(value) < MIN_LENGTH:
+        return
+    global _pattern
+    with _lock:
+        new = _forms(value) - _secrets
+        if not new:
+            return
+        _secrets.update(new)
+        # Longest first, so a secret that contains another is masked whole.
+        ordered = sorted(_secrets, key=len, reverse=True)
+        _pattern = re.compile("|".join(re.escape(s) for s in ordered))
+
+
+def register_url(url: str) -> None:
+    """Register the password (and the ``user:password`` pair as Basic credentials) of a URL
+    such as ``https://user:pass@host/path``; a URL without credentials registers nothing."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return
+    if parts.password is None:
+        return
+    password = unquote(parts.password)
+    register(password)
+    register(parts.password)
+    user = unquote(parts.username or "")
+    pair = f"{user}:{password}".encode()
+    register(base64.b64encode(pair).decode("ascii"))
+
+
+def env_secret(name: str) -> str | None:
+    """The environment variable ``name``, registered as a secret; None when unset or empty."""
+    value = os.environ.get(name) or None
+    register(value)
+    return value
 
 
 def redact(text: str) -> str:
-    """``text`` with every registered secret replaced by ``***``, longest first."""
-    with _lock:
-        known = sorted(_secrets, key=len, reverse=True)
-    for secret in known:
-        if secret in text:
-            text = text.replace(secret, MASK)
-    return text
+    """``text`` with every registered secret (in any registered form) replaced by ``***``."""
+    pattern = _pattern
+    if pattern is None or not text:
+        return text
+    return pattern.sub(MASK, text)
+
+
+def redact_url(url: str) -> str:
+    """A URL fit to print: credentials masked, even ones nobody registered."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact(url)
+    if parts.password is not None:
+        host = parts.netloc.rpartition("@")[2]
+        url = parts._replace(netloc=f"{parts.username or ''}:{MASK}@{host}").geturl()
+    return redact(url)

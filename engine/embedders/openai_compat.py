@@ -2,27 +2,33 @@
 
 Works with OpenAI, Ollama, vLLM and Hugging Face TEI: the request is
 ``{"model": ..., "input": [...]}`` and the answer ``{"data": [{"embedding": [...],
-"index": i}], "usage": {...}}``. The API key is read from an environment variable only
-and never appears in logs or exception messages.
+"index": i}], "usage": {...}}``. The API key is read from an environment variable only,
+registered with :mod:`engine.secrets` and never appears in logs or exception messages.
+
+Requests go through the one send-with-retries of :mod:`engine.http`. ``embed`` is
+synchronous (the analyzer calls it from a worker thread), so the requests run on a private
+event loop thread that keeps one connection pool for the embedder's life.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import os
 import threading
-import time
 from collections.abc import Sequence
-from typing import Any
 
 import httpx
 import numpy as np
 
 from engine.embedders.base import EmbedderError, Vectors
-from engine.retry import RETRY_STATUS, Retryable, backoff_delay, retry_after_seconds
-
-log = logging.getLogger(__name__)
+from engine.http import (
+    HttpSession,
+    LoopThread,
+    RetryPolicy,
+    SendError,
+    UnreadableReply,
+    send_with_retries,
+)
+from engine.secrets import env_secret, redact, register_url
 
 DEFAULT_BASE_URL = "https://api.openai.com"
 OPENAI_THRESHOLD = 0.75
@@ -45,6 +51,7 @@ class OpenAICompatEmbedder:
         backoff_max: float = 30.0,
         batch_size: int = MAX_BATCH,
         threshold: float = OPENAI_THRESHOLD,
+        concurrency: int = 8,
     ) -> None:
         """Configure the client; nothing is sent until ``embed``."""
         if not model:
@@ -52,16 +59,21 @@ class OpenAICompatEmbedder:
         base = (base_url or DEFAULT_BASE_URL).rstrip("/")
         # Accept both "http://host" and "http://host/v1" as the base URL.
         self._url = (base[: -len("/v1")] if base.endswith("/v1") else base) + "/v1/embeddings"
+        register_url(self._url)
         self._model = model
         self._api_key_env = api_key_env
-        self._timeout = timeout
-        self._max_retries = max(0, max_retries)
-        self._backoff_base = backoff_base
-        self._backoff_max = backoff_max
+        self._policy = RetryPolicy(
+            retries=max(0, max_retries),
+            timeout_s=timeout,
+            backoff_s=backoff_base,
+            backoff_max_s=backoff_max,
+            retry_after_max_s=backoff_max,
+        )
         self._batch_size = max(1, min(batch_size, MAX_BATCH))
         self._threshold = threshold
         self._lock = threading.Lock()
-        self._client: httpx.Client | None = None
+        self._session = HttpSession(max_connections=concurrency)
+        self._loop = LoopThread(f"embeddings {model}")
         self._dim: int | None = None
         self.tokens_used = 0
         """Prompt tokens reported by the server, summed over all calls."""
@@ -77,81 +89,44 @@ class OpenAICompatEmbedder:
         return self._threshold
 
     def close(self) -> None:
-        """Close the HTTP connection pool."""
-        with self._lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-
-    def _http(self) -> httpx.Client:
-        with self._lock:
-            if self._client is None:
-                self._client = httpx.Client(timeout=httpx.Timeout(self._timeout))
-            return self._client
-
-    def _secret(self) -> str | None:
-        key = os.environ.get(self._api_key_env)
-        return key or None
-
-    def _redact(self, text: str) -> str:
-        key = self._secret()
-        return text.replace(key, "***") if key else text
+        """Close the HTTP connection pool and its loop thread."""
+        self._loop.close(self._session.aclose)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts`` in batches of at most 256; raises EmbedderError after retries."""
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         parts = [
-            self._embed_batch(list(texts[i : i + self._batch_size]))
+            self._loop.run(self._embed_batch(list(texts[i : i + self._batch_size])))
             for i in range(0, len(texts), self._batch_size)
         ]
         return np.vstack(parts)
 
-    def _embed_batch(self, batch: list[str]) -> Vectors:
+    async def _embed_batch(self, batch: list[str]) -> Vectors:
         # Some servers reject empty strings; a space embeds as "nothing" just as well.
         payload = {"model": self._model, "input": [t if t.strip() else " " for t in batch]}
-        last = "no attempt made"
-        for attempt in range(self._max_retries + 1):
-            try:
-                return self._post(payload, len(batch))
-            except Retryable as exc:
-                last = str(exc)
-                if attempt == self._max_retries:
-                    break
-                delay = self._backoff(attempt, exc.retry_after)
-                log.warning("embeddings call failed (%s); retry in %.2fs", last, delay)
-                time.sleep(delay)
-        raise EmbedderError(
-            f"embeddings from {self._url} failed after {self._max_retries + 1} attempts: {last}"
-        )
-
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        return backoff_delay(attempt, self._backoff_base, self._backoff_max, retry_after)
-
-    def _post(self, payload: dict[str, Any], expected: int) -> Vectors:
         headers = {"Content-Type": "application/json"}
-        key = self._secret()
+        key = env_secret(self._api_key_env)
         if key:
             headers["Authorization"] = f"Bearer {key}"
         try:
-            response = self._http().post(self._url, json=payload, headers=headers)
-        except httpx.TimeoutException as exc:
-            raise Retryable(f"timeout after {self._timeout:g}s ({type(exc).__name__})") from None
-        except httpx.TransportError as exc:
-            raise Retryable(f"connection error: {type(exc).__name__}") from None
-        if response.status_code in RETRY_STATUS:
-            raise Retryable(
-                f"HTTP {response.status_code}",
-                retry_after_seconds(response.headers.get("Retry-After")),
+            sent = await send_with_retries(
+                self._session.client(),
+                self._url,
+                policy=self._policy,
+                parse=lambda response: self._parse(response, len(batch)),
+                content=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                headers=headers,
+                label=f"embeddings from {self._url}",
+                retry_unreadable=True,
             )
-        if response.status_code >= 400:
-            snippet = self._redact(response.text[:200])
-            raise EmbedderError(f"HTTP {response.status_code} from {self._url}: {snippet}")
-        return self._parse(response.content, expected)
+        except SendError as err:
+            raise EmbedderError(redact(f"embeddings from {self._url}: {err}")) from None
+        return sent.value
 
-    def _parse(self, content: bytes, expected: int) -> Vectors:
+    def _parse(self, response: httpx.Response, expected: int) -> Vectors:
         try:
-            body = json.loads(content)
+            body = json.loads(response.content)
             data = body["data"]
             if not isinstance(data, list) or len(data) != expected:
                 raise ValueError(f"expected {expected} embeddings, got {len(data)}")
@@ -162,7 +137,7 @@ class OpenAICompatEmbedder:
             if self._dim is not None and matrix.shape[1] != self._dim:
                 raise ValueError(f"dimension changed from {self._dim} to {matrix.shape[1]}")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise Retryable(f"malformed embeddings body ({exc})") from None
+            raise UnreadableReply(f"malformed embeddings body ({exc})") from None
         self._dim = matrix.shape[1]
         usage = body.get("usage") if isinstance(body, dict) else None
         if isinstance(usage, dict):

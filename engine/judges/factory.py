@@ -20,6 +20,7 @@ from engine.judges.http_client import HttpJudgeClient
 from engine.judges.local import LocalJudge
 from engine.judges.openai_compat import OpenAICompatJudge, OpenAIWire
 from engine.judges.pricing import PriceTable
+from engine.secrets import env_secret
 
 OLLAMA_BASE_URL = "http://127.0.0.1:11434"
 OPENAI_BASE_URL = "https://api.openai.com"
@@ -36,8 +37,13 @@ def build_judge(
     concurrency: int = 8,
     timeout: float = 60.0,
     max_retries: int = 4,
+    retries: int | None = None,
 ) -> Judge:
-    """The judge named by ``spec``. Raises JudgeError for an unknown spec or a missing key."""
+    """The judge named by ``spec``. Raises JudgeError for an unknown spec or a missing key.
+
+    ``retries`` (the run's ``retries``) are the retries of each HTTP call after its first
+    attempt; when given it replaces ``max_retries``. These are the only retries of a judge
+    call: nothing above the HTTP layer retries again."""
     spec = spec.strip()
     if spec == "local":
         return LocalJudge(embedder)
@@ -54,10 +60,10 @@ def build_judge(
         "prices": table,
         "concurrency": concurrency,
         "timeout": timeout,
-        "max_retries": max_retries,
+        "max_retries": max_retries if retries is None else retries,
     }
     if provider == "openai":
-        key = os.environ.get("OPENAI_API_KEY")
+        key = env_secret("OPENAI_API_KEY")
         if not key:
             raise JudgeError("openai judge needs the OPENAI_API_KEY environment variable")
         url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
@@ -70,7 +76,7 @@ def build_judge(
             HttpJudgeClient(OpenAIWire("ollama"), base_url=url, api_key=None, **common)
         )
     if provider == "anthropic":
-        key = os.environ.get("ANTHROPIC_API_KEY")
+        key = env_secret("ANTHROPIC_API_KEY")
         if not key:
             raise JudgeError("anthropic judge needs the ANTHROPIC_API_KEY environment variable")
         url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_BASE_URL

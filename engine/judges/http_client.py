@@ -1,18 +1,20 @@
 """What every LLM judge over HTTP shares: transport, retries, cache, cost, prompts, parsing.
 
-- Transport: one ``httpx.AsyncClient`` per event loop, a timeout per request and an
-  ``asyncio.Semaphore`` limiting requests in flight.
-- Retries: 429, 5xx, timeouts, connection errors and non-JSON bodies are retried with
-  exponential backoff and full jitter; a ``Retry-After`` header (seconds or HTTP date) is
-  honoured instead of the backoff.
+- Transport: one ``httpx.AsyncClient`` per event loop (:class:`engine.http.HttpSession`,
+  pool sized to ``concurrency``), a timeout per request and an ``asyncio.Semaphore``
+  limiting requests in flight.
+- Retries: the one send-with-retries of :mod:`engine.http` (429, 5xx, timeouts,
+  connection errors and non-JSON bodies, exponential backoff with jitter, ``Retry-After``
+  honoured); ``max_retries`` retries per call, and nothing above retries again.
 - Parsing: the model must answer one JSON object of the asked shape. Output that does not
   parse or validate is retried ONCE with a repair instruction, then ``JudgeResponseError``.
   Nothing is ever guessed.
 - Cache: successful, validated replies only, keyed by provider, model, prompt version,
   prompt hash and temperature (:mod:`engine.judges.cache`).
 - Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.judges.pricing`.
-- Secrets: the API key is read from the environment by the factory, sent in a header, and
-  scrubbed from every message this module raises or logs.
+- Secrets: the API key is read from the environment by the factory, sent in a header,
+  registered with :mod:`engine.secrets` and masked in every message this module raises
+  or logs.
 
 Provider specifics (URL, headers, body, reply shape) live in a :class:`WireFormat`
 (``openai_compat.py``, ``anthropic.py``).
@@ -32,12 +34,13 @@ from typing import Any, Protocol, TypeVar
 
 import httpx
 
+from engine.http import HttpSession, RetryPolicy, SendError, send_with_retries
 from engine.judges.base import (
     ChunkUse,
     ClaimsResult,
     ClaimVerdict,
     ExtractedClaim,
-    JudgeError,
+    JudgeGaveUp,
     JudgeResponseError,
     MetricScore,
     RubricResult,
@@ -47,7 +50,7 @@ from engine.judges.base import (
 from engine.judges.cache import JudgeCache, cache_key
 from engine.judges.pricing import PriceTable
 from engine.models import Verdict
-from engine.retry import RETRY_STATUS, Retryable, backoff_delay, retry_after_seconds
+from engine.secrets import redact, register, register_url
 
 log = logging.getLogger("engine.judges.http")
 
@@ -206,102 +209,63 @@ class HttpJudgeClient:
         self.backoff_max = backoff_max
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self._transport = transport
+        register(api_key)
+        register_url(self.base_url)
+        self._http = HttpSession(max_connections=concurrency, transport=transport)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._client: httpx.AsyncClient | None = None
         self._semaphore: asyncio.Semaphore | None = None
 
     def __repr__(self) -> str:  # never show the key
-        return f"HttpJudgeClient({self.wire.provider}:{self.model} @ {self.base_url})"
+        return f"HttpJudgeClient({self.wire.provider}:{self.model} @ {redact(self.base_url)})"
 
     def scrub(self, text: str) -> str:
-        """``text`` with the API key (if any) masked."""
-        if self._api_key and len(self._api_key) >= 4:
-            return text.replace(self._api_key, "***")
-        return text
+        """``text`` with every registered secret (this client's key among them) masked."""
+        return redact(text)
 
-    def _session(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
-        # httpx clients and semaphores belong to one event loop; a new loop (a new
-        # asyncio.run) gets fresh ones.
+    def _limit(self) -> asyncio.Semaphore:
+        # A semaphore belongs to one event loop; a new loop (a new asyncio.run) gets a new one.
         loop = asyncio.get_running_loop()
-        if self._client is None or self._semaphore is None or self._loop is not loop:
+        if self._semaphore is None or self._loop is not loop:
             self._loop = loop
-            # Keep as many connections alive as calls may be in flight: httpx's default
-            # of 20 makes every call beyond it pay a new TCP handshake.
-            limits = httpx.Limits(
-                max_connections=self.concurrency, max_keepalive_connections=self.concurrency
-            )
-            self._client = httpx.AsyncClient(
-                timeout=self.timeout, transport=self._transport, limits=limits
-            )
             self._semaphore = asyncio.Semaphore(self.concurrency)
-        return self._client, self._semaphore
+        return self._semaphore
+
+    def policy(self) -> RetryPolicy:
+        """The retry policy of one call, from the client's current settings."""
+        return RetryPolicy(
+            retries=max(0, self.max_retries),
+            timeout_s=self.timeout,
+            backoff_s=self.backoff_base,
+            backoff_max_s=self.backoff_max,
+            retry_after_max_s=max(self.backoff_max, 1.0) * 4,
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the current loop."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
-
-    async def _post_once(self, messages: list[dict[str, str]], system: str) -> ChatReply:
-        client, semaphore = self._session()
-        url = self.wire.url(self.base_url)
-        body = self.wire.body(self.model, messages, system, self.temperature)
-        body.setdefault("max_tokens", self.max_tokens)
-        async with semaphore:
-            try:
-                response = await client.post(
-                    url, json=body, headers=self.wire.headers(self._api_key)
-                )
-            except httpx.TimeoutException as e:
-                raise Retryable(f"timeout after {self.timeout:g}s") from e
-            except httpx.TransportError as e:
-                raise Retryable(f"connection error: {type(e).__name__}") from e
-        if response.status_code in RETRY_STATUS:
-            raise Retryable(
-                f"HTTP {response.status_code}",
-                retry_after_seconds(response.headers.get("retry-after")),
-            )
-        if response.status_code >= 400:
-            snippet = self.scrub(response.text[:300])
-            raise JudgeError(
-                f"{self.wire.provider} judge {self.model}: HTTP {response.status_code}: {snippet}"
-            )
-        try:
-            return self.wire.parse(response.json())
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, IndexError) as e:
-            # A proxy's HTML page or a truncated body: transient more often than not.
-            raise Retryable(f"unreadable response body ({type(e).__name__})") from e
+        await self._http.aclose()
 
     async def _post(self, messages: list[dict[str, str]], system: str) -> ChatReply:
-        attempt = 0
-        while True:
-            try:
-                return await self._post_once(messages, system)
-            except Retryable as e:
-                if attempt >= self.max_retries:
-                    raise JudgeError(
-                        f"{self.wire.provider} judge {self.model}: {e} "
-                        f"(gave up after {attempt + 1} attempts)"
-                    ) from None
-                wait = backoff_delay(
-                    attempt,
-                    self.backoff_base,
-                    self.backoff_max,
-                    e.retry_after,
-                    retry_after_cap=max(self.backoff_max, 1.0) * 4,
-                )
-                log.warning(
-                    "%s judge %s: %s, retry %d/%d in %.2fs",
-                    self.wire.provider,
-                    self.model,
-                    e,
-                    attempt + 1,
-                    self.max_retries,
-                    wait,
-                )
-                await asyncio.sleep(wait)
-                attempt += 1
+        body = self.wire.body(self.model, messages, system, self.temperature)
+        body.setdefault("max_tokens", self.max_tokens)
+        label = f"{self.wire.provider} judge {self.model}"
+        try:
+            sent = await send_with_retries(
+                self._http.client(),
+                self.wire.url(self.base_url),
+                policy=self.policy(),
+                parse=lambda response: self.wire.parse(response.json()),
+                content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
+                headers=self.wire.headers(self._api_key),
+                label=label,
+                # A proxy's HTML page or a truncated body: transient more often than not.
+                retry_unreadable=True,
+                limit=self._limit(),
+            )
+        except SendError as err:
+            # The HTTP layer already retried what was worth retrying: retrying the whole
+            # sample would only repeat it (one level of retries).
+            raise JudgeGaveUp(redact(f"{label}: {err}")) from None
+        return sent.value
 
     def _usage(self, reply: ChatReply) -> Usage:
         return Usage(

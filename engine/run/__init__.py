@@ -33,6 +33,7 @@ from engine.run.loop import (
 )
 from engine.run.metrics import iteration_metrics
 from engine.run.plan import with_project
+from engine.secrets import register_url
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet
 
@@ -71,6 +72,8 @@ def run_evaluation(
             raise RunError(f"sample ids not in the test set: {', '.join(unknown[:10])}")
         cases = tuple(c for c in cases if c.id in only_sample_ids)
     config = with_project(config)
+    # A password in the target's URL is masked in runs.config and every error text.
+    register_url(config.target.removeprefix("http:") if "://" in config.target else "")
     now = clock or utcnow
     identity = resolve_run(
         paths,

@@ -76,7 +76,11 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
     from engine.scoring.judging import judge_sample
 
     target = build_target(
-        config.target, options=config.target_options, http=config.http, retries=config.retries
+        config.target,
+        options=config.target_options,
+        http=config.http,
+        retries=config.retries,
+        concurrency=config.concurrency,
     )
     embedder = build_embedder(config.embedder, paths.cache)
     analyzer = ResponseAnalyzer(embedder, config.analyzer)
@@ -86,7 +90,7 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         cache_dir=paths.cache,
         concurrency=config.concurrency,
         prices=config.prices,
-        max_retries=config.retries,
+        retries=config.retries,
     )
 
     async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:

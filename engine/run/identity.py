@@ -12,6 +12,7 @@ is refused, or (``start_new_if_live``, what ``evalhouse run`` asks) starts a run
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import socket
@@ -26,6 +27,7 @@ from pydantic import ValidationError
 from engine.errors import InputError
 from engine.lake import list_parts
 from engine.models import RunConfig
+from engine.secrets import redact
 from engine.settings import Paths
 
 try:  # POSIX advisory locks tell a live run from a dead one.
@@ -147,6 +149,12 @@ class RunIdentity:
     """Something the person should know about the choice (a live run left alone)."""
 
 
+def _comparable(config: RunConfig) -> str:
+    """The computing settings as stored: secrets (a URL's password) are masked in
+    ``runs.config``, so both sides are compared masked."""
+    return redact(json.dumps(config.computing(), sort_keys=True))
+
+
 def _with_pace(stored: RunConfig, asked: RunConfig) -> RunConfig:
     """A resumed run computes with its stored settings; how fast it goes and when it
     counts as failed may change."""
@@ -194,7 +202,7 @@ def resolve_run(
     another process raises RunError, or with ``start_new_if_live`` is left alone."""
     if resume_run_id is not None:
         return resume_named(paths, resume_run_id, test_set_hash, config)
-    wanted = config.computing()
+    wanted = _comparable(config)
     note: str | None = None
     unfinished = sorted(
         (
@@ -207,7 +215,7 @@ def resolve_run(
     )
     for state in unfinished:
         stored = stored_config(state)
-        if stored is None or stored.computing() != wanted:
+        if stored is None or _comparable(stored) != wanted:
             continue  # same name, different settings: a new run, not a resume
         lock = RunLock.of(paths, state.run_id)
         if lock.try_acquire():

@@ -48,7 +48,11 @@ def build_lanes(
         target = components.candidate_targets.get(candidate.id)
         if target is None:
             target = build_candidate_target(
-                candidate, config.target, options=config.target_options, retries=config.retries
+                candidate,
+                config.target,
+                options=config.target_options,
+                retries=config.retries,
+                concurrency=config.concurrency,
             )
             components.candidate_targets[candidate.id] = target
         errors = {case: why for (who, case), why in plan.case_errors.items() if who == candidate.id}

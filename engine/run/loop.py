@@ -36,6 +36,7 @@ from engine.run.pipeline import SamplePipeline
 from engine.run.plan import CandidatePlan, plan_for_run, project_digest
 from engine.run.writer import LakeWriter, SampleOutput
 from engine.scorers import SCORERS, Scorer, ScorerContext
+from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet
 
@@ -232,7 +233,7 @@ class Runner:
             iterations=self.config.iterations,
             test_set=self.config.test_set,
             test_set_hash=self.test_set.sha256,
-            config=self.config.model_dump_json(),
+            config=redact(self.config.model_dump_json()),
             judge=self.meta.get("judge", self.config.judge),
             embedder=self.meta.get("embedder", self.config.embedder),
             claim_threshold=self.meta.get("claim_threshold"),

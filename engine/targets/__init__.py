@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.http import RetryPolicy
 from engine.models import HttpEndpointOptions, TargetOptions, nest_options
 from engine.targets.base import (
-    RetryPolicy,
     Target,
     TargetConfigError,
     TargetError,
@@ -68,11 +68,13 @@ def build_target(
     http: HttpEndpointOptions | None = None,
     retries: int = 2,
     extra: Mapping[str, Any] | None = None,
+    concurrency: int | None = None,
 ) -> Target:
     """The target named by ``spec``; ``TargetConfigError`` when the spec is not valid.
 
-    ``extra`` takes the options by their flat ``--option`` names instead (scripts, tests).
-    """
+    ``extra`` takes the options by their flat ``--option`` names instead (scripts, tests);
+    ``retries`` are the retries of each HTTP call after its first attempt; ``concurrency``
+    (the run's calls in flight) sizes the connection pool."""
     if extra is not None:
         options, http = options_from_flat(extra)
     options = options or TargetOptions()
@@ -91,6 +93,7 @@ def build_target(
             include_context=options.include_context,
             prices=prices,
             policy=policy,
+            concurrency=concurrency,
         )
     if spec.startswith(("http:", "https:")):
         # Both "http:https://host/x" (the spec form) and a bare "https://host/x" are accepted.
@@ -102,5 +105,6 @@ def build_target(
             contexts_path=http.contexts_path,
             headers=http.headers,
             policy=policy,
+            concurrency=concurrency,
         )
     raise TargetConfigError(f"unknown target {spec!r}; use recorded, openai:MODEL or http:URL")

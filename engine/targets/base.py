@@ -2,24 +2,32 @@
 
 A target turns a test case into a ``TargetResponse``: the recorded answer of the test
 set, a chat model's answer, or an HTTP endpoint's. Its latency, tokens and cost are
-recorded apart from the judge's. HTTP targets share ``post_json_with_retries``: a
-timeout per request, and retries with exponential backoff on 429, 5xx, timeouts and
-connection errors, honouring ``Retry-After``.
+recorded apart from the judge's. HTTP targets send through ``request_json``, a thin
+wrapper of the one send-with-retries (:mod:`engine.http`) that turns its failure into a
+``TargetError``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
 from engine.errors import InputError
+from engine.http import (
+    HttpSession,
+    RetryPolicy,
+    SendError,
+    Sent,
+    parse_json,
+    send_with_retries,
+)
 from engine.models import TestCase
-from engine.retry import RETRY_STATUS, backoff_delay
 from engine.retry import retry_after_seconds as _retry_after_seconds
+from engine.secrets import env_secret, redact
 
 MAX_RETRY_AFTER_S = 60.0
 """Longest ``Retry-After`` honoured; a server asking for more is waited on this long."""
@@ -71,18 +79,6 @@ class Target(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How HTTP targets wait and retry."""
-
-    retries: int = 2
-    """Retries after the first attempt."""
-    timeout_s: float = 60.0
-    """Time limit of one request."""
-    backoff_s: float = 0.5
-    """First backoff; doubled on every retry, with jitter, capped at 30 s."""
-
-
 DEFAULT_POLICY = RetryPolicy()
 """Two retries, 60 s per request, 0.5 s first backoff."""
 
@@ -92,65 +88,53 @@ def retry_after_seconds(value: str | None) -> float | None:
     return _retry_after_seconds(value, cap=MAX_RETRY_AFTER_S)
 
 
-@dataclass(frozen=True)
-class HttpResult:
-    """A successful JSON answer with its timing."""
-
-    payload: Any
-    latency_ms: float
-    calls: int
-
-
-async def post_json_with_retries(
+async def request_json(
     client: httpx.AsyncClient,
     url: str,
     *,
     body: bytes,
-    headers: dict[str, str],
+    headers: Mapping[str, str],
     policy: RetryPolicy,
     what: str,
     method: str = "POST",
-) -> HttpResult:
-    """POST ``body`` (or send it with ``method``; GET sends none) and parse the JSON
-    answer, retrying transient failures.
+) -> Sent[Any]:
+    """Send ``body`` (GET sends none) with :func:`engine.http.send_with_retries` and parse
+    the JSON answer. Raises ``TargetError`` naming ``what``, secrets masked."""
+    try:
+        return await send_with_retries(
+            client,
+            url,
+            policy=policy,
+            parse=parse_json,
+            method=method,
+            content=None if method == "GET" else body,
+            headers=headers,
+            label=what,
+        )
+    except SendError as err:
+        raise TargetError(redact(f"{what}: {err}")) from None
 
-    Raises ``TargetError`` naming ``what`` with the last status or transport error.
-    """
-    last = ""
-    for attempt in range(policy.retries + 1):
-        wait: float | None = None
-        started = time.perf_counter()
-        try:
-            response = await client.request(
-                method,
-                url,
-                content=None if method == "GET" else body,
-                headers=headers,
-                timeout=policy.timeout_s,
-            )
-        except httpx.TimeoutException:
-            last = f"timed out after {policy.timeout_s:g} s"
-        except httpx.TransportError as exc:
-            last = f"connection failed ({type(exc).__name__}: {exc})"
-        else:
-            latency_ms = (time.perf_counter() - started) * 1000.0
-            if response.status_code < 300:
-                try:
-                    payload = response.json()
-                except ValueError as exc:
-                    raise TargetError(
-                        f"{what}: answer is not JSON (HTTP {response.status_code}, "
-                        f"{response.text[:120]!r})"
-                    ) from exc
-                return HttpResult(payload, latency_ms, attempt + 1)
-            last = f"HTTP {response.status_code}: {response.text[:200]}"
-            if response.status_code not in RETRY_STATUS:
-                raise TargetError(f"{what}: {last}")
-            wait = retry_after_seconds(response.headers.get("retry-after"))
-        if attempt < policy.retries:
-            await asyncio.sleep(
-                backoff_delay(
-                    attempt, policy.backoff_s, 30.0, wait, retry_after_cap=MAX_RETRY_AFTER_S
-                )
-            )
-    raise TargetError(f"{what}: {last} (after {policy.retries + 1} attempts)")
+
+ENV_PLACEHOLDER = re.compile(r"\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+"""``{{env.NAME}}``: a value taken from the environment when the target is built."""
+
+
+def fill_env(text: str, where: str) -> str:
+    """``text`` with each ``{{env.NAME}}`` replaced by that variable, which is registered
+    as a secret (:mod:`engine.secrets`). Raises TargetConfigError naming ``where`` when a
+    variable is unset."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        found = env_secret(name)
+        if found is None:
+            raise TargetConfigError(f"{where} needs environment variable {name}, unset")
+        return found
+
+    return ENV_PLACEHOLDER.sub(value, text)
+
+
+def session_for(client: httpx.AsyncClient | None, concurrency: int | None) -> HttpSession:
+    """The HTTP session of a target: the given client as is, else one client per event
+    loop with ``concurrency`` connections kept alive."""
+    return HttpSession(max_connections=concurrency, client=client)

@@ -19,15 +19,18 @@ from typing import Any
 import httpx
 
 from engine.candidates import Candidate, CaseTemplateError, EndpointResponseError
+from engine.http import RetryPolicy
 from engine.models import TargetOptions, TestCase
+from engine.secrets import redact_url, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
-    RetryPolicy,
     Target,
     TargetConfigError,
     TargetError,
     TargetResponse,
-    post_json_with_retries,
+    fill_env,
+    request_json,
+    session_for,
 )
 from engine.targets.openai_chat import PRICES_PER_MTOK, OpenAIChatTarget
 
@@ -50,6 +53,7 @@ class CandidateChatTarget(OpenAIChatTarget):
         base_url: str | None = None,
         api_key: str | None = None,
         client: httpx.AsyncClient | None = None,
+        concurrency: int | None = None,
     ) -> None:
         super().__init__(
             model,
@@ -59,6 +63,7 @@ class CandidateChatTarget(OpenAIChatTarget):
             prices=prices,
             policy=policy,
             client=client,
+            concurrency=concurrency,
         )
         self.candidate = candidate
         # The recorded name says which prompt answered: the candidate id, not system.v1.
@@ -95,6 +100,7 @@ class CandidateEndpointTarget:
         *,
         policy: RetryPolicy = DEFAULT_POLICY,
         client: httpx.AsyncClient | None = None,
+        concurrency: int | None = None,
     ) -> None:
         if candidate.endpoint is None:
             raise TargetConfigError(
@@ -105,14 +111,20 @@ class CandidateEndpointTarget:
         self.endpoint = candidate.endpoint
         # The candidate's own time limit wins over the run's.
         self.policy = RetryPolicy(policy.retries, self.endpoint.timeout_s, policy.backoff_s)
-        self.headers = {"Content-Type": "application/json", **self.endpoint.headers}
-        self._client = client or httpx.AsyncClient()
-        self._owns_client = client is None
+        # Header values may take secrets from the environment ({{env.NAME}}), as the http
+        # target's do; they and a password in the URL are registered as secrets.
+        where = f"{candidate.source}: field 'endpoint_headers'"
+        self.headers = {
+            "Content-Type": "application/json",
+            **{k: fill_env(v, where) for k, v in self.endpoint.headers.items()},
+        }
+        register_url(self.endpoint.url)
+        self._session = session_for(client, concurrency)
 
     @property
     def name(self) -> str:
-        """``http:URL@candidate``."""
-        return f"http:{self.endpoint.url}@{self.candidate.id}"
+        """``http:URL@candidate`` (credentials in the URL masked)."""
+        return f"http:{redact_url(self.endpoint.url)}@{self.candidate.id}"
 
     async def respond(self, case: TestCase) -> TargetResponse:
         """Send the case and read the answer from the reply."""
@@ -124,8 +136,9 @@ class CandidateEndpointTarget:
                 body = self.candidate.render_body(case).encode("utf-8")
         except CaseTemplateError as err:
             raise TargetError(str(err)) from err
-        result = await post_json_with_retries(
-            self._client,
+        register_url(url)
+        result = await request_json(
+            self._session.client(),
             url,
             body=body,
             headers=self.headers,
@@ -134,15 +147,14 @@ class CandidateEndpointTarget:
             method=self.endpoint.method,
         )
         try:
-            text = self.candidate.extract_output(result.payload)
+            text = self.candidate.extract_output(result.value)
         except EndpointResponseError as err:
             raise TargetError(f"{what}: {err}") from err
-        return TargetResponse(text=text, latency_ms=result.latency_ms, calls=result.calls)
+        return TargetResponse(text=text, latency_ms=result.latency_ms, calls=result.attempts)
 
     async def aclose(self) -> None:
-        """Close the HTTP client when this target created it."""
-        if self._owns_client:
-            await self._client.aclose()
+        """Close the HTTP connections this target opened (never a client passed in)."""
+        await self._session.aclose()
 
 
 def candidate_model(candidate: Candidate, run_target: str) -> str:
@@ -172,12 +184,14 @@ def build_candidate_target(
     *,
     options: TargetOptions | None = None,
     retries: int = 2,
+    concurrency: int | None = None,
 ) -> Target:
-    """The target that answers for ``candidate``. Raises TargetConfigError."""
+    """The target that answers for ``candidate``; ``concurrency`` sizes its connection pool
+    (calls in flight). Raises TargetConfigError."""
     options = options or TargetOptions()
     policy = RetryPolicy(retries=retries, timeout_s=options.timeout_s, backoff_s=options.backoff_s)
     if candidate.runner == "http_endpoint":
-        return CandidateEndpointTarget(candidate, policy=policy)
+        return CandidateEndpointTarget(candidate, policy=policy, concurrency=concurrency)
     model = candidate_model(candidate, run_target)
     prices = None
     if options.price_in is not None or options.price_out is not None:
@@ -191,4 +205,5 @@ def build_candidate_target(
         temperature=temperature,
         prices=prices if prices is not None else PRICES_PER_MTOK.get(model, (0.0, 0.0)),
         policy=policy,
+        concurrency=concurrency,
     )

@@ -8,8 +8,10 @@ JSON with placeholders inside strings. A string that is exactly one placeholder 
 replaced by the value itself (so ``"{{context}}"`` becomes a JSON array); elsewhere the
 value is inserted as text. Placeholders: ``{{query}}`` (alias ``{{input}}``), ``{{id}}``,
 ``{{domain}}``, ``{{expected}}``, ``{{context}}``, ``{{metadata.KEY}}`` (dotted for nested
-keys). Header values (``extra["http_headers"]``) may use ``{{env.NAME}}`` so secrets stay
-in the environment.
+keys). Header values (``extra["http_headers"]``), the body template and the URL may use
+``{{env.NAME}}`` so secrets stay in the environment; every such value, and a password in
+the URL (``https://user:pass@host``), is registered with :mod:`engine.secrets` and masked in
+every error text.
 
 JSON paths: ``$.answer``, ``answer``, ``data.choices[0].text``, ``$.chunks[*].content``
 (``[*]`` maps over a list). Without ``http_answer_path`` the answer is the first text of
@@ -22,21 +24,24 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
+from engine.http import RetryPolicy
 from engine.models import TestCase
+from engine.secrets import redact_url, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
-    RetryPolicy,
+    ENV_PLACEHOLDER,
     TargetConfigError,
     TargetError,
     TargetResponse,
-    post_json_with_retries,
+    fill_env,
+    request_json,
+    session_for,
 )
 
 DEFAULT_BODY = '{"query": "{{query}}"}'
@@ -140,12 +145,15 @@ class BodyTemplate:
                 'keep placeholders inside quotes, e.g. {"query": "{{query}}"}'
             ) from exc
         for name in _PLACEHOLDER.findall(template):
-            if name not in _NAMES and not name.startswith("metadata."):
+            if name not in _NAMES and not name.startswith(("metadata.", "env.")):
                 raise TargetConfigError(
                     f"unknown placeholder {{{{{name}}}}} in the http body template; use "
-                    "{{query}}, {{input}}, {{id}}, {{domain}}, {{expected}}, {{context}} "
-                    "or {{metadata.KEY}}"
+                    "{{query}}, {{input}}, {{id}}, {{domain}}, {{expected}}, {{context}}, "
+                    "{{metadata.KEY}} or {{env.NAME}}"
                 )
+        # Environment values are filled in once, here, so a missing variable stops the
+        # run before the first call and the values are registered as secrets.
+        self.shape = _fill_env_in(self.shape)
 
     def render(self, case: TestCase) -> Any:
         """The body for ``case`` as a JSON-ready value."""
@@ -164,6 +172,16 @@ class BodyTemplate:
         return node
 
 
+def _fill_env_in(node: Any) -> Any:
+    if isinstance(node, str):
+        return fill_env(node, "the http body template") if ENV_PLACEHOLDER.search(node) else node
+    if isinstance(node, list):
+        return [_fill_env_in(item) for item in node]
+    if isinstance(node, dict):
+        return {_fill_env_in(k): _fill_env_in(v) for k, v in node.items()}
+    return node
+
+
 def _context_text(item: Any) -> str | None:
     if isinstance(item, str):
         return item
@@ -175,16 +193,13 @@ def _context_text(item: Any) -> str | None:
 
 
 def _render_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    def env(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if not name.startswith("env."):
-            raise TargetConfigError(f"http headers may only use {{{{env.NAME}}}}, not {name!r}")
-        value = os.environ.get(name.removeprefix("env."))
-        if value is None:
-            raise TargetConfigError(f"http header needs environment variable {name[4:]}, unset")
-        return value
+    def check(value: str) -> str:
+        for name in _PLACEHOLDER.findall(value):
+            if not name.startswith("env."):
+                raise TargetConfigError(f"http headers may only use {{{{env.NAME}}}}, not {name!r}")
+        return fill_env(value, "http header")
 
-    return {str(k): _PLACEHOLDER.sub(env, str(v)) for k, v in headers.items()}
+    return {str(k): check(str(v)) for k, v in headers.items()}
 
 
 class HttpEndpointTarget:
@@ -200,24 +215,28 @@ class HttpEndpointTarget:
         headers: Mapping[str, str] | None = None,
         policy: RetryPolicy = DEFAULT_POLICY,
         client: httpx.AsyncClient | None = None,
+        concurrency: int | None = None,
     ) -> None:
         if not url.startswith(("http://", "https://")):
             raise TargetConfigError(
-                f"http target needs an http:// or https:// URL, got {url!r} "
+                f"http target needs an http:// or https:// URL, got {redact_url(url)!r} "
                 "(use --target http:https://host/path)"
             )
-        self.url = url
+        register_url(url)
+        self.url = redact_url(url)
+        """The URL as recorded and printed: credentials and secrets masked."""
+        self._send_url = fill_env(url, "the http target URL")
+        register_url(self._send_url)
         self.body = BodyTemplate(body_template)
         self.answer_path = JsonPath(answer_path) if answer_path else None
         self.contexts_path = JsonPath(contexts_path) if contexts_path else None
         self.headers = {"Content-Type": "application/json", **_render_headers(headers or {})}
         self.policy = policy
-        self._client = client or httpx.AsyncClient()
-        self._owns_client = client is None
+        self._session = session_for(client, concurrency)
 
     @property
     def name(self) -> str:
-        """``http:URL``."""
+        """``http:URL`` (credentials in the URL masked)."""
         return f"http:{self.url}"
 
     def _answer(self, payload: Any, what: str) -> str:
@@ -268,17 +287,21 @@ class HttpEndpointTarget:
         """POST the case and extract the answer (and contexts when configured)."""
         what = f"target {self.name} on case {case.id!r}"
         body = json.dumps(self.body.render(case), ensure_ascii=False).encode("utf-8")
-        result = await post_json_with_retries(
-            self._client, self.url, body=body, headers=self.headers, policy=self.policy, what=what
+        result = await request_json(
+            self._session.client(),
+            self._send_url,
+            body=body,
+            headers=self.headers,
+            policy=self.policy,
+            what=what,
         )
         return TargetResponse(
-            text=self._answer(result.payload, what),
-            contexts=self._contexts(result.payload, what),
+            text=self._answer(result.value, what),
+            contexts=self._contexts(result.value, what),
             latency_ms=result.latency_ms,
-            calls=result.calls,
+            calls=result.attempts,
         )
 
     async def aclose(self) -> None:
-        """Close the HTTP client when this target created it."""
-        if self._owns_client:
-            await self._client.aclose()
+        """Close the HTTP connections this target opened (never a client passed in)."""
+        await self._session.aclose()

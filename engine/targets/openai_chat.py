@@ -18,14 +18,16 @@ from typing import Any
 
 import httpx
 
+from engine.http import RetryPolicy
 from engine.models import TestCase
+from engine.secrets import env_secret, register, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
-    RetryPolicy,
     TargetConfigError,
     TargetError,
     TargetResponse,
-    post_json_with_retries,
+    request_json,
+    session_for,
 )
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
@@ -77,6 +79,7 @@ class OpenAIChatTarget:
         prices: tuple[float, float] | None = None,
         policy: RetryPolicy = DEFAULT_POLICY,
         client: httpx.AsyncClient | None = None,
+        concurrency: int | None = None,
     ) -> None:
         if not model:
             raise TargetConfigError("openai target needs a model: --target openai:MODEL")
@@ -84,7 +87,10 @@ class OpenAIChatTarget:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
-        self._key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        register_url(self.base_url)
+        if api_key is not None:
+            register(api_key)
+        self._key = api_key if api_key is not None else (env_secret("OPENAI_API_KEY") or "")
         if not self._key and self.base_url.startswith("https://api.openai.com"):
             raise TargetConfigError(
                 "OPENAI_API_KEY is not set; export it (keys are read from the environment only) "
@@ -95,8 +101,7 @@ class OpenAIChatTarget:
         self.include_context = include_context
         self.prices = prices if prices is not None else PRICES_PER_MTOK.get(model, (0.0, 0.0))
         self.policy = policy
-        self._client = client or httpx.AsyncClient()
-        self._owns_client = client is None
+        self._session = session_for(client, concurrency)
 
     @property
     def url(self) -> str:
@@ -131,15 +136,15 @@ class OpenAIChatTarget:
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         what = f"target {self.name} on case {case.id!r}"
-        result = await post_json_with_retries(
-            self._client,
+        result = await request_json(
+            self._session.client(),
             self.url,
             body=json.dumps(self.request_body(case)).encode(),
             headers=headers,
             policy=self.policy,
             what=what,
         )
-        payload = result.payload
+        payload = result.value
         try:
             text = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
@@ -160,10 +165,9 @@ class OpenAIChatTarget:
             input_tokens=tin,
             output_tokens=tout,
             cost_usd=cost,
-            calls=result.calls,
+            calls=result.attempts,
         )
 
     async def aclose(self) -> None:
-        """Close the HTTP client when this target created it."""
-        if self._owns_client:
-            await self._client.aclose()
+        """Close the HTTP connections this target opened (never a client passed in)."""
+        await self._session.aclose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 
@@ -14,6 +15,7 @@ from engine.embedders.factory import build_embedder
 from engine.embedders.keyword import KeywordEmbedder
 from engine.embedders.local import LocalEmbedder
 from engine.embedders.openai_compat import OpenAICompatEmbedder
+from engine.secrets import redact
 from tests.loopback_llm import LoopbackLLM, Reply, loopback_llm  # noqa: F401
 
 SECRET = "sk-test-very-secret-123"
@@ -160,3 +162,41 @@ def test_keyword_embedder_is_deterministic_and_lexical() -> None:
     )
     assert float(v[0] @ v[1]) > 0.3 > float(v[0] @ v[2])
     assert not v[3].any()
+
+
+def test_giving_up_names_the_attempts_once(loopback_llm: LoopbackLLM) -> None:  # noqa: F811
+    loopback_llm.script(*[Reply.server_error(503)] * 3)
+    with pytest.raises(EmbedderError) as caught:
+        make(loopback_llm).embed(["x"])
+    assert str(caught.value) == (
+        f"embeddings from {loopback_llm.url}/v1/embeddings: HTTP 503: "
+        '{"error": {"message": "internal error", "type": "server_error"}} (after 3 attempts)'
+    )
+
+
+def test_a_password_in_the_base_url_is_sent_but_never_shown(
+    loopback_llm: LoopbackLLM,  # noqa: F811
+) -> None:
+    host = loopback_llm.url.removeprefix("http://")
+    password = "pw-in-url-31337"
+    embedder = make(loopback_llm, base_url=f"http://svc:{password}@{host}")
+    embedder.embed(["x"])
+    # httpx sends the URL's credentials as HTTP Basic; that form is masked too
+    sent = loopback_llm.requests[0].headers["authorization"]
+    assert sent == "Basic " + base64.b64encode(f"svc:{password}".encode()).decode()
+    assert redact(sent) == "Basic ***"
+    loopback_llm.script(Reply(status=400, raw_body=f"bad request to {password}".encode()))
+    with pytest.raises(EmbedderError) as caught:
+        embedder.embed(["y"])
+    assert password not in str(caught.value)
+    assert f"http://svc:***@{host}/v1/embeddings" in str(caught.value)
+    embedder.close()
+
+
+def test_a_closed_embedder_can_be_used_again(loopback_llm: LoopbackLLM) -> None:  # noqa: F811
+    embedder = make(loopback_llm)
+    embedder.embed(["a"])
+    embedder.close()
+    assert embedder.embed(["after close"]).shape == (1, 16)
+    embedder.close()
+    assert loopback_llm.count == 2

@@ -273,3 +273,61 @@ def test_planted_key_never_reaches_cache_or_logs(
         assert planted_key not in path.read_text(encoding="utf-8")
     assert planted_key not in caplog.text
     assert "retry" in caplog.text  # the logs did record the events
+
+
+# ----------------------------------------------------------------------------- one retry level
+
+
+def test_giving_up_names_the_attempts_once(loopback_llm: LoopbackLLM) -> None:
+    loopback_llm.script(*[Reply.server_error(503)] * 3)
+    judge = make_judge(loopback_llm, max_retries=2)
+    with pytest.raises(JudgeError) as info:
+        asyncio.run(judge.score_rubric("q?", ["c"], "a"))
+    assert str(info.value) == (
+        'openai judge gpt-4o-mini: HTTP 503: {"error": {"message": "internal error", '
+        '"type": "server_error"}} (after 3 attempts)'
+    )
+    assert loopback_llm.count == 3
+
+
+def test_build_judge_takes_the_runs_retries(
+    loopback_llm: LoopbackLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-retries")
+    embedder = HashEmbedder()
+    default = build_judge("openai:m", embedder=embedder, cache_dir=None, base_url="http://h")
+    assert isinstance(default, HttpJudge) and default.client.max_retries == 4
+    judge = build_judge(
+        "openai:m", embedder=embedder, cache_dir=None, base_url=loopback_llm.url, retries=1
+    )
+    assert isinstance(judge, HttpJudge) and judge.client.max_retries == 1
+    judge.client.backoff_base = 0.01
+    loopback_llm.script(*[Reply.server_error(500)] * 5)
+    with pytest.raises(JudgeError, match=r"HTTP 500: .* \(after 2 attempts\)$"):
+        asyncio.run(judge.score_relevance("q", "a"))
+    assert loopback_llm.count == 2  # the run's retries=1: one retry, nothing more
+    no_retry = build_judge(
+        "ollama:m", embedder=embedder, cache_dir=None, base_url=loopback_llm.url, retries=0
+    )
+    assert isinstance(no_retry, HttpJudge) and no_retry.client.max_retries == 0
+
+
+def test_a_key_echoed_in_a_retried_error_body_is_masked(
+    loopback_llm: LoopbackLLM, planted_key: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    judge = build_judge(
+        "anthropic:claude-haiku-4-5",
+        embedder=HashEmbedder(),
+        cache_dir=None,
+        base_url=loopback_llm.url,
+        retries=1,
+    )
+    assert isinstance(judge, HttpJudge)
+    judge.client.backoff_base = 0.01
+    echo = json.dumps({"error": f"overloaded; your key {planted_key}"}).encode()
+    loopback_llm.script(*[Reply(status=529, raw_body=echo)] * 2)
+    with pytest.raises(JudgeError) as info:
+        asyncio.run(judge.score_relevance("q", "a"))
+    assert planted_key not in str(info.value) and "your key ***" in str(info.value)
+    assert str(info.value).endswith("(after 2 attempts)")
+    assert planted_key not in caplog.text

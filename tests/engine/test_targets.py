@@ -9,11 +9,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine.models import TestCase
+from engine.candidates import read_candidate_file
+from engine.models import TargetOptions, TestCase
 from engine.targets import (
     RetryPolicy,
     TargetConfigError,
@@ -21,6 +23,7 @@ from engine.targets import (
     build_target,
 )
 from engine.targets.base import retry_after_seconds
+from engine.targets.candidate import build_candidate_target
 from engine.targets.http_endpoint import HttpEndpointTarget, JsonPath
 from engine.targets.openai_chat import OpenAIChatTarget
 from engine.targets.recorded import RecordedTarget
@@ -379,3 +382,96 @@ def test_retry_after_parsing() -> None:
     future = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
     got = retry_after_seconds(future)
     assert got is not None and 25 <= got <= 31
+
+
+# ------------------------------------------------------------------------- one retry level, secrets
+
+
+def test_giving_up_names_the_attempts_once(endpoint: Endpoint) -> None:
+    for _ in range(3):
+        endpoint.reply(503, {"error": "busy"})
+    with pytest.raises(TargetError) as caught:
+        ask(HttpEndpointTarget(endpoint.url, policy=FAST))
+    assert str(caught.value) == (
+        f"target http:{endpoint.url} on case 'acme-q01': "
+        'HTTP 503: {"error": "busy"} (after 3 attempts)'
+    )
+
+
+def test_build_target_sizes_the_pool_to_the_concurrency(endpoint: Endpoint) -> None:
+    target = build_target(f"http:{endpoint.url}", concurrency=7)
+    assert isinstance(target, HttpEndpointTarget) and target._session.max_connections == 7
+    assert ask(target).text == "ok"
+
+
+def test_an_echoed_header_token_is_masked_in_the_error(
+    endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = "tok-target-unit-4b6d8f0a"
+    monkeypatch.setenv("UNIT_TOKEN", token)
+    endpoint.reply(403, {"denied": f"Authorization: Bearer {token}"})
+    target = build_target(
+        f"http:{endpoint.url}",
+        extra={"http_headers": {"Authorization": "Bearer {{env.UNIT_TOKEN}}"}},
+    )
+    with pytest.raises(TargetError) as caught:
+        ask(target)
+    assert endpoint.headers[0]["authorization"] == f"Bearer {token}"
+    assert token not in str(caught.value) and "Bearer ***" in str(caught.value)
+
+
+def test_env_values_in_the_body_and_url_are_sent_and_masked(
+    endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UNIT_BODY_KEY", "body-key-1f2e3d4c")
+    monkeypatch.setenv("UNIT_URL_KEY", "url-key-9a8b7c6d")
+    endpoint.reply(500, {"echo": "body-key-1f2e3d4c url-key-9a8b7c6d"})
+    target = HttpEndpointTarget(
+        endpoint.url + "?key={{env.UNIT_URL_KEY}}",
+        body_template='{"q": "{{query}}", "api_key": "{{env.UNIT_BODY_KEY}}"}',
+        policy=RetryPolicy(retries=0, timeout_s=2.0, backoff_s=0.01),
+    )
+    assert target.name == f"http:{endpoint.url}?key={{{{env.UNIT_URL_KEY}}}}"
+    with pytest.raises(TargetError) as caught:
+        ask(target)
+    assert endpoint.bodies[0] == {"q": CASE.query, "api_key": "body-key-1f2e3d4c"}
+    assert str(caught.value).endswith('HTTP 500: {"echo": "*** ***"}')
+    monkeypatch.delenv("UNIT_BODY_KEY")
+    with pytest.raises(TargetConfigError, match="body template needs environment variable"):
+        HttpEndpointTarget(endpoint.url, body_template='{"k": "{{env.UNIT_BODY_KEY}}"}')
+
+
+def test_url_credentials_are_used_but_never_shown(endpoint: Endpoint) -> None:
+    host = endpoint.url.removeprefix("http://")
+    target = HttpEndpointTarget(f"http://bot:pw-target-5566@{host}", policy=FAST)
+    assert target.name == f"http:http://bot:***@{host}"
+    endpoint.reply(401, {"error": "user bot with pw-target-5566 is locked"})
+    with pytest.raises(TargetError) as caught:
+        ask(target)
+    assert "pw-target-5566" not in str(caught.value)
+    assert endpoint.headers[0]["authorization"].startswith("Basic ")
+
+
+def test_candidate_endpoint_headers_take_env_secrets(
+    endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    token = "tok-candidate-0d9c8b7a"
+    monkeypatch.setenv("CANDIDATE_TOKEN", token)
+    path = tmp_path / "base.md"
+    path.write_text(
+        "---\nrunner: http_endpoint\n"
+        f"endpoint_url: {endpoint.url}\n"
+        "endpoint_headers: {Authorization: 'Bearer {{env.CANDIDATE_TOKEN}}'}\n---\n",
+        encoding="utf-8",
+    )
+    candidate = read_candidate_file(path, "rag")
+    target = build_candidate_target(candidate, "recorded", options=TargetOptions(backoff_s=0.01))
+    endpoint.reply(502, {"echo": f"Bearer {token}"})
+    endpoint.reply(400, {"echo": f"Bearer {token}"})
+    with pytest.raises(TargetError) as caught:
+        ask(target)
+    assert endpoint.headers[0]["authorization"] == f"Bearer {token}"
+    assert str(caught.value).endswith('HTTP 400: {"echo": "Bearer ***"} (after 2 attempts)')
+    monkeypatch.delenv("CANDIDATE_TOKEN")
+    with pytest.raises(TargetConfigError, match=r"endpoint_headers.*CANDIDATE_TOKEN, unset"):
+        build_candidate_target(candidate, "recorded")
