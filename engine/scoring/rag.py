@@ -65,6 +65,37 @@ class RagScores:
     usage: Usage = field(default_factory=Usage)
 
 
+def _grounding(
+    context: Sequence[str],
+    verdicts: Sequence[ClaimVerdict],
+    recall_verdicts: Sequence[ClaimVerdict],
+    warnings: list[str],
+) -> tuple[float | None, float | None]:
+    """Faithfulness (supported answer claims) and recall (reference claims the context
+    covers), both on 1-5; without context both are 5 and a warning says why."""
+    if not context:
+        warnings.append(NO_CONTEXT)
+        return scale(1.0), scale(1.0)
+    faithfulness = scale(
+        sum(v.verdict == "SUPPORTED" for v in verdicts) / len(verdicts) if verdicts else 1.0
+    )
+    if not recall_verdicts:
+        return faithfulness, None
+    covered = sum(v.verdict != "NOT_ENOUGH_INFO" for v in recall_verdicts)
+    return faithfulness, scale(covered / len(recall_verdicts))
+
+
+def _reasoning(
+    correctness: MetricScore | None, relevance: MetricScore, uses: Sequence[ChunkUse] | None
+) -> str:
+    parts = (
+        f"correctness: {correctness.reasoning}" if correctness else "",
+        f"relevance: {relevance.reasoning}",
+        f"precision: {sum(u.used for u in uses)} of {len(uses)} chunks used" if uses else "",
+    )
+    return "; ".join(part for part in parts if part)
+
+
 async def evaluate_rag(
     judge: Judge,
     *,
@@ -120,20 +151,7 @@ async def evaluate_rag(
         for v in recall_verdicts:
             usage = usage + v.usage
 
-    if not context:
-        warnings.append(NO_CONTEXT)
-        faithfulness: float | None = scale(1.0)
-        recall: float | None = scale(1.0)
-    else:
-        faithfulness = scale(
-            sum(v.verdict == "SUPPORTED" for v in verdicts) / len(verdicts) if verdicts else 1.0
-        )
-        if recall_verdicts:
-            covered = sum(v.verdict != "NOT_ENOUGH_INFO" for v in recall_verdicts)
-            recall = scale(covered / len(recall_verdicts))
-        else:
-            recall = None
-
+    faithfulness, recall = _grounding(context, verdicts, recall_verdicts, warnings)
     precision_score = None
     if uses is not None:
         precision_score = scale(sum(u.used for u in uses) / len(uses))
@@ -152,15 +170,7 @@ async def evaluate_rag(
         "recall": recall,
         "relevance": relevance_r.score,
     }
-    reasoning = "; ".join(
-        part
-        for part in (
-            f"correctness: {correctness_r.reasoning}" if correctness_r else "",
-            f"relevance: {relevance_r.reasoning}",
-            f"precision: {sum(u.used for u in uses)} of {len(uses)} chunks used" if uses else "",
-        )
-        if part
-    )
+    reasoning = _reasoning(correctness_r, relevance_r, uses)
     return RagScores(
         overall=weighted_overall(metrics, weights),
         warnings=tuple(warnings),
