@@ -145,23 +145,14 @@ async def evaluate_rag(
     correctness_r, relevance_r, uses, recall_verdicts = await asyncio.gather(
         correctness(), relevance(), precision(), recall_basis()
     )
+    spent = [*(recall_verdicts or ()), *(uses or ()), relevance_r, *filter(None, [correctness_r])]
+    usage = sum((part.usage for part in spent), usage)
     if recall_verdicts is None:
-        recall_verdicts = list(verdicts)
-    else:
-        for v in recall_verdicts:
-            usage = usage + v.usage
-
+        recall_verdicts = list(verdicts)  # the answer's own, already paid for
     faithfulness, recall = _grounding(context, verdicts, recall_verdicts, warnings)
-    precision_score = None
-    if uses is not None:
-        precision_score = scale(sum(u.used for u in uses) / len(uses))
-        for u in uses:
-            usage = usage + u.usage
+    precision_score = scale(sum(u.used for u in uses) / len(uses)) if uses is not None else None
     if correctness_r is None:
         warnings.append("No reference answer: correctness not scored")
-    else:
-        usage = usage + correctness_r.usage
-    usage = usage + relevance_r.usage
 
     metrics = {
         "correctness": correctness_r.score if correctness_r else None,
@@ -170,12 +161,11 @@ async def evaluate_rag(
         "recall": recall,
         "relevance": relevance_r.score,
     }
-    reasoning = _reasoning(correctness_r, relevance_r, uses)
     return RagScores(
         overall=weighted_overall(metrics, weights),
         warnings=tuple(warnings),
         chunk_uses=tuple(uses or ()),
-        reasoning=reasoning,
+        reasoning=_reasoning(correctness_r, relevance_r, uses),
         usage=usage,
         **metrics,
     )
