@@ -30,7 +30,8 @@ BAD = DATA / "bad_graders"
 
 TYPES = (
     "exact-match, contains, regex, json-schema, semantic-similarity, rouge-l, bleu, chrf, "
-    "levenshtein, llm-rubric, accuracy, completeness, attribution, faithfulness, answer-synthesis, claim-faithfulness, rag"
+    "levenshtein, llm-rubric, accuracy, completeness, attribution, faithfulness, "
+    "answer-synthesis, claim-faithfulness, rag"
 )
 
 BAD_FILES: dict[str, list[str]] = {
