@@ -48,7 +48,7 @@ _SPANS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("which year", re.compile(r"\b(?:19|20)\d{2}\b")),
     ("how many", re.compile(r"\b\d[\d,]*(?:\.\d+)?\s+(?=[A-Za-z])")),
     # a name after a lower-case word: not the sentence's first word, not inside a name
-    ("what", re.compile(r"(?<=[a-z,] )[A-Z][a-zA-Z0-9]+(?: [A-Z][a-zA-Z0-9]+)*")),
+    ("what", re.compile(r"\b[a-z]+,? ([A-Z][a-zA-Z0-9]+(?: [A-Z][a-zA-Z0-9]+)*)")),
 )
 
 
@@ -90,9 +90,14 @@ def subject(sentence: str) -> str:
     return " ".join(words).strip(" ,;:").rstrip(".")
 
 
+_COMMON_FIRST = {"the", "a", "an", "this", "these", "all", "every", "each", "our", "your"}
+
+
 def _lower_first(text: str) -> str:
-    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
-        return text[0].lower() + text[1:]
+    """Lower-case a leading article or determiner (names keep their capital)."""
+    first, _, rest = text.partition(" ")
+    if first.lower() in _COMMON_FIRST:
+        return first.lower() + (" " + rest if rest else "")
     return text
 
 
@@ -103,12 +108,13 @@ def simple_question(fact: Fact) -> tuple[str, str]:
         match = pattern.search(body)
         if match is None:
             continue
-        span = match.group(0).strip()
+        start, end = match.span(match.lastindex or 0)  # group 1 when the pattern has one
+        span = body[start:end].strip()
         if words == "how many":
-            unit = re.match(r"\w+", body[match.end() :])
+            unit = re.match(r"\w+", body[end:])
             if unit is None or unit.group(0).lower() in {"per", "of", "and", "or", "to"}:
                 continue
-        question = body[: match.start()] + words + " " + body[match.end() :].lstrip()
+        question = body[:start] + words + " " + body[end:].lstrip()
         question = re.sub(r"\s+", " ", question).strip()
         if question.lower().startswith(words):
             question = question[0].upper() + question[1:]
@@ -143,13 +149,26 @@ def false_premise(fact: Fact) -> tuple[str, str] | None:
 
 
 def brand_of(chunks: Sequence[Chunk]) -> str:
-    """The most frequent capitalised name in the chunks (not sentence-initial), or ''."""
+    """The brand: the most frequent multi-word name of the chunks, names spelled in the
+    pages' domain first ("Harbor Notes" on harbornotes.example); '' when none repeats."""
     counts: Counter[str] = Counter()
     for chunk in chunks:
-        for match in re.finditer(r"(?<=[a-z,] )([A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+)?)", chunk.text):
-            counts[match.group(1)] += 1
-    common = [name for name, n in counts.most_common(5) if n >= 2]
-    return common[0] if common else ""
+        for match in re.finditer(r"\b[A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+)+", chunk.text):
+            name = match.group(0)
+            first, _, rest = name.partition(" ")
+            if first.lower() in _COMMON_FIRST:
+                name = rest  # "The Team" is no name; "Team" is not either, but rarely repeats
+                if " " not in name:
+                    continue
+            counts[name] += 1
+    domains = {c.domain.replace(".", "").lower() for c in chunks if c.domain}
+
+    def rank(item: tuple[str, int]) -> tuple[bool, int]:
+        joined = item[0].replace(" ", "").lower()
+        return any(joined in d for d in domains), item[1]
+
+    common = sorted((i for i in counts.items() if i[1] >= 2), key=rank, reverse=True)
+    return common[0][0] if common else ""
 
 
 OUT_OF_SCOPE_TOPICS: tuple[str, ...] = (

@@ -166,6 +166,8 @@ def _reasoning(a: F.Fact, b: F.Fact, brand: str, rng: random.Random) -> Draft:
 def _multi(a: F.Fact, b: F.Fact) -> Draft:
     qa, _ = F.simple_question(a)
     qb, _ = F.simple_question(b)
+    if qb.split(" ", 1)[0] in ("What", "How", "Is"):
+        qb = qb[0].lower() + qb[1:]
     question = f"{qa.rstrip('?')}, and {F._lower_first(qb)}"
     claims = ((a.sentence, a.chunk), (b.sentence, b.chunk))
     return Draft(
