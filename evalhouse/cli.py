@@ -176,6 +176,8 @@ def _run_config(args: argparse.Namespace) -> Any:
         "concurrency": args.concurrency,
         "retries": args.retries,
         "max_failed_fraction": args.max_failed,
+        "until_ci": args.until_ci,
+        "cascade": args.cascade or None,
     }
     legacy = base.pop("extra", None) or {}
     if not isinstance(legacy, dict):
@@ -509,6 +511,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-ingest", action="store_true")
     p.add_argument("--strict", action="store_true", help="refuse a test set with any bad row")
+    p.add_argument(
+        "--until-ci",
+        metavar="METRIC=WIDTH",
+        help="stop iterating once the metric's 95%% interval is this narrow (accuracy=2.0)",
+    )
+    p.add_argument(
+        "--cascade", action="store_true", help="local judge first; the LLM judge only if unclear"
+    )
     p.add_argument("--only", help="comma-separated sample ids to evaluate")
     p.add_argument(
         "--map",
@@ -600,6 +610,8 @@ _FLAGS = {
     "concurrency": "--concurrency",
     "retries": "--retries",
     "max_failed_fraction": "--max-failed",
+    "until_ci": "--until-ci",
+    "cascade": "--cascade",
     "candidates": "--candidates",
     "graders": "--graders",
     "project": "--project",
