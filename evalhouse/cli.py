@@ -627,7 +627,7 @@ def _validation_line(exc: Any) -> str:
     problems = exc.errors()
     first = problems[0]
     path = tuple(str(p) for p in first["loc"] if not isinstance(p, int))
-    where = _FLAGS.get(path[0]) if len(path) == 1 else None
+    where = _FLAGS.get(path[0]) if len(path) == 1 or path[:1] == ("until_ci",) else None
     if not path:
         where = "the run config"
     elif where is None:
