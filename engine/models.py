@@ -308,6 +308,39 @@ def _ids(value: Any) -> Any:
     return value
 
 
+class UntilCi(Frozen):
+    """``--until-ci METRIC=WIDTH``: stop iterating once the metric's mean is known this well."""
+
+    metric: str = Field(min_length=1)
+    """A numeric ``results`` column (``accuracy``, ``overall``, ``passed`` as 0/1, ...)."""
+    width: float = Field(gt=0.0)
+    """Widest acceptable 95% interval of the metric's mean, in the metric's own units."""
+
+    @field_validator("metric")
+    @classmethod
+    def _numeric_column(cls, metric: str) -> str:
+        numeric = [
+            name
+            for name, info in ResultRecord.model_fields.items()
+            if name != "iteration"
+            and info.annotation in (float | None, bool | None, int | None, float, int)
+        ]
+        if metric not in numeric:
+            raise ValueError(f"{metric!r} is not a numeric results column ({', '.join(numeric)})")
+        return metric
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        """``"accuracy=2.0"`` (the flag's form) as well as a mapping."""
+        if isinstance(data, str):
+            metric, sep, width = data.partition("=")
+            if not sep:
+                raise ValueError("expected METRIC=WIDTH, for example accuracy=2.0")
+            return {"metric": metric.strip(), "width": width.strip()}
+        return data
+
+
 class RunConfig(Frozen):
     """Everything that decides what a run computes; stored as JSON in ``runs.config``."""
 
@@ -350,6 +383,12 @@ class RunConfig(Frozen):
     """Judge prices by model name (or prefix), overriding the packaged table."""
     cancel_grace_s: float = Field(default=30.0, ge=0.0, le=3600.0)
     """After Ctrl-C, how long samples in flight may finish before they are abandoned."""
+    until_ci: UntilCi | None = None
+    """Stop iterating once every lane's 95% interval of ``metric`` (over its iteration
+    means) is at most ``width`` wide; ``iterations`` is the most it runs."""
+    cascade: bool = False
+    """With an LLM judge: the local judge scores every sample first and the LLM judge
+    only those it cannot decide clearly (``results.scored_by`` says which)."""
     column_map: dict[str, str] = Field(default_factory=dict)
     """Test-set columns renamed to native fields before the format is detected
     (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the
@@ -536,6 +575,9 @@ class ResultRecord(Frozen):
     """Run id of the record this one re-analyzed with new ground truth."""
     scored_at: datetime
     """When the sample was scored (UTC)."""
+    scored_by: str | None = None
+    """Which judge scored the sample: ``local`` or ``llm`` (``--cascade`` sends only the
+    samples the local judge cannot decide to the LLM); null without judge scores."""
 
 
 class ClaimRecord(Frozen):

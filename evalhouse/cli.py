@@ -176,6 +176,8 @@ def _run_config(args: argparse.Namespace) -> Any:
         "concurrency": args.concurrency,
         "retries": args.retries,
         "max_failed_fraction": args.max_failed,
+        "until_ci": args.until_ci,
+        "cascade": args.cascade or None,
     }
     legacy = base.pop("extra", None) or {}
     if not isinstance(legacy, dict):
@@ -406,6 +408,60 @@ def cmd_demo(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- main
 
 
+def cmd_testset(args: argparse.Namespace) -> int:
+    from engine.testsets.build import commands
+
+    if args.action == "accept":
+        lines = commands.accept(args.review_file, args.output)
+    else:
+        dest = commands.destination(args.output, args.review)
+        if args.action == "from-pages":
+            lines = commands.from_pages(
+                _paths(args), args.paths, dest, count=args.count, styles=args.styles,
+                seed=args.seed, judge=args.judge, embedder=args.embedder, urls=args.urls,
+                base_url=args.base_url, domain=args.domain or "",
+                dedupe_threshold=args.dedupe_threshold, estimate=args.estimate,
+            )  # fmt: skip
+        else:
+            lines = commands.from_logs(
+                _paths(args), args.log, dest, pages=args.pages or (), per_group=args.per_group,
+                seed=args.seed, embedder=args.embedder, threshold=args.cluster_threshold,
+            )  # fmt: skip
+    for line in lines:
+        _err(line)
+    return EXIT_OK
+
+
+def _testset_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    t = sub.add_parser("testset", help="build a test set from pages or query logs")
+    actions = t.add_subparsers(dest="action", required=True)
+    p = actions.add_parser("from-pages", parents=[common], help="cases from ground-truth pages")
+    p.add_argument("paths", nargs="+", type=Path, help="folders or files (.md .html .txt)")
+    p.add_argument("--urls", type=Path, help="'URL PATH' per line: saved pages and their URLs")
+    p.add_argument("--base-url", help="page URL = BASE_URL/relative path (when a page has none)")
+    p.add_argument("--domain", help="domain of cases whose page URL has no host")
+    p.add_argument("--count", type=int, default=30, help="cases to generate (default 30)")
+    p.add_argument("--styles", help="simple,reasoning,multi-context,adversarial,out-of-scope")
+    p.add_argument("--judge", default="local", help="local (offline) | openai:MODEL | ...")
+    p.add_argument("--estimate", action="store_true", help="LLM calls and cost, then stop")
+    p.add_argument("--dedupe-threshold", type=float, default=0.92, help="cosine (default 0.92)")
+    p = actions.add_parser("from-logs", parents=[common], help="cases from a query log")
+    p.add_argument("log", type=Path, help="CSV or JSONL of queries (timestamps, sources, ...)")
+    p.add_argument("--pages", nargs="+", type=Path, help="ground-truth pages to attach")
+    p.add_argument("--per-group", type=int, default=5, help="clusters per domain and intent")
+    p.add_argument("--cluster-threshold", type=float, default=0.9, help="cosine (default 0.9)")
+    for p in actions.choices.values():
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--embedder", default="local", help="local (default) | openai:MODEL")
+        p.add_argument("--output", type=Path, help="test set to write (native JSONL)")
+        p.add_argument("--review", type=Path, help="CSV to edit first, then `testset accept`")
+        p.set_defaults(func=cmd_testset)
+    p = actions.add_parser("accept", help="turn an edited review CSV into a test set")
+    p.add_argument("review_file", type=Path, metavar="REVIEW.csv")
+    p.add_argument("--output", type=Path, required=True, help="test set to write")
+    p.set_defaults(func=cmd_testset)
+
+
 def _err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -455,6 +511,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-ingest", action="store_true")
     p.add_argument("--strict", action="store_true", help="refuse a test set with any bad row")
+    p.add_argument(
+        "--until-ci",
+        metavar="METRIC=WIDTH",
+        help="stop iterating once the metric's 95%% interval is this narrow (accuracy=2.0)",
+    )
+    p.add_argument(
+        "--cascade", action="store_true", help="local judge first; the LLM judge only if unclear"
+    )
     p.add_argument("--only", help="comma-separated sample ids to evaluate")
     p.add_argument(
         "--map",
@@ -527,6 +591,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", type=Path, help="JUnit file (default evalhouse-check-RUN.xml)")
     p.set_defaults(func=cmd_check)
 
+    _testset_parser(sub, common)
+
     p = sub.add_parser("dashboard", parents=[common], help="serve the dashboard")
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--address", default="127.0.0.1", help="bind address (default loopback only)")
@@ -544,6 +610,8 @@ _FLAGS = {
     "concurrency": "--concurrency",
     "retries": "--retries",
     "max_failed_fraction": "--max-failed",
+    "until_ci": "--until-ci",
+    "cascade": "--cascade",
     "candidates": "--candidates",
     "graders": "--graders",
     "project": "--project",
@@ -559,7 +627,7 @@ def _validation_line(exc: Any) -> str:
     problems = exc.errors()
     first = problems[0]
     path = tuple(str(p) for p in first["loc"] if not isinstance(p, int))
-    where = _FLAGS.get(path[0]) if len(path) == 1 else None
+    where = _FLAGS.get(path[0]) if len(path) == 1 or path[:1] == ("until_ci",) else None
     if not path:
         where = "the run config"
     elif where is None:

@@ -205,6 +205,70 @@ class BuiltinOptions(Options):
     """Built-in evaluations: no options beyond ``threshold``."""
 
 
+# --------------------------------------------------------------------------- text overlap
+
+
+class OverlapOptions(Options):
+    """What every text-overlap grader compares."""
+
+    value: str | None = None
+    """Compare with this text instead of the case's expected answer."""
+    case: CaseMode = "sensitive"
+    """``insensitive`` lower-cases both texts first (ROUGE-L always does)."""
+
+
+class RougeLOptions(OverlapOptions):
+    """``rouge-l``: longest common subsequence of words."""
+
+    measure: Literal["f", "precision", "recall"] = "f"
+    """Which of ROUGE-L's figures is the score: F1 (default), precision or recall."""
+
+
+class BleuOptions(OverlapOptions):
+    """``bleu``: sentence BLEU-4 (sacrebleu)."""
+
+    tokenize: Literal["13a", "none", "intl", "char"] = "13a"
+    """sacrebleu tokenizer."""
+    smooth: Literal["exp", "floor", "add-k", "none"] = "exp"
+    """Smoothing of zero n-gram counts (sentence BLEU needs one; sacrebleu's default)."""
+
+
+class ChrfOptions(OverlapOptions):
+    """``chrf``: character n-gram F-score (sacrebleu); ``word_order: 2`` is chrF++."""
+
+    char_order: int = Field(default=6, ge=1, le=10)
+    """Longest character n-gram."""
+    word_order: int = Field(default=0, ge=0, le=4)
+    """Longest word n-gram (0 = plain chrF)."""
+    beta: int = Field(default=2, ge=1, le=10)
+    """Weight of recall over precision."""
+
+
+class LevenshteinOptions(OverlapOptions):
+    """``levenshtein``: 1 - edit distance / longer length (rapidfuzz)."""
+
+
+OVERLAP_OPTIONS: dict[str, type[Options]] = {
+    "rouge-l": RougeLOptions,
+    "bleu": BleuOptions,
+    "chrf": ChrfOptions,
+    "levenshtein": LevenshteinOptions,
+}
+"""Options model of each text-overlap type."""
+
+
+OVERLAP_THRESHOLDS: dict[str, float] = {
+    # promptfoo's default for its rouge-n and bleu assertions (the write-up's engine).
+    "rouge-l": 0.75,
+    "bleu": 0.5,
+    # chrF runs higher than BLEU on the same text; 0.5 is a partial paraphrase.
+    "chrf": 0.5,
+    # 0.8: a fifth of the characters may change (typos, formatting of dates or numbers).
+    "levenshtein": 0.8,
+}
+"""Threshold of each text-overlap type when the file gives none."""
+
+
 OPTION_MODELS: dict[str, type[Options]] = {
     "exact-match": ExactMatchOptions,
     "contains": ContainsOptions,
@@ -212,6 +276,7 @@ OPTION_MODELS: dict[str, type[Options]] = {
     "json-schema": JsonSchemaOptions,
     "semantic-similarity": SemanticOptions,
     "llm-rubric": RubricOptions,
+    **OVERLAP_OPTIONS,
     **{name: BuiltinOptions for name in BUILTIN_TYPES},
 }
 """The options model of each grader type."""

@@ -22,7 +22,8 @@ from engine.graders.deterministic import (
     JsonSchemaGrader,
     RegexGrader,
 )
-from engine.graders.options import BUILTIN_TYPES
+from engine.graders.options import BUILTIN_TYPES, OVERLAP_OPTIONS
+from engine.graders.overlap import OverlapGrader
 from engine.graders.rubric import RubricGrader
 from engine.graders.semantic import SemanticSimilarityGrader
 from engine.graders.spec import GraderSpec, builtin_spec, read_grader_folder
@@ -49,6 +50,8 @@ def build_grader(
                 "none was configured"
             )
         return SemanticSimilarityGrader(spec, embedder)
+    if kind in OVERLAP_OPTIONS:
+        return OverlapGrader(spec)
     if kind == "llm-rubric":
         return RubricGrader(spec, judge)
     if kind in BUILTIN_TYPES:

@@ -41,6 +41,8 @@ from engine.errors import InputError
 from engine.graders.options import (
     BUILTIN_TYPES,
     OPTION_MODELS,
+    OVERLAP_OPTIONS,
+    OVERLAP_THRESHOLDS,
     RULE_TYPES,
     BuiltinOptions,
     JsonSchemaOptions,
@@ -48,10 +50,21 @@ from engine.graders.options import (
     check_json_schema,
 )
 
-GRADER_TYPES: tuple[str, ...] = (*RULE_TYPES, "semantic-similarity", "llm-rubric", *BUILTIN_TYPES)
+GRADER_TYPES: tuple[str, ...] = (
+    *RULE_TYPES,
+    "semantic-similarity",
+    *OVERLAP_OPTIONS,
+    "llm-rubric",
+    *BUILTIN_TYPES,
+)
 """Every grader type a file may name."""
 
-TYPE_ALIASES: dict[str, str] = {"llm-judge": "llm-rubric"}
+TYPE_ALIASES: dict[str, str] = {
+    "llm-judge": "llm-rubric",
+    "rougeL": "rouge-l",
+    "chrF": "chrf",
+    "embedding-similarity": "semantic-similarity",
+}
 """The write-up's names for the same types."""
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
@@ -69,6 +82,7 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "rag": 0.75,
     # The write-up's context-faithfulness threshold.
     "claim-faithfulness": 0.8,
+    **OVERLAP_THRESHOLDS,
 }
 """Threshold of each scored type when the file gives none."""
 

@@ -125,6 +125,8 @@ def estimate_run(
     seconds = samples / LOCAL_SAMPLES_PER_SECOND
     seconds += remote_calls * LLM_SECONDS_PER_CALL / max(1, config.concurrency)
     notes = _notes(config, test_set, cases, candidates, grader_specs, lanes, skipped)
+    if config.cascade and config.judge != "local":
+        notes.append(_cascade_note(config, cases, lanes))
     return Estimate(
         target_calls=target.calls * n,
         judge_calls=scoring.calls * n,
@@ -133,6 +135,21 @@ def estimate_run(
         cost_usd=(target.cost_usd + scoring.cost_usd) * n,
         seconds=seconds,
         notes=tuple(notes),
+    )
+
+
+def _cascade_note(config: RunConfig, cases: Sequence[TestCase], lanes: Sequence[_LaneCost]) -> str:
+    """What ``--cascade`` saves: the judge's calls with it and without it."""
+    with_cascade = SCORERS["judge"].estimate(config)
+    without = SCORERS["judge"].estimate(config.model_copy(update={"cascade": False}))
+    answers = [(case, None if lane.remote else case.response) for lane in lanes for case in cases]
+    cascaded = sum(with_cascade(case, response).calls for case, response in answers)
+    full = sum(without(case, response).calls for case, response in answers)
+    saved = 1 - cascaded / full if full else 0.0
+    return (
+        f"cascade: {cascaded * config.iterations:,} judge calls instead of "
+        f"{full * config.iterations:,} without it ({saved:.0%} fewer; answers a target has "
+        "yet to give are counted as reaching the LLM)"
     )
 
 

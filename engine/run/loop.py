@@ -31,7 +31,7 @@ from engine.progress import NullProgress, ProgressSink
 from engine.run.components import Components, build_components
 from engine.run.identity import RunError, RunIdentity
 from engine.run.lanes import Lane, build_lanes
-from engine.run.metrics import metrics_by_candidate
+from engine.run.metrics import ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
 from engine.run.plan import CandidatePlan, plan_for_run, project_digest
 from engine.run.writer import LakeWriter, SampleOutput
@@ -314,6 +314,10 @@ class Runner:
                     break
                 await asyncio.to_thread(self._close_iteration, iteration)
                 self._call_after_flush()
+                if self.config.until_ci is not None and await asyncio.to_thread(
+                    self._interval_reached, iteration
+                ):
+                    break
         finally:
             for scorer in pipeline.scorers:
                 with contextlib.suppress(Exception):
@@ -417,6 +421,27 @@ class Runner:
             self.last_flush = time.monotonic()
             if batch:
                 await asyncio.to_thread(self.writer.write, batch)
+
+    def _interval_reached(self, iteration: int) -> bool:
+        """``--until-ci``: whether every lane's 95% interval of the metric's mean over
+        the iterations so far is narrow enough (said on the progress line either way)."""
+        rule = self.config.until_ci
+        assert rule is not None
+        rows = read_table(self.paths.lake, "results", self.run_id).to_pylist()
+        means = iteration_means(rows, rule.metric)
+        widths = {c: ci_width([m for i, m in sorted(per.items()) if i <= iteration])
+                  for c, per in means.items()}  # fmt: skip
+        shown = ", ".join(
+            f"{c or 'run'} {'n/a' if w is None else f'{w:.3g}'}" for c, w in widths.items()
+        )
+        reached = bool(widths) and all(w is not None and w <= rule.width for w in widths.values())
+        if iteration < self.config.iterations or reached:
+            verdict = "stopping" if reached else "going on"
+            self.progress.message(
+                f"iteration {iteration}: 95% interval of mean {rule.metric}: {shown or 'no values'}"
+                f" (asked {rule.width:g}); {verdict}"
+            )
+        return reached and iteration < self.config.iterations
 
     def _close_iteration(self, iteration: int) -> None:
         assert self.writer is not None

@@ -90,3 +90,34 @@ def metrics_by_candidate(
         iteration_metrics(run_id, iteration, own, finished_at, candidate=candidate)
         for candidate, own in sorted(by_candidate.items())
     ] or [iteration_metrics(run_id, iteration, [], finished_at)]
+
+
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)  # fmt: skip
+"""Student's t, 97.5th percentile, for 1-30 degrees of freedom (1.96 beyond)."""
+
+
+def ci_width(means: Sequence[float]) -> float | None:
+    """Full width of the 95% t-interval of the mean of ``means`` (None below two values):
+    2 * t(0.975, n - 1) * s / sqrt(n)."""
+    n = len(means)
+    if n < 2:
+        return None
+    mean = sum(means) / n
+    variance = sum((x - mean) ** 2 for x in means) / (n - 1)
+    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
+    return 2 * t * math.sqrt(variance / n)
+
+
+def iteration_means(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str, dict[int, float]]:
+    """Mean of ``metric`` per candidate and iteration over the rows that have it
+    (booleans count as 0/1; error rows and nulls are left out)."""
+    sums: dict[str, dict[int, list[float]]] = {}
+    for row in rows:
+        value = row.get(metric)
+        if value is None or not isinstance(value, int | float):
+            continue
+        per = sums.setdefault(str(row.get("candidate") or ""), {})
+        per.setdefault(int(row["iteration"]), []).append(float(value))
+    return {c: {i: sum(v) / len(v) for i, v in its.items()} for c, its in sums.items()}

@@ -70,21 +70,56 @@ JudgeSample = Callable[[TestCase, str, Judge, RagWeights], Awaitable[JudgeOutcom
 """``judge_sample`` with the weights passed positionally (tests inject their own)."""
 
 
+CASCADE_PASS_AT = 5.0
+"""``--cascade``: the local judge's pass stands when both its rubric scores reach this."""
+CASCADE_FAIL_AT = 2.0
+"""``--cascade``: the local judge's fail stands when a rubric score is at or below this."""
+
+
+def clear_decision(outcome: JudgeOutcomeLike) -> bool:
+    """Whether the local judge's pass/fail is clear enough to skip the LLM: both rubric
+    scores at the top (a clear pass), or one at the bottom (a clear fail: contradicted or
+    unsupported claims, an empty or evasive answer)."""
+    fields = outcome.result_fields()
+    scores = (fields.get("judge_faithfulness"), fields.get("judge_completeness"))
+    if any(not isinstance(x, int | float) for x in scores):
+        return False
+    low = min(float(x) for x in scores)  # type: ignore[arg-type]
+    return low >= CASCADE_PASS_AT or low <= CASCADE_FAIL_AT
+
+
 class JudgeScorer(BaseScorer):
-    """Scores a sample with ``judge_sample`` and one judge."""
+    """Scores a sample with ``judge_sample`` and one judge; with ``cascade_judge`` (the
+    local judge) that one scores first and the sample reaches ``judge`` only when its
+    decision is not clear (``clear_decision``)."""
 
     name = "judge"
-    provides = JUDGE_FIELDS
+    provides = JUDGE_FIELDS | {"scored_by"}
     tables = frozenset({"verdicts"})
 
-    def __init__(self, judge: Judge, judge_sample: JudgeSample, weights: RagWeights) -> None:
+    def __init__(
+        self,
+        judge: Judge,
+        judge_sample: JudgeSample,
+        weights: RagWeights,
+        *,
+        cascade_judge: Judge | None = None,
+    ) -> None:
         self._judge = judge
         self._judge_sample = judge_sample
         self._weights = weights
+        self._cheap = cascade_judge
+        self._path = "local" if judge.name == "local" else "llm"
 
     async def score(self, sample: SampleInput) -> ScoreOutcome:
         """Judge one response. A judge error is transient unless the judge's own client
         already retried it."""
+        if self._cheap is not None:
+            cheap = await self._judge_sample(
+                sample.case, sample.response, self._cheap, self._weights
+            )
+            if clear_decision(cheap):
+                return self._outcome(sample, cheap, "local")
         try:
             outcome = await self._judge_sample(
                 sample.case, sample.response, self._judge, self._weights
@@ -93,7 +128,10 @@ class JudgeScorer(BaseScorer):
             raise ScorerError(f"{type(exc).__name__}: {exc}") from exc
         except JudgeError as exc:
             raise ScorerError(f"{type(exc).__name__}: {exc}", transient=True) from exc
-        fields = dict(outcome.result_fields())
+        return self._outcome(sample, outcome, self._path)
+
+    def _outcome(self, sample: SampleInput, outcome: JudgeOutcomeLike, path: str) -> ScoreOutcome:
+        fields = {**outcome.result_fields(), "scored_by": path}
         flags = [str(f) for f in fields.pop("flags", None) or ()]
         for name in _USAGE_FIELDS:  # the pipeline adds usage up once, from ``usage``
             fields.pop(name, None)
@@ -144,13 +182,42 @@ def _response_claims(response: str | None) -> int:
     return max(1, len(split_sentences(response))) if response else UNKNOWN_RESPONSE_CLAIMS
 
 
+def local_decider(config: RunConfig) -> Callable[[TestCase, str | None], bool] | None:
+    """For ``--cascade`` estimates: whether the local judge decides an answer clearly, run
+    on the recorded answer (local work, no remote call). None when the run does not
+    cascade or its embedder is remote; an answer a target has yet to give is undecided."""
+    if not config.cascade or config.judge == "local" or config.embedder != "local":
+        return None
+    import asyncio
+
+    from engine.embedders.local import LocalEmbedder
+    from engine.judges.local import LocalJudge
+    from engine.scoring.judging import judge_sample
+
+    judge: list[LocalJudge] = []
+
+    def decided(case: TestCase, response: str | None) -> bool:
+        if response is None:
+            return False
+        if not judge:
+            judge.append(LocalJudge(LocalEmbedder()))
+        outcome = asyncio.run(judge_sample(case, response, judge[0], weights=config.rag_weights))
+        return clear_decision(outcome)
+
+    return decided
+
+
 def estimate_judge(config: RunConfig) -> AnswerEstimate:
-    """What the judge spends on one answer (nothing for the local judge)."""
+    """What the judge spends on one answer (nothing for the local judge; nothing for an
+    answer ``--cascade`` leaves to the local judge)."""
     if config.judge == "local":
         return no_calls(config)
     price_in, price_out = model_prices(config.judge, config.prices)
+    decided = local_decider(config)
 
     def per_answer(case: TestCase, response: str | None) -> CallEstimate:
+        if decided is not None and decided(case, response):
+            return CallEstimate()
         calls = judge_calls(case, response)
         context = "\n".join(case.effective_context) or " "
         answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
@@ -165,7 +232,14 @@ def estimate_judge(config: RunConfig) -> AnswerEstimate:
 
 def _build(context: ScorerContext) -> JudgeScorer:
     parts = context.parts
-    return JudgeScorer(parts.judge, parts.judge_sample, context.config.rag_weights)
+    cheap = None
+    if context.config.cascade and parts.judge.name != "local":
+        from engine.judges.local import LocalJudge
+
+        cheap = LocalJudge(parts.embedder)
+    return JudgeScorer(
+        parts.judge, parts.judge_sample, context.config.rag_weights, cascade_judge=cheap
+    )
 
 
 register(ScorerFactory("judge", _build, estimate_judge))

@@ -29,8 +29,9 @@ PROJECT = DATA / "project" / "graders"
 BAD = DATA / "bad_graders"
 
 TYPES = (
-    "exact-match, contains, regex, json-schema, semantic-similarity, llm-rubric, accuracy, "
-    "completeness, attribution, faithfulness, answer-synthesis, claim-faithfulness, rag"
+    "exact-match, contains, regex, json-schema, semantic-similarity, rouge-l, bleu, chrf, "
+    "levenshtein, llm-rubric, accuracy, completeness, attribution, faithfulness, "
+    "answer-synthesis, claim-faithfulness, rag"
 )
 
 BAD_FILES: dict[str, list[str]] = {

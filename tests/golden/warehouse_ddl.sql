@@ -61,7 +61,8 @@ CREATE TABLE IF NOT EXISTS "results" (
     "flags" VARCHAR[],
     "sample_hash" VARCHAR,
     "reanalysis_of" VARCHAR,
-    "scored_at" TIMESTAMP NOT NULL
+    "scored_at" TIMESTAMP NOT NULL,
+    "scored_by" VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS "claims" (

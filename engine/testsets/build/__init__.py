@@ -1,0 +1,1 @@
+"""Building test sets: from ground-truth pages, and from query logs (with a review step)."""
