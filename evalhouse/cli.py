@@ -221,7 +221,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         _err(f"skipped: {problem}")
     only = set(args.only.split(",")) if args.only else None
     if args.estimate:
-        print(runner.estimate_run(config, test_set, only_sample_ids=only).render())
+        print(runner.estimate_run(config, test_set, only_sample_ids=only, lake=paths.lake).render())
         return EXIT_OK
     progress = TerminalProgress() if sys.stderr.isatty() else LineProgress()
     after_flush = None if args.no_ingest else (lambda: ingest_now(paths, quiet=True) and None)

@@ -8,10 +8,18 @@ validated here too, so a broken file fails the estimate (exit 2) as it would fai
 
 from __future__ import annotations
 
+import json
+import socket
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pyarrow.parquet as pq
 
 from engine.candidates import Candidate
+from engine.lake import list_parts
 from engine.models import RunConfig, TestCase
 from engine.run.plan import run_files, template_errors, with_project
 from engine.scorers import SCORERS, CallEstimate
@@ -92,14 +100,54 @@ def _lanes(config: RunConfig, candidates: Sequence[Candidate]) -> list[_LaneCost
     return lanes
 
 
+_SAME_SPEED = ("judge", "embedder", "target", "concurrency")
+"""Settings two runs must share for one's speed to predict the other's."""
+
+
+def measured_rate(lake: Path, config: RunConfig) -> tuple[float, int] | None:
+    """Samples per second of the latest finished runs on this machine with the same judge,
+    embedder and concurrency (median of up to five), and how many runs that is; None
+    when there is none to go by."""
+    columns = ["run_id", "status", "started_at", "finished_at", "samples", "iterations",
+               "config", "host"]  # fmt: skip
+    rates: dict[str, tuple[datetime, float]] = {}
+    here = socket.gethostname()
+    for part in list_parts(lake, ["runs"]):
+        try:
+            rows = pq.read_table(part.path, columns=columns).to_pylist()
+        except Exception:  # unreadable parts are ingest's to report
+            continue
+        for row in rows:
+            finished, started = row["finished_at"], row["started_at"]
+            if row["status"] != "completed" or finished is None or row["host"] != here:
+                continue
+            seconds = (finished - started).total_seconds()
+            try:
+                stored = json.loads(row["config"])
+            except (TypeError, ValueError):
+                continue
+            same = all(stored.get(k) == getattr(config, k) for k in _SAME_SPEED)
+            if seconds > 0.05 and same:  # backdated demo runs take no time on their own clock
+                rates[row["run_id"]] = (finished, row["samples"] * row["iterations"] / seconds)
+    latest = sorted(rates.values(), reverse=True)[:5]
+    if not latest:
+        return None
+    return statistics.median(rate for _, rate in latest), len(latest)
+
+
 def estimate_run(
-    config: RunConfig, test_set: LoadedTestSet, *, only_sample_ids: set[str] | None = None
+    config: RunConfig,
+    test_set: LoadedTestSet,
+    *,
+    only_sample_ids: set[str] | None = None,
+    lake: Path | None = None,
 ) -> Estimate:
     """Expected calls, tokens, cost and time of a run (of ``only_sample_ids`` when given).
 
-    Tokens are estimated as characters / 4; time assumes ``LLM_SECONDS_PER_CALL`` per
-    remote call spread over the concurrency, and ``LOCAL_SAMPLES_PER_SECOND`` for local
-    scoring.
+    Tokens are estimated as characters / 4. Time comes from the speed of the latest runs
+    with the same judge, embedder and concurrency in ``lake`` (this machine's own
+    measurement); without one it assumes ``LLM_SECONDS_PER_CALL`` per remote call spread
+    over the concurrency and ``LOCAL_SAMPLES_PER_SECOND`` for local scoring.
     """
     config = with_project(config)
     cases = [c for c in test_set.cases if only_sample_ids is None or c.id in only_sample_ids]
@@ -122,9 +170,19 @@ def estimate_run(
     n = config.iterations
     samples = len(cases) * len(lanes) * n
     remote_calls = (target.calls + scoring.calls) * n
-    seconds = samples / LOCAL_SAMPLES_PER_SECOND
-    seconds += remote_calls * LLM_SECONDS_PER_CALL / max(1, config.concurrency)
     notes = _notes(config, test_set, cases, candidates, grader_specs, lanes, skipped)
+    measured = measured_rate(lake, config) if lake is not None else None
+    if measured is not None:
+        rate, runs = measured
+        seconds = samples / rate
+        notes.append(f"time from {runs} earlier run(s) here at the same settings: {rate:.1f}/s")
+    else:
+        seconds = samples / LOCAL_SAMPLES_PER_SECOND
+        seconds += remote_calls * LLM_SECONDS_PER_CALL / max(1, config.concurrency)
+        notes.append(
+            "time assumed (no earlier run here with this judge, embedder and concurrency): "
+            f"{LOCAL_SAMPLES_PER_SECOND:g} samples/s locally, {LLM_SECONDS_PER_CALL:g} s per call"
+        )
     if config.cascade and config.judge != "local":
         notes.append(_cascade_note(config, cases, lanes))
     return Estimate(

@@ -118,3 +118,19 @@ def test_a_run_stored_with_the_old_extra_layout_resumes(
     assert "1 samples already in the lake, 2 to go" in err
     ids = sorted(r["sample_id"] for r in read_table(home.lake, "results", run_id).to_pylist())
     assert ids == ["s0", "s1", "s2"]
+
+
+def test_estimate_honours_only_and_takes_time_from_earlier_runs_here(
+    home: Paths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _test_set(tmp_path, n=4)
+    assert main(_run(home, path, "--estimate", "--only", "s1,s2")) == 0
+    out = capsys.readouterr().out
+    assert "note: 2 of 4 cases, 1 iteration(s)" in out
+    assert "time assumed (no earlier run here" in out
+    assert main(_run(home, path)) == 0  # a real run on this machine, local judge
+    capsys.readouterr()
+    assert main(_run(home, path, "--estimate", "--only", "s1")) == 0
+    out = capsys.readouterr().out
+    assert "note: 1 of 4 cases" in out
+    assert "time from 1 earlier run(s) here at the same settings" in out
