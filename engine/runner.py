@@ -640,10 +640,12 @@ class _Runner:
             if lock.try_acquire():
                 self.lock = lock
                 return state.run_id, self.config, state.started_at, True
-            raise RunError(
-                f"run {state.run_id} ({state.name!r}) on this test set is still running "
-                f"in another process ({lock.holder()}); wait for it or use another --name"
+            # A live process runs it: leave it alone and start a new run id (issue 10).
+            self.progress.message(
+                f"run {state.run_id} ({state.name!r}) is running in another process "
+                f"({lock.holder()}); starting a new run"
             )
+            break
         run_id = new_run_id(self.clock().replace(tzinfo=UTC))
         lock = self._lock_for(run_id)
         if not lock.try_acquire():  # pragma: no cover - ids are random

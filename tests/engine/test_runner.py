@@ -488,14 +488,28 @@ def test_explicit_resume_and_its_refusals(home: Paths, tmp_path: Path) -> None:
 
 
 def test_a_live_run_is_not_taken_over(home: Paths, tmp_path: Path) -> None:
+    """Same name while another live process holds the run: a new run id, the live run's
+    records untouched; an explicit --resume of the live run is refused (issue 10)."""
     ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
     config = config_for(ts)
     run_id = _seed_interrupted_run(home, ts, config, done=1)
     held = runner_mod._RunLock(home.progress / run_id / ".lock")
     assert held.try_acquire()
     try:
-        with pytest.raises(RunError, match="still running in another process"):
-            run_evaluation(config, home, test_set=ts, components=fake_components()[0])
+        before = read_table(home.lake, "runs", run_id, 0).to_pylist()
+        sink = NullProgress()
+        out = run_evaluation(
+            config, home, test_set=ts, components=fake_components()[0], progress=sink
+        )
+        assert out.run_id != run_id and out.exit_code == 0 and out.samples == 3
+        assert sorted(result_ids(home, out.run_id)) == [(1, "s0000"), (1, "s0001"), (1, "s0002")]
+        assert result_ids(home, run_id) == [(1, "s0000")]
+        assert read_table(home.lake, "runs", run_id, 0).to_pylist() == before
+        assert any("running in another process" in m for m in sink.messages)
+        with pytest.raises(RunError, match="is running in another process"):
+            run_evaluation(
+                config, home, test_set=ts, resume_run_id=run_id, components=fake_components()[0]
+            )
     finally:
         held.release()
 
