@@ -638,8 +638,14 @@ class _Runner:
                 continue  # same name, different settings: a new run, not a resume
             lock = self._lock_for(state.run_id)
             if lock.try_acquire():
-                self.lock = lock
-                return state.run_id, self.config, state.started_at, True
+                # The states were read before the lock: the run may have finished and let
+                # go of its lock since. Resume it only if it is still resumable now.
+                now = _latest_run_states(self.paths.lake).get(state.run_id)
+                if now is not None and now.status in RESUMABLE:
+                    self.lock = lock
+                    return state.run_id, self.config, state.started_at, True
+                lock.release()
+                break
             # A live process runs it: leave it alone and start a new run id (issue 10).
             self.progress.message(
                 f"run {state.run_id} ({state.name!r}) is running in another process "
