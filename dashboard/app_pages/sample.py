@@ -14,7 +14,8 @@ from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.pickers import run_label, runs_or_stop
-from warehouse.dashboard_queries import PAGE_SIZE, SampleRef
+from warehouse import queries as q
+from warehouse.queries import PAGE_SIZE, SampleRef
 
 st.title("Sample")
 
@@ -31,15 +32,19 @@ run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, k
 sample_id = params.get("sample") if params.get("run") == run_id else None
 
 with st.expander("Find a sample", expanded=sample_id is None):
-    domains = data.run_filters(run_id)["domain"]
+    domains = data.query(q.run_filters, run_id)["domain"]
     c1, c2, c3 = st.columns([2, 2, 1])
     domain = c1.selectbox(
         "Domain", ["", *domains], format_func=lambda d: d or "All domains", key="sample_domain"
     )
     search = c2.text_input("Sample id or query contains", key="sample_search")
     page_no = c3.number_input("Page", min_value=1, value=1, step=1, key="sample_page")
-    listing = data.run_samples(
-        run_id, domain=domain or None, search=search or None, offset=(int(page_no) - 1) * PAGE_SIZE
+    listing = data.query(
+        q.run_samples,
+        run_id,
+        domain=domain or None,
+        search=search or None,
+        offset=(int(page_no) - 1) * PAGE_SIZE,
     )
     total = int(listing["total_rows"][0]) if listing.height else 0
     st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
@@ -66,7 +71,7 @@ if sample_id is None:
     st.info("Choose a sample above, or follow a link from the Compare or Claims pages.")
     st.stop()
 
-versions = data.sample_versions(run_id, sample_id)
+versions = data.query(q.sample_versions, run_id, sample_id)
 if versions.is_empty():
     st.warning(f"Sample {sample_id!r} has no results in run {run_id!r}.")
     st.stop()
@@ -92,7 +97,7 @@ if len(candidates) > 1:
 else:
     candidate = candidates[0]
 
-detail = data.sample_detail(SampleRef(run_id, sample_id, int(iteration), candidate))
+detail = data.query(data.sample_detail, SampleRef(run_id, sample_id, int(iteration), candidate))
 if detail["result"].is_empty():
     st.warning(f"No result for {sample_id!r} in iteration {iteration} of {run_id!r}.")
     st.stop()
@@ -147,9 +152,8 @@ with right:
         str(c): s
         for c, s in matched.group_by("chunk_id").agg(pl.col("similarity").max()).iter_rows()
     }
-    passages = data.ground_truth(
-        str(data.run_info(run_id)["test_set"]) if data.run_info(run_id) else None, sample_id
-    )
+    info = data.query(q.run_info, run_id)
+    passages = data.ground_truth(str(info["test_set"]) if info else None, sample_id)
     if passages is None:
         st.caption("The run's test set is not available; showing the matched passages.")
         rows = [

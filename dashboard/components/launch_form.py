@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboard import data, launcher
 from dashboard.launcher import RunSpec
+from warehouse import queries as q
 from warehouse.db import WarehouseError
 
 JUDGES = ("local", "openai:gpt-4o-mini", "anthropic:claude-3-5-haiku-latest", "ollama:llama3.1")
@@ -85,14 +86,14 @@ def _estimate_then_launch(spec: RunSpec, *, key: str, extra: dict[str, str] | No
 
 def _rerun_section() -> None:
     try:
-        runs = data.runs()
+        runs = data.query(q.runs)
     except WarehouseError:
         return
     if runs.is_empty():
         return
     run_ids = list(runs["run_id"])
     run_id = st.selectbox("Run", run_ids, key="launch_rerun_run")
-    info = data.run_info(run_id)
+    info = data.query(q.run_info, run_id)
     if info is None:
         return
     try:
@@ -104,8 +105,10 @@ def _rerun_section() -> None:
     )
     domain = None
     if mode == "one domain":
-        domain = st.selectbox("Domain", data.run_filters(run_id)["domain"], key="launch_domain")
-    ids = data.rerun_sample_ids(run_id, failed_only=mode == "failed samples", domain=domain)
+        domains = data.query(q.run_filters, run_id)["domain"]
+        domain = st.selectbox("Domain", domains, key="launch_domain")
+    failed_only = mode == "failed samples"
+    ids = data.query(q.rerun_sample_ids, run_id, failed_only=failed_only, domain=domain)
     if not ids:
         st.caption("No failed samples in this run." if domain is None else "No samples.")
         return
