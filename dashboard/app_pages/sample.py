@@ -14,6 +14,7 @@ from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.safe import safe_text
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE, SampleRef
 
@@ -26,7 +27,9 @@ run_ids = list(runs["run_id"])
 labels = run_label(runs)
 wanted_run = params.get("run")
 if wanted_run is not None and wanted_run not in run_ids:
-    st.warning(f"Run {wanted_run!r} is not in the warehouse; showing the latest run.")
+    st.warning(
+        f"Run {safe_text(repr(wanted_run))} is not in the warehouse; showing the latest run."
+    )
 run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
 run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
 sample_id = params.get("sample") if params.get("run") == run_id else None
@@ -73,7 +76,7 @@ if sample_id is None:
 
 versions = data.query(q.sample_versions, run_id, sample_id)
 if versions.is_empty():
-    st.warning(f"Sample {sample_id!r} has no results in run {run_id!r}.")
+    st.warning(f"Sample {safe_text(repr(sample_id))} has no results in run {safe_text(run_id)}.")
     st.stop()
 iterations = sorted(set(versions["iteration"]))
 wanted_iteration = int(params.get("iteration", iterations[0]))
@@ -99,18 +102,21 @@ else:
 
 detail = data.query(data.sample_detail, SampleRef(run_id, sample_id, int(iteration), candidate))
 if detail["result"].is_empty():
-    st.warning(f"No result for {sample_id!r} in iteration {iteration} of {run_id!r}.")
+    st.warning(
+        f"No result for {safe_text(repr(sample_id))} in iteration {iteration} "
+        f"of {safe_text(run_id)}."
+    )
     st.stop()
 result = detail["result"].row(0, named=True)
 
-st.subheader(f"{sample_id} · {result['domain']} · {result['ai_provider']}")
+st.subheader(" · ".join(safe_text(v) for v in (sample_id, result["domain"], result["ai_provider"])))
 st.caption("Query")
 st.text(result["query"])
 if result["error"]:
     st.error("This sample failed to score")
     st.code(result["error"], language=None, wrap_lines=True)
 if result["flags"]:
-    st.caption("Flags: " + ", ".join(result["flags"]))
+    st.caption("Flags: " + safe_text(", ".join(result["flags"])))
 
 cols = st.columns(3)
 for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
