@@ -12,6 +12,10 @@ is harmless where it stands is left alone, so ordinary ids and names (``beta-q2`
 other control characters become spaces: a string from data is one line of a heading or
 caption, never new blocks, so block syntax (headings, lists, quotes) can only come from
 its first character.
+
+GFM autolinks (``https://…``, ``www.…``, ``a@b.c``) cannot be escaped: remark finds them
+in the text after escapes are resolved. An invisible WORD JOINER (U+2060) inside the
+trigger (``https:⁠//``, ``www⁠.``, ``a⁠@b``) keeps the text as it reads and the link out.
 """
 
 from __future__ import annotations
@@ -25,8 +29,12 @@ shortcodes, strikethrough, e-mail autolinks: each needs one of these characters.
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 """An underscore between two letters or digits can never start or end emphasis."""
 
+WORD_JOINER = "\u2060"
+"""Invisible; breaks GFM's autolink patterns without changing what the text reads."""
+
+_URL = re.compile(r"(?i)(https?\\:)(//)")
 _WWW = re.compile(r"(?i)(?<![\w.])(www)\.")
-"""GFM turns ``www.host`` into a link without any other punctuation."""
+_AT = re.compile(r"\\@")
 
 _MATERIAL = re.compile(r"(?i):material/")
 """Streamlit rewrites ``:material/`` in the source even when the colon is escaped."""
@@ -44,6 +52,8 @@ def safe_text(value: object) -> str:
     text = _CONTROL.sub(" ", str(value))
     text = _ALWAYS.sub(r"\\\1", text)
     text = _EDGE_UNDERSCORE.sub(r"\\_", text)
-    text = _WWW.sub(r"\1\\.", text)
+    text = _URL.sub(rf"\1{WORD_JOINER}\2", text)
+    text = _WWW.sub(rf"\1{WORD_JOINER}.", text)
+    text = _AT.sub(rf"{WORD_JOINER}\\@", text)
     text = _MATERIAL.sub(lambda m: m.group(0)[:-1] + "\\/", text)
     return _BLOCK_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], text)

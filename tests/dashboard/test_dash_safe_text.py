@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 import string
+from pathlib import Path
 
 import pytest
 
-from dashboard.components.safe import safe_text
+from dashboard.components.safe import WORD_JOINER, safe_text
 from engine.lake import write_part
 from engine.models import ClaimRecord
 from engine.settings import Paths, resolve_paths
@@ -23,8 +24,10 @@ CLAIM = "# Heading ~~gone~~ `code` www.evil.example a@b.co _em_"
 
 
 def _unescape(source: str) -> str:
-    """What CommonMark shows for ``source``: a backslash before ASCII punctuation vanishes."""
-    return re.sub(r"\\([" + re.escape(string.punctuation) + "])", r"\1", source)
+    """What CommonMark shows for ``source``: a backslash before ASCII punctuation vanishes
+    (and the invisible word joiner that keeps autolinks out shows as nothing)."""
+    shown = re.sub(r"\\([" + re.escape(string.punctuation) + "])", r"\1", source)
+    return shown.replace(WORD_JOINER, "")
 
 
 @pytest.mark.parametrize(
@@ -32,14 +35,14 @@ def _unescape(source: str) -> str:
     [
         # hand-written: every construct defused, ordinary ids untouched
         ("beta-q2 domain_scores acme.com (r2)", "beta-q2 domain_scores acme.com (r2)"),
-        ("![x](http://h/i.png)", "!\\[x\\](http\\://h/i.png)"),
+        ("![x](http://h/i.png)", "!\\[x\\](http\\:\u2060//h/i.png)"),
         ("$x^2$ <b>&amp;", "\\$x^2\\$ \\<b\\>\\&amp;"),
         (":red[a] :smile: :material/home:", "\\:red\\[a\\] \\:smile\\: \\:material\\/home\\:"),
         ("# h", "\\# h"),
         ("- item", "\\- item"),
         ("12. item", "12\\. item"),
         ("_em_ *em* ~~s~~ `c`", "\\_em\\_ \\*em\\* \\~\\~s\\~\\~ \\`c\\`"),
-        ("www.evil.example a@b.co", "www\\.evil.example a\\@b.co"),
+        ("www.evil.example a@b.co", "www\u2060.evil.example a\u2060\\@b.co"),
         ("two\nlines\r\n# not a heading", "two lines  # not a heading"),
         ("back\\slash", "back\\\\slash"),
         (None, ""),
@@ -65,9 +68,10 @@ def test_no_streamlit_extension_fires(text: str) -> None:
     assert not _streamlit_would_render_extras(safe_text(text))  # ...its safe form does not
 
 
-@pytest.fixture(scope="module")
-def hostile_home(tmp_path_factory: pytest.TempPathFactory) -> Paths:
-    home = resolve_paths(tmp_path_factory.mktemp("hostile") / "home")
+def build_hostile_home(root: Path) -> Paths:
+    """A warehouse whose one result carries markup in its id, domain, provider, flags and
+    claim text."""
+    home = resolve_paths(root)
     write_part(home.lake, "runs", "H", 0, [run_record("H", name="hostile")])
     claim = ClaimRecord(
         run_id="H",
@@ -86,12 +90,17 @@ def hostile_home(tmp_path_factory: pytest.TempPathFactory) -> Paths:
     return home
 
 
+@pytest.fixture(scope="module")
+def hostile_home(tmp_path_factory: pytest.TempPathFactory) -> Paths:
+    return build_hostile_home(tmp_path_factory.mktemp("hostile") / "home")
+
+
 def test_sample_page_shows_planted_markup_literally(app: AppFactory, hostile_home: Paths) -> None:
     at = app(hostile_home, "sample", run="H", sample=SAMPLE_ID, iteration="1")
     (heading,) = at.subheader.values[:1]
     assert heading == " · ".join(safe_text(v) for v in (SAMPLE_ID, DOMAIN, PROVIDER))
     assert _unescape(heading) == f"{SAMPLE_ID} · {DOMAIN} · {PROVIDER}"
-    assert "!\\[x\\](http\\://198.51.100.7/img.png)" in heading  # written out by hand
+    assert "!\\[x\\](http\\:\u2060//198.51.100.7/img.png)" in heading  # written out by hand
     flags = [c.value for c in at.caption if c.value.startswith("Flags: ")]
     assert flags == ["Flags: " + safe_text(CLAIM)] and _unescape(flags[0]) == f"Flags: {CLAIM}"
     every = [e.value for e in (*at.markdown, *at.caption, *at.subheader, *at.warning)]
@@ -103,7 +112,7 @@ def test_missing_sample_warning_and_claims_link_are_literal(
 ) -> None:
     at = app(hostile_home, "sample", run="H", sample="[x](http://e):red[y]", iteration="1")
     assert [w.value for w in at.warning] == [
-        "Sample '\\[x\\](http\\://e)\\:red\\[y\\]' has no results in run H."
+        "Sample '\\[x\\](http\\:\u2060//e)\\:red\\[y\\]' has no results in run H."
     ]
     at = app(hostile_home, "claims")
     labels = [p.proto.label for p in at.get("page_link")]
