@@ -24,6 +24,7 @@ from tests.dashboard.test_dash_safe_text import (
     CLAIM,
     DOMAIN,
     PROVIDER,
+    RUN_NAME,
     SAMPLE_ID,
     build_hostile_home,
 )
@@ -101,6 +102,16 @@ def test_planted_markup_shows_as_text(served: tuple[str, Paths]) -> None:
                 for tag in ("img", "a", "strong", "em", "del", "code", ".katex", "h1"):
                     assert markup.locator(tag).count() == 0, tag
                 assert markup.locator("[data-testid='stIconMaterial']").count() == 0
+
+            # A run name (from --name) in the run picker: option text, not Markdown.
+            run_box = main.get_by_role("combobox", name="Run")
+            assert run_box.input_value().startswith(f"{RUN_NAME} · ")
+            run_box.click()
+            options = page.get_by_role("option")
+            options.first.wait_for(timeout=10_000)
+            assert _shown(options.first).startswith(f"{RUN_NAME} · ")
+            assert options.first.locator("img, a, strong").count() == 0
+            page.keyboard.press("Escape")
 
             page.goto(f"{url}/claims")
             link = page.get_by_test_id("stPageLink").first

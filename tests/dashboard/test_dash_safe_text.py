@@ -21,6 +21,7 @@ SAMPLE_ID = "![x](http://198.51.100.7/img.png)"
 DOMAIN = "**bold** <img src=https://198.51.100.7/d.png> $x^2$ &amp;"
 PROVIDER = ":red[alert] :smile: :material/home: [link](https://evil.example)"
 CLAIM = "# Heading ~~gone~~ `code` www.evil.example a@b.co _em_"
+RUN_NAME = "![r](https://198.51.100.7/run.png) **run** :red[x]"
 
 
 def _unescape(source: str) -> str:
@@ -72,7 +73,7 @@ def build_hostile_home(root: Path) -> Paths:
     """A warehouse whose one result carries markup in its id, domain, provider, flags and
     claim text."""
     home = resolve_paths(root)
-    write_part(home.lake, "runs", "H", 0, [run_record("H", name="hostile")])
+    write_part(home.lake, "runs", "H", 0, [run_record("H", name=RUN_NAME)])
     claim = ClaimRecord(
         run_id="H",
         iteration=1,
