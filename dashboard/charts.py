@@ -14,7 +14,7 @@ _TIER_SCALE = alt.Scale(domain=list(TIER_ORDER), range=[TIER_COLORS[t] for t in 
 def tier_distribution_chart(frame: pl.DataFrame) -> alt.Chart:
     """Stacked bars: samples per tier for each domain, one column per metric.
 
-    ``frame``: domain, metric, tier, samples (``dash_tier_distribution``).
+    ``frame``: domain, metric, tier, samples (``queries.tier_distribution``).
     """
     data = frame.with_columns(
         pl.col("tier")
@@ -64,7 +64,7 @@ def tier_bands(thresholds: TierThresholds | None = None) -> alt.Chart:
 def trend_chart(frame: pl.DataFrame, metric: str) -> alt.LayerChart:
     """Score over runs, one line per domain, over tier bands.
 
-    ``frame``: run_id, run_name, started_at, domain, samples, metric, score (``dash_trends``);
+    ``frame``: run_id, run_name, started_at, domain, samples, metric, score (``queries.trends``);
     hovering a point shows run name, date and sample count.
     """
     data = frame.filter(pl.col("metric") == metric)
@@ -88,7 +88,7 @@ def trend_chart(frame: pl.DataFrame, metric: str) -> alt.LayerChart:
 
 
 def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
-    """Improved / unchanged / regressed samples per domain (``dash_compare_counts``)."""
+    """Improved / unchanged / regressed samples per domain (``queries.compare_counts``)."""
     long = frame.select("domain", "improved", "unchanged", "regressed").unpivot(
         index="domain",
         on=["improved", "unchanged", "regressed"],
@@ -139,7 +139,7 @@ def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
 
 
 def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
-    """Mention rates over runs (``dash_attribution_trend``), one line per mention type."""
+    """Mention rates over runs (``queries.attribution_trend``), one line per mention type."""
     return (
         alt.Chart(frame)
         .mark_line(point=True)

@@ -7,12 +7,19 @@ published with ``os.link`` (which fails if the name exists, so an existing part 
 never rewritten) and the temporary name removed. Readers and ingest ignore names
 that start with a dot, so a writer killed at any moment leaves no visible partial
 part: at worst an orphan ``.tmp`` file, which ``sweep_orphans`` removes.
+
+Several writers may share one lake (two runs in one home, a run and an ingest). A
+temporary name therefore says who owns it (``.part-<pid>-<token>@<host>.tmp``) and the
+sweep removes only what no live writer can still be writing: files of a dead process on
+this host, and files older than ``ORPHAN_AGE_S`` whoever wrote them.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import socket
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +47,51 @@ was published after it (ingest waits for that; a resumed run sets orphans aside)
 
 PART_RE = re.compile(r"^part-(\d+)\.parquet$")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]+$")
+_TMP_RE = re.compile(r"^\.part-(\d+)-[0-9a-f]+@(.*)\.tmp$")
+
+ORPHAN_AGE_S = 6 * 3600.0
+"""A temporary part older than this is an orphan even if its owner's pid is alive (the pid
+may have been reused, or the owner runs on another host): writing one part takes seconds."""
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "host"
+
+
+def temp_part_name() -> str:
+    """A temporary part name owned by this process and this call: pid, token and host."""
+    return f".part-{os.getpid()}-{uuid.uuid4().hex}@{_host()}.tmp"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by another user
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _is_orphan(tmp: Path, now: float) -> bool:
+    """Whether no live writer can still be writing ``tmp``."""
+    try:
+        age = now - tmp.stat().st_mtime
+    except FileNotFoundError:
+        return False
+    if age > ORPHAN_AGE_S:
+        return True
+    owner = _TMP_RE.match(tmp.name)
+    if owner is None:
+        # A name without an owner comes from a writer older than owner-tagged names; it
+        # cannot tell us who wrote it, so it is treated as before: an orphan.
+        return True
+    pid, host = int(owner.group(1)), owner.group(2)
+    if host != _host():
+        return False  # another machine's writer: only its age can tell
+    return not _pid_alive(pid)
 
 
 class LakeError(InputError):
@@ -100,7 +152,7 @@ def write_part(
     arrow = pa.Table.from_pylist(rows, schema=arrow_schema(model))
     folder = partition_dir(lake, table, run_id, iteration)
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".part-{uuid.uuid4().hex}.tmp"
+    tmp = folder / temp_part_name()
     try:
         with open(tmp, "wb") as handle:
             pq.write_table(arrow, handle, compression="zstd")
@@ -145,12 +197,18 @@ def list_parts(lake: Path, tables: Iterable[str] | None = None) -> list[PartInfo
 
 
 def sweep_orphans(lake: Path) -> int:
-    """Remove temporary files left by killed writers; returns how many."""
+    """Remove temporary parts left by killed writers, never a live writer's; returns how
+    many were removed."""
     removed = 0
     if lake.is_dir():
+        now = time.time()
         for tmp in lake.rglob(".part-*.tmp"):
-            tmp.unlink(missing_ok=True)
-            removed += 1
+            if _is_orphan(tmp, now):
+                try:
+                    tmp.unlink()
+                except FileNotFoundError:
+                    continue  # another sweeper took it first
+                removed += 1
     return removed
 
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -209,9 +211,15 @@ def write_progress_file(
         ],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(doc, handle, ensure_ascii=False, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    # Unique per write, not per process: two writers in one process (threads, two runs)
+    # must never share a temporary name.
+    token = f"{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex}"
+    tmp = path.with_name(f".{path.name}.{token}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(doc, handle, ensure_ascii=False, indent=1)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # gone after the replace; left only by a failed write

@@ -358,22 +358,22 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     paths = _paths(args)
     from engine.gate import evaluate_gate, junit_xml, parse_threshold, render_table
-    from warehouse.queries import Warehouse
+    from warehouse import queries
 
     thresholds = [parse_threshold(t, "min") for t in args.min] + [
         parse_threshold(t, "max") for t in args.max
     ]
     if args.max_regressions is not None and not args.baseline:
         raise UsageError("--max-regressions needs --baseline RUN_ID")
-    warehouse = Warehouse(paths.warehouse)
+    warehouse = queries.Warehouse(paths.warehouse)
     for run_id in filter(None, [args.run_id, args.baseline]):
-        if not warehouse.run_exists(run_id):
+        if not queries.run_exists(warehouse, run_id):
             raise UsageError(f"run {run_id!r} is not in the warehouse (did ingest run?)")
-    metrics = warehouse.check_metrics(args.run_id, args.candidate)
+    metrics = queries.check_metrics(warehouse, args.run_id, args.candidate)
     regressions = None
     if args.baseline:
-        regressed = warehouse.check_regressions(
-            args.run_id, args.baseline, args.tolerance, args.candidate
+        regressed = queries.check_regressions(
+            warehouse, args.run_id, args.baseline, args.tolerance, args.candidate
         )
         regressions = regressed.height
     checks = evaluate_gate(

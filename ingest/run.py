@@ -11,7 +11,8 @@ from engine.settings import Paths
 from warehouse.loader import PartRef, open_writer
 
 BATCH_FILES = 2_000
-"""Parts per transaction: large enough for speed, small enough to bound a retry."""
+"""Parts per transaction: large enough for speed, small enough to bound a retry. A batch
+holds whole (run, iteration) partitions only, so it may exceed this by one partition."""
 
 
 @dataclass
@@ -83,6 +84,25 @@ def _refs(paths: Paths) -> tuple[list[PartRef], int]:
     return ready, len(found) - len(ready)
 
 
+def partition_batches(refs: list[PartRef], limit: int) -> list[list[PartRef]]:
+    """``refs`` cut into batches of about ``limit`` parts that never split a (run, iteration)
+    partition: every table of a partition loads in one transaction, so a reader never sees
+    a partition's results without its claims, even when ingest is killed between batches."""
+    partitions: dict[tuple[str, int], list[PartRef]] = {}
+    for ref in refs:  # table-major order: a run's state partition (iteration 0) comes first
+        partitions.setdefault((ref.run_id, ref.iteration), []).append(ref)
+    batches: list[list[PartRef]] = []
+    current: list[PartRef] = []
+    for parts in partitions.values():
+        if current and len(current) + len(parts) > limit:
+            batches.append(current)
+            current = []
+        current.extend(parts)
+    if current:
+        batches.append(current)
+    return batches
+
+
 def ingest(
     paths: Paths,
     *,
@@ -100,14 +120,17 @@ def ingest(
         done = writer.loaded_paths()
         new = [r for r in refs if r.relative not in done]
         report.already_loaded = len(refs) - len(new)
-        for i in range(0, len(new), BATCH_FILES):
-            result = writer.load_batch(new[i : i + BATCH_FILES])
+        batches = partition_batches(new, BATCH_FILES)
+        taken = 0
+        for batch in batches:
+            result = writer.load_batch(batch)
+            taken += len(batch)
             report.files_loaded += result.loaded
             report.corrupt += result.corrupt
             for table, n in result.rows.items():
                 report.rows[table] = report.rows.get(table, 0) + n
-            if on_message and len(new) > BATCH_FILES:
-                on_message(f"ingested {min(i + BATCH_FILES, len(new))}/{len(new)} parts")
+            if on_message and len(batches) > 1:
+                on_message(f"ingested {taken}/{len(new)} parts")
         if new:
             writer.checkpoint()
     report.seconds = time.perf_counter() - started

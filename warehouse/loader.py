@@ -163,43 +163,67 @@ class WarehouseWriter:
         return loaded_paths(self.con)
 
     def load_batch(self, batch: Sequence[PartRef]) -> BatchResult:
-        """Load parts in one transaction; if that fails, part by part, skipping bad ones."""
-        by_table: dict[str, list[PartRef]] = {}
-        for ref in batch:
-            by_table.setdefault(ref.table, []).append(ref)
+        """Load parts in one transaction. If that fails, load each (run, iteration)
+        partition in one transaction of its good parts, skipping and recording bad ones;
+        a partition's tables therefore always become visible together."""
         try:
-            self.con.execute("BEGIN TRANSACTION")
+            return BatchResult(self._commit(batch, []), len(batch), [])
+        except duckdb.Error:
+            pass
+        result = BatchResult({}, 0, [])
+        partitions: dict[tuple[str, int], list[PartRef]] = {}
+        for ref in batch:
+            partitions.setdefault((ref.run_id, ref.iteration), []).append(ref)
+        for parts in partitions.values():
+            self._load_partition(parts, result)
+        return result
+
+    def _commit(
+        self, parts: Sequence[PartRef], corrupt: Sequence[tuple[PartRef, str]]
+    ) -> dict[str, int]:
+        """Insert ``parts`` and record them (and ``corrupt``) in the ledger, all in one
+        transaction; rolls back and re-raises on a DuckDB error."""
+        by_table: dict[str, list[PartRef]] = {}
+        for ref in parts:
+            by_table.setdefault(ref.table, []).append(ref)
+        self.con.execute("BEGIN TRANSACTION")
+        try:
             rows = {table: insert_parts(self.con, table, refs) for table, refs in by_table.items()}
-            record_parts(self.con, batch, "loaded", None)
+            record_parts(self.con, parts, "loaded", None)
+            for ref, reason in corrupt:
+                record_parts(self.con, [ref], "corrupt", reason)
             if "runs" in by_table:
                 refresh_runs(self.con)
             self.con.execute("COMMIT")
-            return BatchResult(rows, len(batch), [])
         except duckdb.Error:
             self.con.execute("ROLLBACK")
-        result = BatchResult({}, 0, [])
-        for ref in batch:
-            self._load_one(ref, result)
-        return result
+            raise
+        return rows
 
-    def _load_one(self, ref: PartRef, result: BatchResult) -> None:
+    def _problem(self, ref: PartRef) -> str | None:
+        """Why ``ref`` cannot load (its first error line), or None; changes nothing."""
+        self.con.execute("BEGIN TRANSACTION")
         try:
-            self.con.execute("BEGIN TRANSACTION")
-            n = insert_parts(self.con, ref.table, [ref])
-            record_parts(self.con, [ref], "loaded", None)
-            if ref.table == "runs":
-                refresh_runs(self.con)
-            self.con.execute("COMMIT")
+            insert_parts(self.con, ref.table, [ref])
         except duckdb.Error as exc:
+            return str(exc).strip().splitlines()[0][:300]
+        finally:
             self.con.execute("ROLLBACK")
-            reason = str(exc).strip().splitlines()[0][:300]
-            self.con.execute("BEGIN TRANSACTION")
-            record_parts(self.con, [ref], "corrupt", reason)
-            self.con.execute("COMMIT")
-            result.corrupt.append((str(ref.path), reason))
-            return
-        result.loaded += 1
-        result.rows[ref.table] = result.rows.get(ref.table, 0) + n
+        return None
+
+    def _load_partition(self, parts: Sequence[PartRef], result: BatchResult) -> None:
+        try:
+            rows = self._commit(parts, [])
+            loaded = list(parts)
+        except duckdb.Error:
+            problems = [(ref, self._problem(ref)) for ref in parts]
+            corrupt = [(ref, reason) for ref, reason in problems if reason is not None]
+            loaded = [ref for ref, reason in problems if reason is None]
+            rows = self._commit(loaded, corrupt)
+            result.corrupt += [(str(ref.path), reason) for ref, reason in corrupt]
+        result.loaded += len(loaded)
+        for table, n in rows.items():
+            result.rows[table] = result.rows.get(table, 0) + n
 
     def checkpoint(self) -> None:
         """Fold the WAL into the file so read-only openers never need to replay it."""

@@ -1,17 +1,24 @@
-"""Typed query functions: one per named SQL file, each returning a polars DataFrame.
+"""Typed query functions: one per named SQL file, each returning polars (or a small value).
 
-Pages, the CLI and tests call these; nobody else writes SQL against the warehouse
-(except analysts, through ``evalhouse sql`` and the SQL page, sandboxed by
-``db.read_connection``). Values are always bound as ``$name`` parameters.
+``Warehouse`` is the connection facade (short-lived read-only connections, bound
+parameters, a time limit). Every named query is one module-level function
+``fn(wh, ...)`` over ``sql/queries/<fn name>.sql``, registered in ``QUERIES`` so the
+dashboard can cache any of them through one call keyed on (warehouse, data version,
+query name, parameters). The CLI (``evalhouse check``), the dashboard and tests call these
+functions; nobody else writes SQL against the warehouse (except analysts, through
+``evalhouse sql`` and the SQL page, sandboxed by ``db.read_connection``). Values are
+always bound as ``$name`` parameters, never formatted into the SQL text. Aggregation
+happens in SQL; per-row details come one page at a time (``limit`` / ``offset``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -56,47 +63,385 @@ class Warehouse:
         ).frame
         return f"{frame['n'][0]}:{frame['at'][0]}"
 
-    # ------------------------------------------------------------------ named queries
 
-    def runs(self) -> pl.DataFrame:
-        """Every run, newest first, with headline numbers (``run_summary``)."""
-        return self.named("runs")
+QueryFn = TypeVar("QueryFn", bound=Callable[..., Any])
 
-    def previous_run(self, run_id: str) -> str | None:
-        """The run that started just before ``run_id``, if any."""
-        frame = self.named("previous_run", run_id=run_id)
-        return None if frame.is_empty() else str(frame["run_id"][0])
+QUERIES: dict[str, Callable[..., Any]] = {}
+"""Every named query function by name (the dashboard's one cache looks them up here)."""
 
-    def domain_overview(self, run_id: str, baseline_run_id: str | None) -> pl.DataFrame:
-        """Per-domain means of a run, the baseline's means and the deltas."""
-        return self.named("domain_overview", run_id=run_id, baseline_run_id=baseline_run_id)
 
-    def tier_distribution(self, run_id: str) -> pl.DataFrame:
-        """Rows per (domain, metric, tier) of a run."""
-        return self.named("tier_distribution", run_id=run_id)
+def named_query(fn: QueryFn) -> QueryFn:
+    """Register a query function under its name (which is also its SQL file's name)."""
+    QUERIES[fn.__name__] = fn
+    return fn
 
-    def table_counts(self) -> pl.DataFrame:
-        """Approximate rows per table."""
-        return self.named("table_counts")
 
-    def run_exists(self, run_id: str) -> bool:
-        """Whether the warehouse knows the run."""
-        return bool(self.named("run_exists", run_id=run_id)["known"][0])
+METRICS = ("accuracy", "completeness", "attribution")
+"""The analyzer metrics (0-100) the dashboard shows."""
 
-    def check_metrics(self, run_id: str, candidate: str | None = None) -> dict[str, float | None]:
-        """Mean of every gateable metric of a run: analyzer, judge, RAG, pass/error rates,
-        and ``grader:<id>`` for each grader."""
-        frame = self.named("check_metrics", run_id=run_id, candidate=candidate)
-        return {str(m): (None if v is None else float(v)) for m, v in frame.iter_rows()}
+PAGE_SIZE = 50
+"""Rows per page of every paginated detail table."""
 
-    def check_regressions(
-        self, run_id: str, baseline_run_id: str, tolerance: float, candidate: str | None = None
-    ) -> pl.DataFrame:
-        """Samples whose analyzer metrics fell by more than ``tolerance`` points."""
-        return self.named(
-            "check_regressions",
-            run_id=run_id,
-            baseline_run_id=baseline_run_id,
-            tolerance=tolerance,
-            candidate=candidate,
-        )
+
+@dataclass(frozen=True)
+class Filters:
+    """Overview filters; ``None`` means "every value"."""
+
+    candidate: str | None = None
+    """One candidate of a multi-candidate run."""
+    providers: tuple[str, ...] | None = None
+    """AI providers to keep."""
+    tag: str | None = None
+    """Keep only samples carrying this tag."""
+
+    def params(self) -> dict[str, object]:
+        """The bound parameters of the filter clause shared by the Overview queries."""
+        return {
+            "candidate": self.candidate,
+            "providers": list(self.providers) if self.providers else None,
+            "tag": self.tag,
+        }
+
+
+@dataclass(frozen=True)
+class SampleRef:
+    """One scored sample: the key every per-sample table carries."""
+
+    run_id: str
+    """Run id."""
+    sample_id: str
+    """Test-case id."""
+    iteration: int = 1
+    """Iteration number."""
+    candidate: str = ""
+    """Candidate id (empty for single-candidate runs)."""
+
+    def params(self) -> dict[str, object]:
+        """The bound parameters of the per-sample queries."""
+        return {
+            "run_id": self.run_id,
+            "sample_id": self.sample_id,
+            "iteration": self.iteration,
+            "candidate": self.candidate,
+        }
+
+
+def _check_metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    return metric
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+@named_query
+def runs(wh: Warehouse) -> pl.DataFrame:
+    """Every run, newest first, with headline numbers (``run_summary``)."""
+    return wh.named("runs")
+
+
+@named_query
+def previous_run(wh: Warehouse, run_id: str) -> str | None:
+    """The run that started just before ``run_id``, if any."""
+    frame = wh.named("previous_run", run_id=run_id)
+    return None if frame.is_empty() else str(frame["run_id"][0])
+
+
+@named_query
+def domain_overview(wh: Warehouse, run_id: str, baseline_run_id: str | None) -> pl.DataFrame:
+    """Per-domain means of a run (``domain_scores``), the baseline's means and the deltas."""
+    return wh.named("domain_overview", run_id=run_id, baseline_run_id=baseline_run_id)
+
+
+@named_query
+def table_counts(wh: Warehouse) -> pl.DataFrame:
+    """Approximate rows per table."""
+    return wh.named("table_counts")
+
+
+# ----------------------------------------------------------------------------- check (CI gate)
+
+
+@named_query
+def run_exists(wh: Warehouse, run_id: str) -> bool:
+    """Whether the warehouse knows the run."""
+    return bool(wh.named("run_exists", run_id=run_id)["known"][0])
+
+
+@named_query
+def check_metrics(
+    wh: Warehouse, run_id: str, candidate: str | None = None
+) -> dict[str, float | None]:
+    """Mean of every gateable metric of a run: analyzer, judge, RAG, pass/error rates,
+    and ``grader:<id>`` for each grader."""
+    frame = wh.named("check_metrics", run_id=run_id, candidate=candidate)
+    return {str(m): (None if v is None else float(v)) for m, v in frame.iter_rows()}
+
+
+@named_query
+def check_regressions(
+    wh: Warehouse,
+    run_id: str,
+    baseline_run_id: str,
+    tolerance: float,
+    candidate: str | None = None,
+) -> pl.DataFrame:
+    """Samples whose analyzer metrics fell by more than ``tolerance`` points."""
+    return wh.named(
+        "check_regressions",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        tolerance=tolerance,
+        candidate=candidate,
+    )
+
+
+# ----------------------------------------------------------------------------- overview
+
+
+@named_query
+def run_filters(wh: Warehouse, run_id: str) -> dict[str, list[str]]:
+    """Values offered by the filters of a run: ``provider``, ``tag``, ``candidate``, ``domain``."""
+    frame = wh.named("run_filters", run_id=run_id)
+    out: dict[str, list[str]] = {"provider": [], "tag": [], "candidate": [], "domain": []}
+    for kind, value in frame.iter_rows():
+        if value is not None:
+            out[str(kind)].append(str(value))
+    return out
+
+
+@named_query
+def domain_metrics(
+    wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
+) -> pl.DataFrame:
+    """Per-domain means, baseline means, deltas and per-iteration spreads of a run."""
+    return wh.named(
+        "domain_metrics", run_id=run_id, baseline_run_id=baseline_run_id, **filters.params()
+    )
+
+
+@named_query
+def tier_distribution(wh: Warehouse, run_id: str, filters: Filters) -> pl.DataFrame:
+    """Result rows per (domain, metric, tier) of a run under the filters."""
+    return wh.named("tier_distribution", run_id=run_id, **filters.params())
+
+
+@named_query
+def sample_deltas(
+    wh: Warehouse, run_id: str, baseline_run_id: str, domain: str, filters: Filters
+) -> pl.DataFrame:
+    """Per-sample metric deltas of one domain between two runs (paired by sample id)."""
+    return wh.named(
+        "sample_deltas",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        domain=domain,
+        **filters.params(),
+    )
+
+
+# ----------------------------------------------------------------------------- sample
+
+
+@named_query
+def run_samples(
+    wh: Warehouse,
+    run_id: str,
+    *,
+    domain: str | None = None,
+    search: str | None = None,
+    limit: int = PAGE_SIZE,
+    offset: int = 0,
+) -> pl.DataFrame:
+    """One page of a run's result rows, with ``total_rows`` for the pager."""
+    return wh.named(
+        "run_samples",
+        run_id=run_id,
+        domain=domain,
+        search=search or None,
+        limit=limit,
+        offset=offset,
+    )
+
+
+@named_query
+def sample_versions(wh: Warehouse, run_id: str, sample_id: str) -> pl.DataFrame:
+    """The (iteration, candidate) pairs one sample of a run was scored in."""
+    return wh.named("sample_versions", run_id=run_id, sample_id=sample_id)
+
+
+@named_query
+def sample_result(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """The results row of one sample (empty when unknown)."""
+    return wh.named("sample_result", **ref.params())
+
+
+@named_query
+def sample_highlights(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """Response spans of a sample and the ground-truth passages they match."""
+    return wh.named("sample_highlights", **ref.params())
+
+
+@named_query
+def sample_claims(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """Expected claims of a sample, found or missing, with evidence."""
+    return wh.named("sample_claims", **ref.params())
+
+
+@named_query
+def sample_attributions(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """URL, domain and brand mentions in a sample's response."""
+    return wh.named("sample_attributions", **ref.params())
+
+
+@named_query
+def sample_verdicts(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """Verdicts on the claims of a sample's response."""
+    return wh.named("sample_verdicts", **ref.params())
+
+
+@named_query
+def sample_graders(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """Grader scores of a sample's output."""
+    return wh.named("sample_graders", **ref.params())
+
+
+# ----------------------------------------------------------------------------- sql page
+
+
+@named_query
+def schema_columns(wh: Warehouse) -> pl.DataFrame:
+    """Every column of every table and view: object, kind, column, type, position."""
+    return wh.named("schema_columns")
+
+
+# ----------------------------------------------------------------------------- trends
+
+
+@named_query
+def trends(wh: Warehouse, domains: tuple[str, ...] | None = None) -> pl.DataFrame:
+    """Per run, domain and metric: the mean score, run name, start and sample count."""
+    return wh.named("trends", domains=list(domains) if domains else None)
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+@named_query
+def compare_counts(
+    wh: Warehouse,
+    run_id: str,
+    baseline_run_id: str,
+    *,
+    metric: str,
+    tolerance: float,
+    candidate: str | None = None,
+    baseline_candidate: str | None = None,
+) -> pl.DataFrame:
+    """Per domain: paired samples improved, regressed and unchanged beyond ``tolerance``."""
+    return wh.named(
+        "compare_counts",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        metric=_check_metric(metric),
+        tolerance=float(tolerance),
+        candidate=candidate,
+        baseline_candidate=baseline_candidate,
+    )
+
+
+@named_query
+def compare_samples(
+    wh: Warehouse,
+    run_id: str,
+    baseline_run_id: str,
+    *,
+    metric: str,
+    tolerance: float,
+    candidate: str | None = None,
+    baseline_candidate: str | None = None,
+    status: str | None = None,
+    domain: str | None = None,
+    limit: int = PAGE_SIZE,
+    offset: int = 0,
+) -> pl.DataFrame:
+    """One page of paired samples, largest regression first, with ``total_rows``."""
+    return wh.named(
+        "compare_samples",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        metric=_check_metric(metric),
+        tolerance=float(tolerance),
+        candidate=candidate,
+        baseline_candidate=baseline_candidate,
+        status=status,
+        domain=domain,
+        limit=limit,
+        offset=offset,
+    )
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+@named_query
+def claims_by_domain(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """Per domain of a run: claims checked, found, missing and the share found."""
+    return wh.named("claims_by_domain", run_id=run_id)
+
+
+@named_query
+def claims_by_query(
+    wh: Warehouse,
+    run_id: str,
+    *,
+    domain: str | None = None,
+    limit: int = PAGE_SIZE,
+    offset: int = 0,
+) -> pl.DataFrame:
+    """One page of a run's queries with claims found and missing, most missing first."""
+    return wh.named("claims_by_query", run_id=run_id, domain=domain, limit=limit, offset=offset)
+
+
+@named_query
+def most_missed_claims(
+    wh: Warehouse, *, domain: str | None = None, limit: int = 50, max_runs: int = 10
+) -> pl.DataFrame:
+    """The claims missed most often across the latest ``max_runs`` runs, with the latest
+    sample that missed each."""
+    return wh.named("most_missed_claims", domain=domain, limit=limit, max_runs=max_runs)
+
+
+# ----------------------------------------------------------------------------- attribution
+
+
+@named_query
+def attribution_rates(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """Per domain and AI provider: percent of responses citing a URL, domain, brand, any."""
+    return wh.named("attribution_rates", run_id=run_id)
+
+
+@named_query
+def attribution_trend(wh: Warehouse, domain: str | None = None) -> pl.DataFrame:
+    """Per run and domain: percent of responses with each mention type (long form)."""
+    return wh.named("attribution_trend", domain=domain)
+
+
+# ----------------------------------------------------------------------------- launcher
+
+
+@named_query
+def run_info(wh: Warehouse, run_id: str) -> dict[str, object] | None:
+    """The latest state of one run (name, test set, config), or None."""
+    frame = wh.named("run_info", run_id=run_id)
+    return None if frame.is_empty() else frame.row(0, named=True)
+
+
+@named_query
+def rerun_sample_ids(
+    wh: Warehouse, run_id: str, *, failed_only: bool = False, domain: str | None = None
+) -> list[str]:
+    """Sample ids to evaluate again: a run's failed samples, or one domain's."""
+    frame = wh.named("rerun_sample_ids", run_id=run_id, failed_only=failed_only, domain=domain)
+    return [str(s) for s in frame["sample_id"]]

@@ -8,6 +8,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
+from warehouse import queries as q
 
 st.title("Attribution")
 
@@ -15,7 +16,7 @@ runs = runs_or_stop()
 run_ids = list(runs["run_id"])
 run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="attribution_run")
 
-rates = data.attribution_rates(run_id)
+rates = data.query(q.attribution_rates, run_id)
 if rates.is_empty():
     st.info("This run has no scored responses.")
 else:
@@ -33,13 +34,13 @@ else:
     st.altair_chart(charts.attribution_rate_chart(rates))
 
 st.subheader("Trend")
-domains = data.run_filters(run_id)["domain"]
+domains = data.query(q.run_filters, run_id)["domain"]
 domain = st.selectbox(
     "Domain",
     ["", *domains],
     format_func=lambda d: d or "All domains",
     key="attribution_trend_domain",
 )
-trend = data.attribution_trend(domain or None)
+trend = data.query(q.attribution_trend, domain or None)
 st.altair_chart(charts.attribution_trend_chart(trend))
 download_csv(trend, "attribution-trend.csv", key="attribution_trend_csv")

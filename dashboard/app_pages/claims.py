@@ -8,7 +8,8 @@ from dashboard import data
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
-from warehouse.dashboard_queries import PAGE_SIZE
+from warehouse import queries as q
+from warehouse.queries import PAGE_SIZE
 
 st.title("Claims")
 
@@ -16,7 +17,7 @@ runs = runs_or_stop()
 run_ids = list(runs["run_id"])
 run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="claims_run")
 
-per_domain = data.claims_by_domain(run_id)
+per_domain = data.query(q.claims_by_domain, run_id)
 if per_domain.is_empty():
     st.info("This run has no claim records (its test set has no expected claims).")
 else:
@@ -37,8 +38,8 @@ else:
         key="claims_domain",
     )
     page_no = c2.number_input("Page", min_value=1, value=1, step=1, key="claims_page")
-    per_query = data.claims_by_query(
-        run_id, domain=domain or None, offset=(int(page_no) - 1) * PAGE_SIZE
+    per_query = data.query(
+        q.claims_by_query, run_id, domain=domain or None, offset=(int(page_no) - 1) * PAGE_SIZE
     )
     total = int(per_query["total_rows"][0]) if per_query.height else 0
     st.caption(f"{total} queries, most missing claims first; page {page_no}")
@@ -50,11 +51,11 @@ else:
 st.subheader("Most-missed claims across the last 10 runs")
 missed_domain = st.selectbox(
     "Domain",
-    ["", *sorted(set(data.run_filters(run_id)["domain"]))],
+    ["", *sorted(set(data.query(q.run_filters, run_id)["domain"]))],
     format_func=lambda d: d or "All domains",
     key="claims_missed_domain",
 )
-missed = data.most_missed_claims(missed_domain or None)
+missed = data.query(q.most_missed_claims, domain=missed_domain or None)
 if missed.is_empty():
     st.info("No claim was missed.")
 else:

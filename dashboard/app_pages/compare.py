@@ -9,7 +9,8 @@ from dashboard import charts, data
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
-from warehouse.dashboard_queries import METRICS, PAGE_SIZE
+from warehouse import queries as q
+from warehouse.queries import METRICS, PAGE_SIZE
 
 st.title("Compare runs")
 
@@ -24,7 +25,7 @@ candidate = baseline_candidate = None
 if mode == "Two runs":
     c1, c2 = st.columns(2)
     challenger = c1.selectbox("Challenger", run_ids, format_func=labels.get, key="compare_run")
-    previous = data.previous_run(challenger)
+    previous = data.query(q.previous_run, challenger)
     others = [r for r in run_ids if r != challenger] or run_ids
     baseline = c2.selectbox(
         "Baseline",
@@ -34,13 +35,13 @@ if mode == "Two runs":
         key=f"compare_baseline_{challenger}",
     )
 else:
-    multi = [r for r in run_ids if len(data.run_filters(r)["candidate"]) > 1]
+    multi = [r for r in run_ids if len(data.query(q.run_filters, r)["candidate"]) > 1]
     if not multi:
         st.info("No run has several candidates. Runs with prompt variants show up here.")
         st.stop()
     challenger = st.selectbox("Run", multi, format_func=labels.get, key="compare_cand_run")
     baseline = challenger
-    names = data.run_filters(challenger)["candidate"]
+    names = data.query(q.run_filters, challenger)["candidate"]
     c1, c2 = st.columns(2)
     baseline_candidate = c1.selectbox("Baseline candidate", names, key="compare_cand_base")
     rest = [n for n in names if n != baseline_candidate]
@@ -57,7 +58,8 @@ tolerance = c2.number_input(
     key="compare_tolerance",
 )
 
-counts = data.compare_counts(
+counts = data.query(
+    q.compare_counts,
     challenger,
     baseline,
     metric=metric,
@@ -94,7 +96,8 @@ domain = f2.selectbox(
     key="compare_domain",
 )
 page_no = f3.number_input("Page", min_value=1, value=1, step=1, key="compare_page")
-samples = data.compare_samples(
+samples = data.query(
+    q.compare_samples,
     challenger,
     baseline,
     metric=metric,

@@ -9,7 +9,8 @@ from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
-from warehouse.dashboard_queries import Filters
+from warehouse import queries as q
+from warehouse.queries import Filters
 
 st.title("Overview")
 
@@ -19,7 +20,7 @@ run_ids = list(runs["run_id"])
 labels = run_label(runs)
 left, right = st.columns(2)
 run_id = left.selectbox("Run", run_ids, index=0, format_func=labels.get, key="overview_run")
-previous = data.previous_run(run_id)
+previous = data.query(q.previous_run, run_id)
 NO_BASELINE = ""
 baseline_options = [NO_BASELINE, *[r for r in run_ids if r != run_id]]
 chosen = right.selectbox(
@@ -31,7 +32,7 @@ chosen = right.selectbox(
 )
 baseline = chosen or None
 
-options = data.run_filters(run_id)
+options = data.query(q.run_filters, run_id)
 f1, f2, f3 = st.columns(3)
 providers = f1.multiselect(
     "AI provider",
@@ -55,7 +56,7 @@ if len(options["candidate"]) > 1:
     )
 filters = Filters(candidate=candidate, providers=tuple(providers) or None, tag=tag)
 
-frame = data.overview(run_id, baseline, filters)
+frame = data.query(data.overview, run_id, baseline, filters)
 if frame.is_empty():
     st.warning("No results match these filters.")
     st.stop()
@@ -73,6 +74,6 @@ download_csv(
 )
 
 st.subheader("Tier distribution")
-tiers = data.tier_distribution(run_id, filters)
+tiers = data.query(q.tier_distribution, run_id, filters)
 st.altair_chart(charts.tier_distribution_chart(tiers))
 download_csv(tiers, f"tiers-{run_id}.csv", key="overview_tiers_csv")

@@ -14,7 +14,9 @@ from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.pickers import run_label, runs_or_stop
-from warehouse.dashboard_queries import PAGE_SIZE, SampleRef
+from dashboard.components.safe import safe_text
+from warehouse import queries as q
+from warehouse.queries import PAGE_SIZE, SampleRef
 
 st.title("Sample")
 
@@ -25,21 +27,27 @@ run_ids = list(runs["run_id"])
 labels = run_label(runs)
 wanted_run = params.get("run")
 if wanted_run is not None and wanted_run not in run_ids:
-    st.warning(f"Run {wanted_run!r} is not in the warehouse; showing the latest run.")
+    st.warning(
+        f"Run {safe_text(repr(wanted_run))} is not in the warehouse; showing the latest run."
+    )
 run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
 run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
 sample_id = params.get("sample") if params.get("run") == run_id else None
 
 with st.expander("Find a sample", expanded=sample_id is None):
-    domains = data.run_filters(run_id)["domain"]
+    domains = data.query(q.run_filters, run_id)["domain"]
     c1, c2, c3 = st.columns([2, 2, 1])
     domain = c1.selectbox(
         "Domain", ["", *domains], format_func=lambda d: d or "All domains", key="sample_domain"
     )
     search = c2.text_input("Sample id or query contains", key="sample_search")
     page_no = c3.number_input("Page", min_value=1, value=1, step=1, key="sample_page")
-    listing = data.run_samples(
-        run_id, domain=domain or None, search=search or None, offset=(int(page_no) - 1) * PAGE_SIZE
+    listing = data.query(
+        q.run_samples,
+        run_id,
+        domain=domain or None,
+        search=search or None,
+        offset=(int(page_no) - 1) * PAGE_SIZE,
     )
     total = int(listing["total_rows"][0]) if listing.height else 0
     st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
@@ -66,9 +74,9 @@ if sample_id is None:
     st.info("Choose a sample above, or follow a link from the Compare or Claims pages.")
     st.stop()
 
-versions = data.sample_versions(run_id, sample_id)
+versions = data.query(q.sample_versions, run_id, sample_id)
 if versions.is_empty():
-    st.warning(f"Sample {sample_id!r} has no results in run {run_id!r}.")
+    st.warning(f"Sample {safe_text(repr(sample_id))} has no results in run {safe_text(run_id)}.")
     st.stop()
 iterations = sorted(set(versions["iteration"]))
 wanted_iteration = int(params.get("iteration", iterations[0]))
@@ -92,20 +100,23 @@ if len(candidates) > 1:
 else:
     candidate = candidates[0]
 
-detail = data.sample_detail(SampleRef(run_id, sample_id, int(iteration), candidate))
+detail = data.query(data.sample_detail, SampleRef(run_id, sample_id, int(iteration), candidate))
 if detail["result"].is_empty():
-    st.warning(f"No result for {sample_id!r} in iteration {iteration} of {run_id!r}.")
+    st.warning(
+        f"No result for {safe_text(repr(sample_id))} in iteration {iteration} "
+        f"of {safe_text(run_id)}."
+    )
     st.stop()
 result = detail["result"].row(0, named=True)
 
-st.subheader(f"{sample_id} · {result['domain']} · {result['ai_provider']}")
+st.subheader(" · ".join(safe_text(v) for v in (sample_id, result["domain"], result["ai_provider"])))
 st.caption("Query")
 st.text(result["query"])
 if result["error"]:
     st.error("This sample failed to score")
     st.code(result["error"], language=None, wrap_lines=True)
 if result["flags"]:
-    st.caption("Flags: " + ", ".join(result["flags"]))
+    st.caption("Flags: " + safe_text(", ".join(result["flags"])))
 
 cols = st.columns(3)
 for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
@@ -148,9 +159,8 @@ with right:
         str(c): s
         for c, s in matched.group_by("chunk_id").agg(pl.col("similarity").max()).iter_rows()
     }
-    passages = data.ground_truth(
-        str(data.run_info(run_id)["test_set"]) if data.run_info(run_id) else None, sample_id
-    )
+    info = data.query(q.run_info, run_id)
+    passages = data.ground_truth(str(info["test_set"]) if info else None, sample_id)
     if passages is None:
         st.caption("The run's test set is not available; showing the matched passages.")
         rows = [

@@ -12,6 +12,8 @@ import streamlit as st
 from dashboard import data
 from dashboard.components.downloads import download_csv
 from dashboard.components.errors import show_error, show_refusal
+from dashboard.components.safe import safe_text
+from warehouse import queries as q
 from warehouse.db import QueryError, WarehouseMissing
 
 st.title("SQL")
@@ -23,9 +25,9 @@ st.caption(
 browser, editor = st.columns([1, 3])
 with browser:
     st.markdown("**Schema**")
-    schema = data.schema_columns()
+    schema = data.query(q.schema_columns)
     for (obj, kind), cols in schema.group_by(["object", "kind"], maintain_order=True):
-        with st.expander(f"{obj} ({kind})"):
+        with st.expander(f"{safe_text(obj)} ({safe_text(kind)})"):
             st.dataframe(cols.select("column", "type"), hide_index=True)
 
 with editor:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.safe import safe_text
 from warehouse.db import WarehouseError
 
 HOW_TO_CREATE_DATA = (
@@ -32,4 +33,4 @@ def show_no_data(detail: str | None = None) -> None:
     """The empty/missing-warehouse message, with how to create data."""
     st.info(HOW_TO_CREATE_DATA, icon="ℹ️")
     if detail:
-        st.caption(detail)
+        st.caption(safe_text(detail))

@@ -8,7 +8,9 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import data, launcher
+from dashboard.components.safe import safe_text
 from dashboard.launcher import RunSpec
+from warehouse import queries as q
 from warehouse.db import WarehouseError
 
 JUDGES = ("local", "openai:gpt-4o-mini", "anthropic:claude-3-5-haiku-latest", "ollama:llama3.1")
@@ -25,12 +27,12 @@ def _spec_from_form() -> RunSpec | None:
         try:
             saved = launcher.save_upload(paths, upload.name, upload.getvalue())
         except ValueError as exc:
-            st.error(str(exc))
+            st.error(safe_text(exc))
         else:
             st.session_state["launch_uploaded"] = saved.name
     sets = launcher.list_test_sets(paths)
     if not sets:
-        st.caption(f"No test sets in {paths.test_sets}; upload one.")
+        st.caption(f"No test sets in {safe_text(paths.test_sets)}; upload one.")
         return None
     names = [p.name for p in sets]
     uploaded = st.session_state.get("launch_uploaded")
@@ -80,19 +82,19 @@ def _estimate_then_launch(spec: RunSpec, *, key: str, extra: dict[str, str] | No
     if st.button("Launch", key=f"{key}_launch", type="primary", icon=":material/play_arrow:"):
         started = launcher.launch(paths, spec, extra=extra)
         st.session_state["launch_last"] = started.launch_id
-        st.toast(f"Launched {spec.name}")
+        st.toast(f"Launched {safe_text(spec.name)}")
 
 
 def _rerun_section() -> None:
     try:
-        runs = data.runs()
+        runs = data.query(q.runs)
     except WarehouseError:
         return
     if runs.is_empty():
         return
     run_ids = list(runs["run_id"])
     run_id = st.selectbox("Run", run_ids, key="launch_rerun_run")
-    info = data.run_info(run_id)
+    info = data.query(q.run_info, run_id)
     if info is None:
         return
     try:
@@ -104,12 +106,15 @@ def _rerun_section() -> None:
     )
     domain = None
     if mode == "one domain":
-        domain = st.selectbox("Domain", data.run_filters(run_id)["domain"], key="launch_domain")
-    ids = data.rerun_sample_ids(run_id, failed_only=mode == "failed samples", domain=domain)
+        domains = data.query(q.run_filters, run_id)["domain"]
+        domain = st.selectbox("Domain", domains, key="launch_domain")
+    failed_only = mode == "failed samples"
+    ids = data.query(q.rerun_sample_ids, run_id, failed_only=failed_only, domain=domain)
     if not ids:
         st.caption("No failed samples in this run." if domain is None else "No samples.")
         return
-    st.caption(f"{len(ids)} samples: {', '.join(ids[:8])}{' …' if len(ids) > 8 else ''}")
+    more = " …" if len(ids) > 8 else ""
+    st.caption(f"{len(ids)} samples: {safe_text(', '.join(ids[:8]))}{more}")
     label = "failed samples" if domain is None else domain
     spec = RunSpec(
         test_set=str(info["test_set"]),
@@ -133,7 +138,7 @@ def _progress() -> None:
     for item in launches:
         status = item.status()
         run_id = item.run_id()
-        title = f"{item.spec.name} — {status}" + (f" — {run_id}" if run_id else "")
+        title = f"{safe_text(item.spec.name)} — {status}" + (f" — {run_id}" if run_id else "")
         with st.expander(title, expanded=item.launch_id == st.session_state.get("launch_last")):
             progress = item.progress()
             if progress is not None and status == "running":
@@ -141,7 +146,7 @@ def _progress() -> None:
                 st.progress(min(1.0, done / total), text=f"{done}/{total} samples")
             log = launcher.tail(item.log_path, 1500).strip()
             st.code("\n".join(log.splitlines()[-12:]) or "(no output yet)", language=None)
-            st.caption(f"log: {item.log_path}")
+            st.caption(f"log: {safe_text(item.log_path)}")
 
 
 def launch_sidebar() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from dashboard.components.safe import safe_text
+
 SAMPLE_PAGE = "app_pages/sample.py"
 """The Sample page as registered with ``st.navigation``."""
 
@@ -23,7 +25,7 @@ def sample_link(run_id: str, sample_id: str, iteration: int = 1, candidate: str 
     """A page link to one sample."""
     st.page_link(
         SAMPLE_PAGE,
-        label=f"Open sample {sample_id} ({run_id}, iteration {iteration})",
+        label=f"Open sample {safe_text(sample_id)} ({safe_text(run_id)}, iteration {iteration})",
         icon=":material/open_in_new:",
         query_params=sample_params(run_id, sample_id, iteration, candidate),
     )

@@ -21,8 +21,9 @@ def runs_or_stop() -> pl.DataFrame:
 
     from dashboard import data
     from dashboard.components.errors import show_no_data
+    from warehouse import queries as q
 
-    runs = data.runs()
+    runs = data.query(q.runs)
     if runs.is_empty():
         show_no_data()
         st.stop()

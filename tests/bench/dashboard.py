@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from engine.settings import resolve_paths
 from ingest import ingest
 from tests.bench.lake_gen import generate
-from warehouse.queries import Warehouse
+from warehouse.queries import Warehouse, runs, table_counts
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "streamlit_app.py")
 PAGES = ["overview", "trends", "compare", "claims", "sample", "attribution", "sql"]
@@ -62,11 +62,11 @@ def main() -> None:
     _build(home, args.results)
     os.environ["EVALHOUSE_HOME"] = str(home)
     wh = Warehouse(resolve_paths(home).warehouse)
-    latest = str(wh.runs()["run_id"][0])
+    latest = str(runs(wh)["run_id"][0])
     sample = wh.sql(
         "SELECT sample_id FROM results WHERE run_id = $r ORDER BY sample_id LIMIT 1", {"r": latest}
     ).frame["sample_id"][0]
-    counts = wh.table_counts()
+    counts = table_counts(wh)
     print("rows:", ", ".join(f"{t}={n:,}" for t, n in counts.iter_rows()))
     _page_run("overview", {})  # imports and first connections, not counted
     worst_cold = worst_warm = 0.0

@@ -21,18 +21,17 @@ READER = textwrap.dedent(
     """
     import json, sys, time
     from pathlib import Path
-    from warehouse.queries import Warehouse
-    from warehouse import dashboard_queries as dq
+    from warehouse import queries as q
 
-    wh = Warehouse(Path(sys.argv[1]))
+    wh = q.Warehouse(Path(sys.argv[1]))
     out = {"queries": 0, "errors": [], "versions": [], "saw_new_run": False}
     deadline = time.monotonic() + 60
     Path(sys.argv[3]).write_text("ready")
     while time.monotonic() < deadline:
         try:
-            runs = list(wh.runs()["run_id"])
+            runs = list(q.runs(wh)["run_id"])
             version = wh.data_version()  # read after runs: a version at least as new
-            dq.domain_metrics(wh, runs[0], None, dq.Filters())
+            q.domain_metrics(wh, runs[0], None, q.Filters())
             out["queries"] += 3
             if not out["versions"] or out["versions"][-1] != version:
                 out["versions"].append(version)

@@ -12,7 +12,16 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from engine.lake import LakeError, list_parts, partition_dir, read_table, write_part
+from engine.lake import (
+    ORPHAN_AGE_S,
+    LakeError,
+    list_parts,
+    partition_dir,
+    read_table,
+    sweep_orphans,
+    temp_part_name,
+    write_part,
+)
 from tests.factories import result_record
 
 
@@ -68,3 +77,64 @@ def test_killed_writer_leaves_no_visible_partial_part(tmp_path: Path) -> None:
     proc.wait()
     for part in list_parts(tmp_path):
         assert pq.read_table(part.path).num_rows == 20000  # every visible part is whole
+
+
+def _writer(lake: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(lake)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
+    return proc
+
+
+def test_sweep_never_touches_a_live_writers_temporary_part(tmp_path: Path) -> None:
+    """Another process sweeping the lake while a writer works must not kill the writer."""
+    proc = _writer(tmp_path)
+    try:
+        deadline = time.monotonic() + 4.0
+        while time.monotonic() < deadline:
+            sweep_orphans(tmp_path)
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.01)
+        before = len(list_parts(tmp_path))
+        time.sleep(1.5)
+        assert proc.poll() is None
+        assert len(list_parts(tmp_path)) > before  # still publishing parts
+    finally:
+        proc.kill()  # SIGKILL; a no-op if the writer already died
+        proc.wait()
+    folder = partition_dir(tmp_path, "results", "R", 1)
+    left = list(folder.glob(".part-*.tmp"))
+    assert sweep_orphans(tmp_path) == len(left)  # the killed writer's temp file is swept
+    assert not list(folder.glob(".part-*.tmp"))
+    for part in list_parts(tmp_path):
+        assert pq.read_table(part.path).num_rows == 20000
+
+
+def test_sweep_removes_only_orphans(tmp_path: Path) -> None:
+    folder = partition_dir(tmp_path, "claims", "R", 2)
+    folder.mkdir(parents=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    mine = temp_part_name()
+    own_pid, _, host_part = mine.removeprefix(".part-").partition("-")
+    host = host_part.split("@", 1)[1]
+    names = {
+        "live": mine,
+        "dead": f".part-{dead.pid}-{'ab' * 16}@{host}",
+        "old_live": f".part-{own_pid}-{'cd' * 16}@{host}",
+        "other_host": f".part-{dead.pid}-{'ef' * 16}@elsewhere.example.tmp",
+        "legacy": ".part-deadbeef.tmp",
+    }
+    for key, name in names.items():
+        path = folder / (name if name.endswith(".tmp") else name + ".tmp")
+        path.write_bytes(b"x")
+        names[key] = path.name
+    old = time.time() - ORPHAN_AGE_S - 60
+    os.utime(folder / names["old_live"], (old, old))
+    assert sweep_orphans(tmp_path) == 3
+    assert sorted(p.name for p in folder.iterdir()) == sorted([names["live"], names["other_host"]])

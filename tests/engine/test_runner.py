@@ -495,6 +495,70 @@ def test_a_live_run_is_not_taken_over(home: Paths, tmp_path: Path) -> None:
         held.release()
 
 
+def test_a_live_run_of_the_same_name_is_left_alone_by_a_new_run(
+    home: Paths, tmp_path: Path
+) -> None:
+    """What ``evalhouse run`` asks (``start_new_if_live``): same name while another live
+    process holds the run gives a new run id, the live run's records untouched; an explicit
+    --resume of the live run is refused (issue 10)."""
+    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
+    config = config_for(ts)
+    run_id = _seed_interrupted_run(home, ts, config, done=1)
+    held = identity_mod.RunLock(home.progress / run_id / ".lock")
+    assert held.try_acquire()
+    try:
+        before = read_table(home.lake, "runs", run_id, 0).to_pylist()
+        sink = NullProgress()
+        out = run_evaluation(
+            config, home, test_set=ts, components=fake_components()[0], progress=sink,
+            start_new_if_live=True,
+        )  # fmt: skip
+        assert out.run_id != run_id and out.exit_code == 0 and out.samples == 3
+        assert sorted(result_ids(home, out.run_id)) == [(1, "s0000"), (1, "s0001"), (1, "s0002")]
+        assert result_ids(home, run_id) == [(1, "s0000")]
+        assert read_table(home.lake, "runs", run_id, 0).to_pylist() == before
+        assert any("running in another process" in m for m in sink.messages)
+        with pytest.raises(RunError, match="is running in another process"):
+            run_evaluation(
+                config, home, test_set=ts, resume_run_id=run_id, components=fake_components()[0]
+            )
+    finally:
+        held.release()
+
+
+def test_a_run_that_finished_after_the_state_read_is_not_resumed(
+    home: Paths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes, same name: the second read the first's state while it ran, and took
+    the lock after the first completed and let go of it. It must start its own run, not
+    "resume" the finished one (found by tests/cli/test_two_runs.py)."""
+    from tests.factories import run_record
+
+    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
+    config = config_for(ts)
+    run_id = _seed_interrupted_run(home, ts, config, done=1)
+    stale = identity_mod.latest_run_states(home.lake)  # what the second process read
+    assert stale[run_id].status == "running"
+    finished = run_record(
+        run_id,
+        name=config.name,
+        status="completed",
+        test_set_hash=ts.sha256,
+        config=config.model_dump_json(),
+        updated_at=stale[run_id].updated_at.replace(year=2100),
+    )
+    write_part(home.lake, "runs", run_id, 0, [finished])  # the first run then finished
+    reads = iter([stale])
+    real = identity_mod.latest_run_states
+    monkeypatch.setattr(
+        identity_mod, "latest_run_states", lambda lake: next(reads, None) or real(lake)
+    )
+    out = run_evaluation(config, home, test_set=ts, components=fake_components()[0])
+    assert out.run_id != run_id and out.samples == 3
+    assert result_ids(home, run_id) == [(1, "s0000")]
+    assert run_states(home, run_id) == ["running", "completed"]
+
+
 def test_only_sample_ids(home: Paths, cases3: LoadedTestSet) -> None:
     components, _, _ = fake_components()
     out = run_evaluation(

@@ -157,3 +157,26 @@ def test_detail_parts_wait_for_their_results_part(home: Paths) -> None:
     assert second.waiting == 0
     assert _count(home, "SELECT count(*) FROM claims") == 1
     assert _count(home, "SELECT count(*) FROM results") == 1
+
+
+def test_batches_never_split_a_partition(home: Paths) -> None:
+    from pathlib import Path
+
+    from ingest.run import partition_batches
+    from warehouse.loader import PartRef
+
+    def ref(table: str, run_id: str, iteration: int, seq: int) -> PartRef:
+        rel = f"{table}/run_id={run_id}/iteration={iteration}/part-{seq:06d}.parquet"
+        return PartRef(Path(rel), rel, table, run_id, iteration, 1)
+
+    refs = [ref("runs", "A", 0, 1), ref("runs", "B", 0, 1)]
+    refs += [ref("results", "A", 1, s) for s in range(1, 4)]
+    refs += [ref("results", "B", 1, s) for s in range(1, 3)]
+    refs += [ref("claims", "A", 1, s) for s in range(1, 4)]
+    refs += [ref("claims", "B", 1, s) for s in range(1, 3)]
+    batches = partition_batches(refs, 4)
+    keys = [[(r.run_id, r.iteration) for r in b] for b in batches]
+    # runs of A and B (2 parts), then A/1 whole (6 parts > 4), then B/1 whole (4 parts)
+    assert [sorted(set(k)) for k in keys] == [[("A", 0), ("B", 0)], [("A", 1)], [("B", 1)]]
+    assert [len(b) for b in batches] == [2, 6, 4]
+    assert sorted(r.relative for b in batches for r in b) == sorted(r.relative for r in refs)

@@ -10,7 +10,7 @@ from engine.lake import write_part
 from engine.settings import Paths
 from ingest import ingest
 from tests.factories import T0, result_record, run_record
-from warehouse.queries import Warehouse
+from warehouse.queries import Warehouse, domain_overview, previous_run
 
 
 @pytest.fixture
@@ -140,9 +140,9 @@ def test_run_summary(warehouse: Warehouse) -> None:
 
 
 def test_domain_overview_query_and_previous_run(warehouse: Warehouse) -> None:
-    assert warehouse.previous_run("B") == "A"
-    assert warehouse.previous_run("A") is None
-    frame = warehouse.domain_overview("B", "A")
+    assert previous_run(warehouse, "B") == "A"
+    assert previous_run(warehouse, "A") is None
+    frame = domain_overview(warehouse, "B", "A")
     acme = frame.filter(frame["domain"] == "acme.example").to_dicts()[0]
     assert acme["accuracy_delta"] == pytest.approx(20.0)
     beta = frame.filter(frame["domain"] == "beta.example").to_dicts()[0]

@@ -1,6 +1,6 @@
 -- Per-sample deltas (challenger minus baseline, each the mean over iterations and
 -- candidates) of ONE domain, for samples present in both runs: the input of the paired
--- bootstrap. Same filters as dash_domain_metrics.
+-- bootstrap. Same filters as domain_metrics.
 WITH filtered AS (
     SELECT run_id, sample_id, accuracy, completeness, attribution
     FROM results

@@ -1,5 +1,5 @@
 -- Compare: per domain, how many paired samples improved, regressed or stayed unchanged
--- (same pairing and tolerance as dash_compare_samples), most regressions first.
+-- (same pairing and tolerance as compare_samples), most regressions first.
 WITH base AS (
     SELECT sample_id,
            avg(CASE $metric WHEN 'accuracy' THEN accuracy WHEN 'completeness' THEN completeness

@@ -1,0 +1,69 @@
+"""The dashboard's one query facade: every named query is one SQL file and one typed
+function, reached through one cache keyed on (warehouse, data version, name, parameters)."""
+
+from __future__ import annotations
+
+import time
+from importlib import resources
+
+import polars as pl
+import pytest
+import streamlit as st
+
+from dashboard import data
+from engine.lake import write_part
+from engine.settings import Paths
+from ingest import ingest
+from tests.factories import T0, result_record, run_record
+from warehouse import queries as q
+
+
+def test_one_function_per_sql_file() -> None:
+    folder = resources.files("warehouse") / "sql" / "queries"
+    files = {p.name.removesuffix(".sql") for p in folder.iterdir() if p.name.endswith(".sql")}
+    assert set(q.QUERIES) == files
+    for name, fn in q.QUERIES.items():
+        assert fn.__name__ == name and fn.__doc__
+
+
+def _seed(home: Paths, run_id: str, when_days: int) -> None:
+    from datetime import timedelta
+
+    started = T0 + timedelta(days=when_days)
+    write_part(home.lake, "runs", run_id, 0, [run_record(run_id, started)])
+    write_part(home.lake, "results", run_id, 1, [result_record(run_id, "s1")])
+
+
+def test_one_cache_keyed_on_data_version(home: Paths, monkeypatch: pytest.MonkeyPatch) -> None:
+    _seed(home, "A", 0)
+    ingest(home)
+    monkeypatch.setenv("EVALHOUSE_HOME", str(home.home))
+    st.cache_data.clear()
+    calls: list[str] = []
+
+    def runs(wh: q.Warehouse) -> pl.DataFrame:
+        calls.append("runs")
+        return q.runs(wh)
+
+    monkeypatch.setitem(data._QUERIES, "runs", runs)
+    first = data.query(runs)
+    assert list(first["run_id"]) == ["A"]
+    assert list(data.query(runs)["run_id"]) == ["A"] and calls == ["runs"]  # cached
+    # A parameter is part of the key; the same parameters hit the cache.
+    assert data.query(q.previous_run, "A") is None
+    assert data.query(q.previous_run, "A") is None
+    _seed(home, "B", 7)
+    ingest(home)
+    time.sleep(1.1)  # the data version is re-read at most once a second
+    assert list(data.query(runs)["run_id"]) == ["B", "A"] and calls == ["runs", "runs"]
+    assert data.query(q.previous_run, "B") == "A"
+
+
+def test_only_registered_queries(home: Paths, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVALHOUSE_HOME", str(home.home))
+
+    def runs(wh: q.Warehouse) -> pl.DataFrame:  # same name, not the registered function
+        return pl.DataFrame()
+
+    with pytest.raises(ValueError, match="not a registered warehouse query"):
+        data.query(runs)
