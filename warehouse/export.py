@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from warehouse import queries
 from warehouse.queries import Warehouse
 
 
@@ -38,16 +39,16 @@ def read_run_export(path: Path, run_id: str, candidate: str = "") -> RunExport:
     """The samples, scores and claims of ``run_id`` (one candidate lane, default the
     recorded/target lane ``''``); raises ``RunNotFound`` when there is nothing to export."""
     warehouse = Warehouse(path)
-    run = warehouse.named("export_run", run_id=run_id)
+    run = queries.export_run(warehouse, run_id)
     if run.is_empty():
         raise RunNotFound(f"run {run_id!r} is not in the warehouse (did ingest run?)")
-    samples = warehouse.named("export_samples", run_id=run_id, candidate=candidate)
+    samples = queries.export_samples(warehouse, run_id, candidate)
     if samples.is_empty():
         raise RunNotFound(
             f"run {run_id!r} has no samples for candidate {candidate!r} (see --candidate)"
         )
     claims: dict[str, list[dict[str, Any]]] = {}
-    for row in warehouse.named("export_claims", run_id=run_id, candidate=candidate).to_dicts():
+    for row in queries.export_claims(warehouse, run_id, candidate).to_dicts():
         claims.setdefault(str(row["sample_id"]), []).append(row)
     head = run.to_dicts()[0]
     return RunExport(

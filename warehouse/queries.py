@@ -445,3 +445,24 @@ def rerun_sample_ids(
     """Sample ids to evaluate again: a run's failed samples, or one domain's."""
     frame = wh.named("rerun_sample_ids", run_id=run_id, failed_only=failed_only, domain=domain)
     return [str(s) for s in frame["sample_id"]]
+
+
+# ----------------------------------------------------------------------------- export
+
+
+@named_query
+def export_run(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """The latest state of one run as ``evalhouse export`` needs it (name, test set, config)."""
+    return wh.named("export_run", run_id=run_id)
+
+
+@named_query
+def export_samples(wh: Warehouse, run_id: str, candidate: str = "") -> pl.DataFrame:
+    """The first iteration's samples of one candidate lane, with their scores."""
+    return wh.named("export_samples", run_id=run_id, candidate=candidate)
+
+
+@named_query
+def export_claims(wh: Warehouse, run_id: str, candidate: str = "") -> pl.DataFrame:
+    """The expected claims of those samples, in claim order."""
+    return wh.named("export_claims", run_id=run_id, candidate=candidate)
