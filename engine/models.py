@@ -56,7 +56,18 @@ class ExpectedAnswer(Frozen):
     text: str = ""
     """The reference answer as prose; used for accuracy."""
     claims: tuple[ExpectedClaim, ...] = ()
-    """The facts of the reference answer, searched in the response for completeness."""
+    """The facts of the reference answer, searched in the response for completeness; claim
+    ids are unique (they key the ``claims`` rows)."""
+
+    @field_validator("claims")
+    @classmethod
+    def _unique_claim_ids(cls, claims: tuple[ExpectedClaim, ...]) -> tuple[ExpectedClaim, ...]:
+        seen: set[str] = set()
+        for claim in claims:
+            if claim.id in seen:
+                raise ValueError(f"duplicate claim id {claim.id!r}")
+            seen.add(claim.id)
+        return claims
 
 
 class GroundTruthChunk(Frozen):
@@ -188,18 +199,25 @@ class AnalyzerConfig(Frozen):
 
 
 class RagWeights(Frozen):
-    """Weights of the RAG overall score (white paper defaults)."""
+    """Weights of the RAG overall score (white paper defaults): finite, at least 0, and not
+    all 0 (a negative or all-zero set left every overall score null without a word)."""
 
-    correctness: float = 0.4
+    correctness: float = Field(default=0.4, ge=0.0, allow_inf_nan=False)
     """Weight of correctness."""
-    faithfulness: float = 0.2
+    faithfulness: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
     """Weight of faithfulness."""
-    precision: float = 0.2
+    precision: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
     """Weight of context precision."""
-    recall: float = 0.2
+    recall: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
     """Weight of context recall."""
-    relevance: float = 0.0
+    relevance: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
     """Weight of answer relevance."""
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> RagWeights:
+        if not any(getattr(self, name) > 0 for name in type(self).model_fields):
+            raise ValueError("at least one RAG weight must be above 0")
+        return self
 
 
 class TargetOptions(Frozen):

@@ -28,7 +28,11 @@ class IngestReport:
     seconds: float = 0.0
 
     def summary(self) -> str:
-        """One human line (plus one line per corrupt part)."""
+        """The headline, then one line per corrupt part."""
+        return "\n".join([self.headline(), *self.corrupt_lines()])
+
+    def headline(self) -> str:
+        """One human line (with the count of corrupt parts skipped, if any)."""
         if self.files_loaded == 0 and not self.corrupt:
             head = f"nothing new to ingest ({self.already_loaded} parts already loaded)"
         else:
@@ -40,9 +44,13 @@ class IngestReport:
             head += f"; {self.waiting} detail parts wait for their results part"
         if self.rebuilt:
             head = "rebuilt the warehouse from the lake; " + head
-        lines = [head]
-        lines += [f"skipped corrupt part {path}: {reason}" for path, reason in self.corrupt]
-        return "\n".join(lines)
+        if self.corrupt:
+            head += f"; skipped {len(self.corrupt)} corrupt part(s)"
+        return head
+
+    def corrupt_lines(self) -> list[str]:
+        """One line per part skipped as corrupt: its path and why."""
+        return [f"skipped corrupt part {path}: {reason}" for path, reason in self.corrupt]
 
 
 def _refs(paths: Paths) -> tuple[list[PartRef], int]:

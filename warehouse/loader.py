@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import WarehouseError, write_connection
+from warehouse.db import WarehouseError, is_storage_failure, write_connection
 from warehouse.schema import RUNS_LOG, SCHEMA_VERSION, ddl, ddl_sha256, quote_ident, view_sql
 
 
@@ -175,7 +175,9 @@ class WarehouseWriter:
                 refresh_runs(self.con)
             self.con.execute("COMMIT")
             return BatchResult(rows, len(batch), [])
-        except duckdb.Error:
+        except duckdb.Error as exc:
+            if is_storage_failure(exc):
+                raise  # the disk, not a part: loading part by part would mark good parts
             self.con.execute("ROLLBACK")
         result = BatchResult({}, 0, [])
         for ref in batch:
@@ -191,6 +193,8 @@ class WarehouseWriter:
                 refresh_runs(self.con)
             self.con.execute("COMMIT")
         except duckdb.Error as exc:
+            if is_storage_failure(exc):
+                raise
             self.con.execute("ROLLBACK")
             reason = str(exc).strip().splitlines()[0][:300]
             self.con.execute("BEGIN TRANSACTION")

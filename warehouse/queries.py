@@ -15,7 +15,14 @@ from typing import Any
 
 import polars as pl
 
-from warehouse.db import QueryResult, read_connection, run_query
+from warehouse.db import (
+    QueryError,
+    QueryResult,
+    check_query,
+    read_connection,
+    redact_paths,
+    run_query,
+)
 
 
 @cache
@@ -43,9 +50,14 @@ class Warehouse:
         time_limit_s: float = 30.0,
         row_cap: int | None = None,
     ) -> QueryResult:
-        """Run any read-only SQL in the sandbox (no file access, configuration locked)."""
+        """Run read-only queries in the sandbox (no file access, configuration locked, no
+        function that reveals the server's files; see ``db.check_query``)."""
         with read_connection(self.path, wait_s=self.wait_s) as con:
-            return run_query(con, text, params, time_limit_s=time_limit_s, row_cap=row_cap)
+            try:
+                check_query(con, text)
+                return run_query(con, text, params, time_limit_s=time_limit_s, row_cap=row_cap)
+            except QueryError as exc:
+                raise QueryError(redact_paths(str(exc), self.path)) from exc
 
     def data_version(self) -> str:
         """Changes whenever ingest loads something: keys the dashboard's caches."""
@@ -82,6 +94,12 @@ class Warehouse:
     def run_exists(self, run_id: str) -> bool:
         """Whether the warehouse knows the run."""
         return bool(self.named("run_exists", run_id=run_id)["known"][0])
+
+    def run_candidates(self, run_id: str) -> list[str]:
+        """The candidate lanes of a run that have results (``''`` is the recorded/target
+        lane)."""
+        frame = self.named("run_candidates", run_id=run_id)
+        return [str(c) for c in frame["candidate"]]
 
     def check_metrics(self, run_id: str, candidate: str | None = None) -> dict[str, float | None]:
         """Mean of every gateable metric of a run: analyzer, judge, RAG, pass/error rates,
