@@ -24,6 +24,10 @@ MAX_NODES = 2_000_000
 """Most values one YAML document may expand to, aliases counted each time they are used."""
 
 
+MAX_SPEC_BYTES = 1_000_000
+"""Largest candidate or grader file read (real ones are a few kilobytes)."""
+
+
 class UserFileError(InputError):
     """A file the user named cannot be read; the message names it and says why."""
 

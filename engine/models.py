@@ -87,7 +87,9 @@ class TestCase(Frozen):
     __test__ = False  # not a pytest test class, despite the name
 
     id: str = Field(min_length=1)
-    """Identifier of the case, unique within the test set; becomes ``sample_id``."""
+    """Identifier of the case, unique within the test set; becomes ``sample_id``. No
+    control characters: ids are printed in terminals and logs, where they could move the
+    cursor or forge lines."""
     domain: str = ""
     """The website domain the question is about (``acme.com``); used for attribution."""
     query: str = Field(min_length=1)
@@ -108,6 +110,13 @@ class TestCase(Frozen):
     """Free labels for filtering (``pricing``, ``support``)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else; kept with the case and available to templates."""
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, value: str) -> str:
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+            raise ValueError("must not contain control characters (newline, tab, escape, ...)")
+        return value
 
     @property
     def effective_context(self) -> tuple[str, ...]:

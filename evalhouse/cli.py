@@ -254,6 +254,8 @@ def _run_config(args: argparse.Namespace) -> Any:
 
     from engine.models import RunConfig, nest_options
 
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in args.name):
+        raise UsageError(f"--name {_short(repr(args.name))}: control characters are not allowed")
     base = _with_column_map(_config_file(args), args)
     flags = {
         "name": args.name,
@@ -302,7 +304,7 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    paths = _paths(args)
+    paths = _paths(args, writes=True)
     from engine import runner
     from engine.progress import LineProgress, TerminalProgress
     from engine.run.plan import check_run_files
@@ -488,7 +490,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    paths = _paths(args)
+    paths = _paths(args, writes=True)
     from engine.demo_run import build_demo
 
     if not paths.warehouse.exists() or args.rebuild:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from stat import S_ISREG
 
 from engine.lake import CHILD_TABLES, list_parts, sweep_orphans
 from engine.settings import Paths
@@ -53,8 +54,9 @@ class IngestReport:
         return [f"skipped corrupt part {path}: {reason}" for path, reason in self.corrupt]
 
 
-def _refs(paths: Paths) -> tuple[list[PartRef], int]:
-    """Parts ready to load, and how many child parts wait for their results part.
+def _refs(paths: Paths) -> tuple[list[PartRef], int, list[tuple[str, str]]]:
+    """Parts ready to load, how many child parts wait for their results part, and the
+    part names that are no regular file (path, reason).
 
     A child part (claims, highlights, ...) is ready only when a results part of the same
     (run, iteration) was published after it: the runner writes a flush's children first
@@ -63,10 +65,15 @@ def _refs(paths: Paths) -> tuple[list[PartRef], int]:
     sets those aside). Loading it early could count a sample's details twice.
     """
     found: list[tuple[PartRef, int]] = []
+    odd: list[tuple[str, str]] = []
     for part in list_parts(paths.lake):
         try:
             stat = part.path.stat()
         except FileNotFoundError:
+            continue
+        if not S_ISREG(stat.st_mode):
+            # DuckDB would block forever reading a FIFO, or fail on a folder: never load it.
+            odd.append((str(part.path), "not a regular file (a folder, FIFO or device)"))
             continue
         ref = PartRef(
             path=part.path,
@@ -88,7 +95,7 @@ def _refs(paths: Paths) -> tuple[list[PartRef], int]:
         if ref.table not in CHILD_TABLES
         or mtime <= latest_results.get((ref.run_id, ref.iteration), -1)
     ]
-    return ready, len(found) - len(ready)
+    return ready, len(found) - len(ready), odd
 
 
 def ingest(
@@ -102,7 +109,7 @@ def ingest(
     started = time.perf_counter()
     report = IngestReport()
     sweep_orphans(paths.lake)
-    refs, report.waiting = _refs(paths)
+    refs, report.waiting, report.corrupt = _refs(paths)
     with open_writer(paths.warehouse, wait_s=wait_s) as writer:
         report.rebuilt = writer.ensure_schema(rebuild=rebuild)
         done = writer.loaded_paths()

@@ -203,9 +203,27 @@ def _backoff(attempt: int, base: float = 0.02, cap: float = 1.0) -> float:
     return float(min(cap, base * 2**attempt) * (0.5 + random.random() / 2))
 
 
+def _refuse_odd_file(path: Path) -> None:
+    """A warehouse path that exists but is no regular file (a folder, or a FIFO DuckDB
+    would wait on forever) is refused before DuckDB opens it."""
+    if path.exists() and not path.is_file():
+        raise WarehouseError(f"{path} is not a regular file; move it away (the lake rebuilds it)")
+
+
+_NOT_DUCKDB = "not a valid DuckDB database file"
+
+
+def _open_failed(path: Path, exc: duckdb.Error, mode: str) -> WarehouseError:
+    hint = ""
+    if _NOT_DUCKDB in str(exc):
+        hint = "; move it away and run `evalhouse ingest --rebuild` to rebuild it from the lake"
+    return WarehouseError(f"cannot open {path}{mode}: {one_line(str(exc))}{hint}")
+
+
 @contextmanager
 def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only, sandboxed connection; retries while a writer holds the lock."""
+    _refuse_odd_file(path)
     if not path.exists():
         raise WarehouseMissing(
             f"{path} does not exist yet. Create it with `evalhouse demo` (demo data) or "
@@ -219,7 +237,7 @@ def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duck
             break
         except duckdb.Error as exc:
             if not _is_lock_error(exc):
-                raise WarehouseError(f"cannot open {path}: {exc}") from exc
+                raise _open_failed(path, exc, "") from exc
             if time.monotonic() >= deadline:
                 raise WarehouseBusy(
                     f"{path} stayed locked by a writer (ingest) for {wait_s:.0f} s; try again."
@@ -235,6 +253,7 @@ def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duck
 @contextmanager
 def write_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
     """The read-write connection of ingest; gives up with ``WarehouseBusy`` after ``wait_s``."""
+    _refuse_odd_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     attempt = 0
@@ -247,7 +266,7 @@ def write_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duc
             break
         except duckdb.Error as exc:
             if not _is_lock_error(exc):
-                raise WarehouseError(f"cannot open {path} for writing: {exc}") from exc
+                raise _open_failed(path, exc, " for writing") from exc
             if time.monotonic() >= deadline:
                 raise WarehouseBusy(
                     f"{path} is in use by another process (a dashboard or query) and stayed "
