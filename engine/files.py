@@ -53,7 +53,8 @@ def read_user_bytes(path: Path, what: str, limit: int, name: str | None = None) 
             raise UserFileError(f"{shown}: cannot read {what}: {kind}")
         if info.st_size > limit:
             raise UserFileError(
-                f"{shown}: file is {info.st_size:,} bytes, over the {limit:,}-byte limit of {what}"
+                f"{shown}: file is {info.st_size:,} bytes, over the {limit:,}-byte limit of a "
+                f"{what}; split it or pass a sample"
             )
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as handle:
