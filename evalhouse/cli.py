@@ -304,7 +304,7 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    paths = _paths(args, writes=True)
+    paths = _paths(args)
     from engine import runner
     from engine.progress import LineProgress, TerminalProgress
     from engine.run.plan import check_run_files
@@ -320,6 +320,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.estimate:
         print(runner.estimate_run(config, test_set, only_sample_ids=only).render())
         return EXIT_OK
+    # Only now, with every input accepted: a refused run leaves no folder behind.
+    paths = _paths(args, writes=True)
     progress = TerminalProgress() if sys.stderr.isatty() else LineProgress()
     after_flush = None if args.no_ingest else (lambda: ingest_now(paths, quiet=True) and None)
     outcome = runner.run_evaluation(
