@@ -313,6 +313,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = _run_config(args)
     test_set = load_test_set(Path(args.test_set), strict=args.strict, column_map=config.column_map)
     check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
+    if not args.estimate:
+        # Only now, with every input accepted: a refused run leaves no folder behind.
+        paths = _paths(args, writes=True)
     _err(f"test set: {test_set.format}, {len(test_set.cases)} cases")
     for problem in test_set.problems:
         _err(f"skipped: {problem}")
@@ -320,8 +323,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.estimate:
         print(runner.estimate_run(config, test_set, only_sample_ids=only).render())
         return EXIT_OK
-    # Only now, with every input accepted: a refused run leaves no folder behind.
-    paths = _paths(args, writes=True)
     progress = TerminalProgress() if sys.stderr.isatty() else LineProgress()
     after_flush = None if args.no_ingest else (lambda: ingest_now(paths, quiet=True) and None)
     outcome = runner.run_evaluation(
