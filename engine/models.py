@@ -208,8 +208,8 @@ class AnalyzerConfig(Frozen):
 
 
 class RagWeights(Frozen):
-    """Weights of the RAG overall score (white paper defaults): finite, at least 0, and not
-    all 0 (a negative or all-zero set left every overall score null without a word)."""
+    """Weights of the RAG overall score (white paper defaults): finite and at least 0 (a
+    negative weight left every overall score null without a word)."""
 
     correctness: float = Field(default=0.4, ge=0.0, allow_inf_nan=False)
     """Weight of correctness."""
@@ -221,12 +221,6 @@ class RagWeights(Frozen):
     """Weight of context recall."""
     relevance: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
     """Weight of answer relevance."""
-
-    @model_validator(mode="after")
-    def _some_weight(self) -> RagWeights:
-        if not any(getattr(self, name) > 0 for name in type(self).model_fields):
-            raise ValueError("at least one RAG weight must be above 0")
-        return self
 
 
 class TargetOptions(Frozen):

@@ -23,10 +23,6 @@ CONFIGS: dict[str, tuple[bytes, str]] = {
     "negative-rag-weight": (b"rag_weights:\n  correctness: -1\n", "rag_weights.correctness"),
     "nan-rag-weight": (b"rag_weights:\n  recall: .nan\n", "rag_weights.recall"),
     "inf-rag-weight": (b"rag_weights:\n  recall: .inf\n", "rag_weights.recall"),
-    "all-zero-rag-weights": (
-        b"rag_weights: {correctness: 0, faithfulness: 0, precision: 0, recall: 0}\n",
-        "at least one RAG weight",
-    ),
     "tier-out-of-range": (b"analyzer:\n  tiers:\n    fair: 200\n", "analyzer.tiers.fair"),
     "iterations-zero": (b"iterations: 0\n", "key iterations"),
     "concurrency-huge": (b"concurrency: 1000000\n", "key concurrency"),
