@@ -56,7 +56,18 @@ class ExpectedAnswer(Frozen):
     text: str = ""
     """The reference answer as prose; used for accuracy."""
     claims: tuple[ExpectedClaim, ...] = ()
-    """The facts of the reference answer, searched in the response for completeness."""
+    """The facts of the reference answer, searched in the response for completeness; claim
+    ids are unique (they key the ``claims`` rows)."""
+
+    @field_validator("claims")
+    @classmethod
+    def _unique_claim_ids(cls, claims: tuple[ExpectedClaim, ...]) -> tuple[ExpectedClaim, ...]:
+        seen: set[str] = set()
+        for claim in claims:
+            if claim.id in seen:
+                raise ValueError(f"duplicate claim id {claim.id!r}")
+            seen.add(claim.id)
+        return claims
 
 
 class GroundTruthChunk(Frozen):
@@ -76,7 +87,9 @@ class TestCase(Frozen):
     __test__ = False  # not a pytest test class, despite the name
 
     id: str = Field(min_length=1)
-    """Identifier of the case, unique within the test set; becomes ``sample_id``."""
+    """Identifier of the case, unique within the test set; becomes ``sample_id``. No
+    control characters: ids are printed in terminals and logs, where they could move the
+    cursor or forge lines."""
     domain: str = ""
     """The website domain the question is about (``acme.com``); used for attribution."""
     query: str = Field(min_length=1)
@@ -97,6 +110,13 @@ class TestCase(Frozen):
     """Free labels for filtering (``pricing``, ``support``)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else; kept with the case and available to templates."""
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, value: str) -> str:
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+            raise ValueError("must not contain control characters (newline, tab, escape, ...)")
+        return value
 
     @property
     def effective_context(self) -> tuple[str, ...]:
@@ -188,17 +208,18 @@ class AnalyzerConfig(Frozen):
 
 
 class RagWeights(Frozen):
-    """Weights of the RAG overall score (white paper defaults)."""
+    """Weights of the RAG overall score (white paper defaults): finite and at least 0 (a
+    negative weight left every overall score null without a word)."""
 
-    correctness: float = 0.4
+    correctness: float = Field(default=0.4, ge=0.0, allow_inf_nan=False)
     """Weight of correctness."""
-    faithfulness: float = 0.2
+    faithfulness: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
     """Weight of faithfulness."""
-    precision: float = 0.2
+    precision: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
     """Weight of context precision."""
-    recall: float = 0.2
+    recall: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
     """Weight of context recall."""
-    relevance: float = 0.0
+    relevance: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
     """Weight of answer relevance."""
 
 

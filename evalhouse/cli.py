@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from engine.settings import Paths, resolve_paths
 from evalhouse import __version__
@@ -25,10 +28,30 @@ class UsageError(Exception):
     """Bad input: printed without a traceback, exit code 2."""
 
 
-def _paths(args: argparse.Namespace) -> Paths:
-    paths = resolve_paths(args.home)
-    os.environ["EVALHOUSE_HOME"] = str(paths.home)  # children (dashboard, runs) see the same home
+def _paths(args: argparse.Namespace, *, writes: bool = False) -> Paths:
+    """The home of ``--home`` (or ``$EVALHOUSE_HOME``); refused in one line when it is not
+    a folder, or, for a command that ``writes``, when its folders cannot be written."""
+    given = "--home" if getattr(args, "home", None) is not None else "EVALHOUSE_HOME"
+    paths = resolve_paths(getattr(args, "home", None))
+    home = paths.home
+    if home.exists() and not home.is_dir():
+        raise UsageError(f"{given} {home}: not a folder")
+    if writes:
+        try:
+            for folder in (paths.lake, paths.progress, paths.cache):
+                folder.mkdir(parents=True, exist_ok=True)
+            # A read-only file system keeps existing folders: only a write tells.
+            fd, probe = tempfile.mkstemp(dir=home, prefix=".write-check-")
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            raise UsageError(f"{given} {home}: cannot write there ({_reason(exc)})") from exc
+    os.environ["EVALHOUSE_HOME"] = str(home)  # children (dashboard, runs) see the same home
     return paths
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 # ----------------------------------------------------------------------------- ingest
@@ -44,17 +67,27 @@ def ingest_now(paths: Paths, *, rebuild: bool = False, quiet: bool = False) -> b
     except WarehouseBusy as exc:
         _err(f"ingest postponed: {exc}")
         return False
-    if not quiet or report.corrupt:
-        _err(report.summary())
+    if not quiet:
+        _err(report.headline())
+    _report_corrupt(report)
     return True
 
 
+def _report_corrupt(report: Any) -> None:
+    """The parts this ingest skipped as corrupt, on standard error, with their count."""
+    if report.corrupt:
+        _err(f"warning: skipped {len(report.corrupt)} corrupt lake part(s); they stay unloaded")
+        for line in report.corrupt_lines():
+            _err(line)
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
-    paths = _paths(args)
+    paths = _paths(args, writes=True)
     from ingest import ingest
 
     report = ingest(paths, rebuild=args.rebuild, wait_s=args.wait)
-    print(report.summary())
+    print(report.headline())
+    _report_corrupt(report)
     return EXIT_OK
 
 
@@ -127,13 +160,55 @@ def dashboard_command(paths: Paths, port: int, address: str) -> list[str]:
     ]
 
 
+_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to send SIGTERM when this process dies, so
+    even a SIGKILL of ``evalhouse dashboard`` (no handler runs) leaves no server behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
     paths = _paths(args)
-    print(f"evalhouse dashboard on http://{args.address}:{args.port} (warehouse {paths.warehouse})")
+    print(
+        f"evalhouse dashboard on http://{args.address}:{args.port} (warehouse {paths.warehouse})",
+        flush=True,
+    )
+    return serve_child(dashboard_command(paths, args.port, args.address))
+
+
+def serve_child(command: list[str], grace_s: float = 10.0) -> int:
+    """Run ``command`` in the foreground and never leave it behind: SIGTERM, SIGINT and
+    SIGHUP sent to this process are passed on to the child, and whatever way this process
+    leaves (signal, exception), the child is stopped, then killed after ``grace_s``."""
+    child = subprocess.Popen(command, preexec_fn=_die_with_parent)
+    received: list[int] = []
+
+    def forward(signum: int, _frame: object) -> None:
+        received.append(signum)
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in _FORWARDED}
     try:
-        return subprocess.call(dashboard_command(paths, args.port, args.address))
-    except KeyboardInterrupt:
-        return EXIT_OK
+        code = child.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if child.poll() is None:
+            child.terminate()
+            try:
+                child.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+    # Stopped on purpose (Ctrl-C, a service manager's SIGTERM) is a normal end.
+    return EXIT_OK if received else code
 
 
 # ----------------------------------------------------------------------------- run
@@ -149,23 +224,39 @@ def _option(text: str) -> tuple[str, Any]:
         return key.strip(), raw
 
 
+MAX_CONFIG_BYTES = 1_000_000
+"""Largest run config read (real ones are a few hundred bytes)."""
+
+
+def _config_file(args: argparse.Namespace) -> dict[str, Any]:
+    """The mapping of ``--config`` (JSON or YAML; empty without one), read bounded."""
+    if not args.config:
+        return {}
+    from engine.files import load_yaml, read_user_bytes
+
+    raw = read_user_bytes(Path(args.config), "run config", MAX_CONFIG_BYTES, str(args.config))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{args.config}: not UTF-8 (byte offset {exc.start})") from exc
+    loaded = load_yaml(text, str(args.config)) or {}
+    if not isinstance(loaded, dict):
+        raise UsageError(f"{args.config}: a run config is a mapping of RunConfig fields")
+    if not all(isinstance(key, str) for key in loaded):
+        raise UsageError(f"{args.config}: every key of a run config is a name (text)")
+    return loaded
+
+
 def _run_config(args: argparse.Namespace) -> Any:
     """RunConfig from an optional --config file (JSON or YAML), then ``--option``s, then
     the flags on top. Unknown option names are refused (exit 2) with the known ones."""
+    from pydantic import ValidationError
+
     from engine.models import RunConfig, nest_options
 
-    base: dict[str, Any] = {}
-    if args.config:
-        import yaml
-
-        try:
-            loaded = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise UsageError(f"{args.config}: cannot read the run config ({exc})") from exc
-        if not isinstance(loaded, dict):
-            raise UsageError(f"{args.config}: a run config is a mapping of RunConfig fields")
-        base = loaded
-    base = _with_column_map(base, args)
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in args.name):
+        raise UsageError(f"--name {_short(repr(args.name))}: control characters are not allowed")
+    base = _with_column_map(_config_file(args), args)
     flags = {
         "name": args.name,
         "test_set": str(args.test_set),
@@ -192,7 +283,15 @@ def _run_config(args: argparse.Namespace) -> Any:
             merged[key] = value
     if args.project is not None:
         merged["project"] = str(Path(args.project).resolve())
-    return RunConfig.model_validate(merged)
+    try:
+        return RunConfig.model_validate(merged)
+    except ValidationError as exc:
+        given = {k for k, v in flags.items() if v is not None}
+        given |= {k for k in ("candidates", "graders", "project") if getattr(args, k) is not None}
+        options = frozenset(_option(o)[0] for o in args.option)
+        config = str(args.config) if args.config else None
+        line = _validation_line(exc, config=config, flags=frozenset(given), options=options)
+        raise UsageError(line) from exc
 
 
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -216,6 +315,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = _run_config(args)
     test_set = load_test_set(Path(args.test_set), strict=args.strict, column_map=config.column_map)
     check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
+    if not args.estimate:
+        # Only now, with every input accepted: a refused run leaves no folder behind.
+        paths = _paths(args, writes=True)
     _err(f"test set: {test_set.format}, {len(test_set.cases)} cases")
     for problem in test_set.problems:
         _err(f"skipped: {problem}")
@@ -273,17 +375,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from engine.testsets import load_test_set
     from engine.testsets.inspect import render_inspection
 
-    base: dict[str, Any] = {}
-    if args.config:
-        import yaml
-
-        try:
-            base = yaml.safe_load(Path(args.config).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise UsageError(f"{args.config}: cannot read the run config ({exc})") from exc
-        if not isinstance(base, dict):
-            raise UsageError(f"{args.config}: a run config is a mapping of RunConfig fields")
-    column_map = _with_column_map(base, args).get("column_map", {})
+    column_map = _with_column_map(_config_file(args), args).get("column_map", {})
     test_set = load_test_set(Path(args.path), column_map=column_map)
     print(render_inspection(test_set, limit=args.limit))
     return EXIT_OK
@@ -365,10 +457,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     ]
     if args.max_regressions is not None and not args.baseline:
         raise UsageError("--max-regressions needs --baseline RUN_ID")
+    if not args.run_id.strip():
+        raise UsageError("RUN_ID is empty (evalhouse sql 'SELECT run_id FROM runs' lists them)")
+    if args.baseline is not None and not args.baseline.strip():
+        raise UsageError("--baseline is empty: give a run id")
     warehouse = queries.Warehouse(paths.warehouse)
     for run_id in filter(None, [args.run_id, args.baseline]):
         if not queries.run_exists(warehouse, run_id):
             raise UsageError(f"run {run_id!r} is not in the warehouse (did ingest run?)")
+    if args.candidate is not None:
+        known = queries.run_candidates(warehouse, args.run_id)
+        if args.candidate not in known:
+            shown = ", ".join(repr(c) for c in known if c) or "none (a single-lane run)"
+            raise UsageError(
+                f"--candidate {args.candidate!r}: run {args.run_id!r} has no such candidate "
+                f"(its candidates: {shown})"
+            )
     metrics = queries.check_metrics(warehouse, args.run_id, args.candidate)
     regressions = None
     if args.baseline:
@@ -391,7 +495,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    paths = _paths(args)
+    paths = _paths(args, writes=True)
     from engine.demo_run import build_demo
 
     if not paths.warehouse.exists() or args.rebuild:
@@ -466,20 +570,76 @@ def _err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line refusals: ``evalhouse run: error: ...`` and the hint, instead
+    of the usage block (a script's log keeps one line per refusal)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _count(minimum: int) -> Any:
+    """An argparse type: an integer of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds (0, negative or nan would
+    switch a time limit off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
+
+
+def _points(text: str) -> float:
+    """An argparse type: a tolerance in score points, 0..100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 100.0:  # also false for nan
+        raise argparse.ArgumentTypeError(f"{text!r} must lie in 0..100")
+    return value
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 1..65535."""
+    value = _count(1)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (1..65535)")
+    return int(value)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(
-        prog="evalhouse", description="Evaluate AI answers against ground truth."
-    )
+    parser = _Parser(prog="evalhouse", description="Evaluate AI answers against ground truth.")
     parser.add_argument("--version", action="version", version=f"evalhouse {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", help="data folder (default $EVALHOUSE_HOME or ./evalhouse-data)")
+    home_help = "data folder (default $EVALHOUSE_HOME or ./evalhouse-data)"
+    # Accepted before or after the subcommand; SUPPRESS keeps a subcommand that was not
+    # given --home from resetting the value given before it.
+    parser.add_argument("--home", default=None, help=home_help)
+    common = _Parser(add_help=False)
+    common.add_argument("--home", default=argparse.SUPPRESS, help=home_help)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("demo", parents=[common], help="build demo data, ingest, open the dashboard")
     p.add_argument("--no-dashboard", action="store_true", help="build and ingest only")
     p.add_argument("--rebuild", action="store_true", help="throw away existing data first")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=_port, default=8501)
     p.add_argument("--address", default="127.0.0.1")
     p.set_defaults(func=cmd_demo)
 
@@ -549,7 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     p.add_argument("--map", action="append", default=[], metavar="COLUMN=FIELD")
     p.add_argument("--config", type=Path, help="run config whose map: section applies")
-    p.add_argument("--limit", type=int, default=20, help="cases and skipped rows listed")
+    p.add_argument("--limit", type=_count(0), default=20, help="cases and skipped rows listed")
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser("export", parents=[common], help="write a run in a peer tool's format")
@@ -565,14 +725,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ingest", parents=[common], help="load new lake files into the warehouse")
     p.add_argument("--rebuild", action="store_true", help="recreate the warehouse from the lake")
-    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the lock")
+    p.add_argument("--wait", type=_seconds, default=30.0, help="seconds to wait for the lock")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("sql", parents=[common], help="run read-only SQL on the warehouse")
     p.add_argument("query")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    p.add_argument("--max-rows", type=int, default=10_000)
-    p.add_argument("--time-limit", type=float, default=60.0)
+    p.add_argument("--max-rows", type=_count(1), default=10_000, help="row cap (at least 1)")
+    p.add_argument(
+        "--time-limit", type=_seconds, default=60.0, help="seconds before the query is stopped"
+    )
     p.set_defaults(func=cmd_sql)
 
     p = sub.add_parser("check", parents=[common], help="CI gate: exit 1 when a threshold fails")
@@ -584,8 +746,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max", action="append", default=[], metavar="METRIC=VALUE", help="metric mean ceiling"
     )
-    p.add_argument("--max-regressions", type=int, help="samples allowed to regress")
-    p.add_argument("--tolerance", type=float, default=5.0, help="points a sample may drop")
+    p.add_argument("--max-regressions", type=_count(0), help="samples allowed to regress")
+    p.add_argument(
+        "--tolerance", type=_points, default=5.0, help="points a sample may drop (0..100)"
+    )
     p.add_argument("--candidate", help="check one candidate of a multi-candidate run")
     p.add_argument("--format", choices=["table", "junit"], default="table")
     p.add_argument("--output", type=Path, help="JUnit file (default evalhouse-check-RUN.xml)")
@@ -594,7 +758,7 @@ def build_parser() -> argparse.ArgumentParser:
     _testset_parser(sub, common)
 
     p = sub.add_parser("dashboard", parents=[common], help="serve the dashboard")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=_port, default=8501)
     p.add_argument("--address", default="127.0.0.1", help="bind address (default loopback only)")
     p.set_defaults(func=cmd_dashboard)
     return parser
@@ -618,24 +782,57 @@ _FLAGS = {
 }
 
 
-def _validation_line(exc: Any) -> str:
-    """One line for a refused setting: the flag (or ``--option``/config key) that set it,
-    the value and what it may be; never a multi-line model dump."""
+def _validation_line(
+    exc: Any,
+    *,
+    config: str | None = None,
+    flags: frozenset[str] = frozenset(_FLAGS),
+    options: frozenset[str] = frozenset(),
+) -> str:
+    """One line for a refused setting: the flag, ``--option`` or config-file key that set
+    it, the value and what it may be; never a multi-line model dump. ``flags`` are the
+    fields set by a flag, ``options`` the ``--option`` names given, ``config`` the file."""
     from engine.models import LEGACY_OPTION_PATHS
 
-    options = {path: key for key, path in LEGACY_OPTION_PATHS.items()}
+    legacy = {path: key for key, path in LEGACY_OPTION_PATHS.items()}
     problems = exc.errors()
     first = problems[0]
     path = tuple(str(p) for p in first["loc"] if not isinstance(p, int))
-    where = _FLAGS.get(path[0]) if len(path) == 1 or path[:1] == ("until_ci",) else None
+    dotted = ".".join(path)
     if not path:
-        where = "the run config"
-    elif where is None:
-        where = f"--option {options[path]}" if path in options else f"config key {'.'.join(path)}"
+        where = config or "the run config"
+    elif path[0] in _FLAGS and path[0] in flags and (len(path) == 1 or path[0] == "until_ci"):
+        where = _FLAGS[path[0]]
+    elif legacy.get(path) in options or dotted in options or not config:
+        where = f"--option {legacy.get(path) if legacy.get(path) in options else dotted}"
+    else:
+        where = f"{config}: key {dotted}"
     given = first.get("input")
-    shown = "" if isinstance(given, dict | list) else f" {given!r}"
+    shown = "" if isinstance(given, dict | list) else f" {_short(repr(given))}"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        shown, message = "", f"unknown setting; known here: {_known_fields(path[:-1])}"
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return f"{where}{shown}: {first['msg']}{more}"
+    return f"{where}{shown}: {message}{more}"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _known_fields(section: tuple[str, ...]) -> str:
+    """The field names of the ``RunConfig`` section at ``section`` (the top for ``()``)."""
+    from pydantic import BaseModel
+
+    from engine.models import RunConfig
+
+    model: Any = RunConfig
+    for part in section:
+        field = model.model_fields.get(part) if isinstance(model, type) else None
+        model = field.annotation if field is not None else None
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return "see the README"
+    return ", ".join(sorted(model.model_fields))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -646,7 +843,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from warehouse.db import WarehouseError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a one-line usage refusal
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         return int(args.func(args))
     except WarehouseError as exc:
@@ -663,6 +863,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except FileNotFoundError as exc:
         _err(f"error: {exc.filename or exc}: no such file")
+        return EXIT_USAGE
+    except OSError as exc:
+        # The file system refused (disk full, read-only, permissions): the user can fix it.
+        where = f"{exc.filename}: " if exc.filename else ""
+        _err(f"error: {where}{_reason(exc)}")
         return EXIT_USAGE
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from stat import S_ISREG
 
 from engine.lake import CHILD_TABLES, list_parts, sweep_orphans
 from engine.settings import Paths
@@ -29,7 +30,11 @@ class IngestReport:
     seconds: float = 0.0
 
     def summary(self) -> str:
-        """One human line (plus one line per corrupt part)."""
+        """The headline, then one line per corrupt part."""
+        return "\n".join([self.headline(), *self.corrupt_lines()])
+
+    def headline(self) -> str:
+        """One human line (with the count of corrupt parts skipped, if any)."""
         if self.files_loaded == 0 and not self.corrupt:
             head = f"nothing new to ingest ({self.already_loaded} parts already loaded)"
         else:
@@ -41,13 +46,18 @@ class IngestReport:
             head += f"; {self.waiting} detail parts wait for their results part"
         if self.rebuilt:
             head = "rebuilt the warehouse from the lake; " + head
-        lines = [head]
-        lines += [f"skipped corrupt part {path}: {reason}" for path, reason in self.corrupt]
-        return "\n".join(lines)
+        if self.corrupt:
+            head += f"; skipped {len(self.corrupt)} corrupt part(s)"
+        return head
+
+    def corrupt_lines(self) -> list[str]:
+        """One line per part skipped as corrupt: its path and why."""
+        return [f"skipped corrupt part {path}: {reason}" for path, reason in self.corrupt]
 
 
-def _refs(paths: Paths) -> tuple[list[PartRef], int]:
-    """Parts ready to load, and how many child parts wait for their results part.
+def _refs(paths: Paths) -> tuple[list[PartRef], int, list[tuple[str, str]]]:
+    """Parts ready to load, how many child parts wait for their results part, and the
+    part names that are no regular file (path, reason).
 
     A child part (claims, highlights, ...) is ready only when a results part of the same
     (run, iteration) was published after it: the runner writes a flush's children first
@@ -56,10 +66,15 @@ def _refs(paths: Paths) -> tuple[list[PartRef], int]:
     sets those aside). Loading it early could count a sample's details twice.
     """
     found: list[tuple[PartRef, int]] = []
+    odd: list[tuple[str, str]] = []
     for part in list_parts(paths.lake):
         try:
             stat = part.path.stat()
         except FileNotFoundError:
+            continue
+        if not S_ISREG(stat.st_mode):
+            # DuckDB would block forever reading a FIFO, or fail on a folder: never load it.
+            odd.append((str(part.path), "not a regular file (a folder, FIFO or device)"))
             continue
         ref = PartRef(
             path=part.path,
@@ -81,7 +96,7 @@ def _refs(paths: Paths) -> tuple[list[PartRef], int]:
         if ref.table not in CHILD_TABLES
         or mtime <= latest_results.get((ref.run_id, ref.iteration), -1)
     ]
-    return ready, len(found) - len(ready)
+    return ready, len(found) - len(ready), odd
 
 
 def partition_batches(refs: list[PartRef], limit: int) -> list[list[PartRef]]:
@@ -114,7 +129,7 @@ def ingest(
     started = time.perf_counter()
     report = IngestReport()
     sweep_orphans(paths.lake)
-    refs, report.waiting = _refs(paths)
+    refs, report.waiting, report.corrupt = _refs(paths)
     with open_writer(paths.warehouse, wait_s=wait_s) as writer:
         report.rebuilt = writer.ensure_schema(rebuild=rebuild)
         done = writer.loaded_paths()

@@ -9,11 +9,15 @@ are safe in the lake.
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import random
+import re
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +69,131 @@ _SAFE_READ_CONFIG: dict[str, str | bool | int] = {
 }
 
 
+_HIDDEN_FUNCTIONS = frozenset(
+    {
+        # They show where the warehouse, the temp folder and the user's home are.
+        "duckdb_databases",
+        "pragma_database_list",
+        "duckdb_settings",
+        "pg_settings",
+        "current_setting",
+        "duckdb_extensions",
+        "extension_versions",
+        "duckdb_secrets",
+        "which_secret",
+        "duckdb_temporary_files",
+        "duckdb_external_file_cache",
+        "duckdb_logs",
+        "duckdb_log_contexts",
+        "enable_logging",
+        # They run SQL given as text, which the check below cannot see.
+        "query",
+        "query_table",
+    }
+)
+"""Functions and views refused in analysts' SQL: a sandbox that cannot read files must not
+tell where they are either (the dashboard's SQL page may face people who may query the
+warehouse but not learn the server's layout)."""
+
+_EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALY[SZ]E)?\s+", re.IGNORECASE)
+
+_ONLY_QUERIES = (
+    "only queries are allowed here (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, "
+    "EXPLAIN); PRAGMA, SET, CALL, PREPARE and statements that change anything are refused"
+)
+
+
+def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Refuse (``QueryError``) text that is not one or more plain queries, or that names a
+    function of ``_HIDDEN_FUNCTIONS``; empty or comment-only text is refused too.
+
+    The check reads DuckDB's own parse tree (``json_serialize_sql``), so quoting, case,
+    schema prefixes and nesting do not hide a name; a statement the serializer cannot
+    express (PRAGMA, SET, CALL, ...) is not a query and is refused.
+    """
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryError(one_line(str(exc))) from exc
+    if not statements:
+        raise QueryError("no SQL statement: the text is empty or only comments")
+    for statement in statements:
+        text = statement.query
+        if statement.type == duckdb.StatementType.EXPLAIN:
+            text = _EXPLAIN.sub("", text, count=1)
+        row = con.execute("SELECT json_serialize_sql($q)", {"q": text}).fetchone()
+        tree = json.loads(row[0]) if row else {"error": True}
+        if tree.get("error"):
+            raise QueryError(_ONLY_QUERIES)
+        hidden = sorted(_names(tree) & _HIDDEN_FUNCTIONS)
+        if hidden:
+            raise QueryError(
+                f"{hidden[0]} is not available here: it reveals the server's files or "
+                "runs SQL from text"
+            )
+
+
+def _names(tree: Any) -> set[str]:
+    """Every function and table name in a serialized parse tree, lower-cased."""
+    names: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("function_name", "table_name") and isinstance(value, str):
+                    names.add(value.lower())
+                else:
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return names
+
+
+def one_line(text: str) -> str:
+    """A DuckDB error on one line: its lines joined, the caret line (which points into the
+    line above and means nothing once joined) left out."""
+    lines = [line.strip() for line in text.splitlines()]
+    return " | ".join(line for line in lines if line and set(line) != {"^"})
+
+
+def redact_paths(text: str, path: Path) -> str:
+    """``text`` without the warehouse's folder or the user's home directory (error texts
+    of DuckDB name files it could not open)."""
+    folder = str(path.resolve().parent)
+    if len(folder) > 1:
+        text = text.replace(folder, "<home>")
+    user_home = os.path.expanduser("~")
+    if len(user_home) > 1:
+        text = text.replace(user_home, "~")
+    return text
+
+
+_STORAGE_MARKERS = (
+    "No space left on device",
+    "Disk quota exceeded",
+    "Read-only file system",
+    "Input/output error",
+    "File too large",
+    "database has been invalidated",
+)
+
+
+def is_storage_failure(exc: BaseException) -> bool:
+    """Whether a DuckDB error is the warehouse's storage failing (disk full, read-only,
+    I/O error, an instance invalidated by an earlier fatal error), not bad data: such an
+    error must stop ingest, never mark the part being loaded as corrupt."""
+    if isinstance(exc, duckdb.FatalException | duckdb.InternalException):
+        return True
+    return isinstance(exc, duckdb.Error) and any(m in str(exc) for m in _STORAGE_MARKERS)
+
+
+class WarehouseStorageError(WarehouseError):
+    """Writing the warehouse file failed (disk full, read-only, I/O error)."""
+
+    title = "Warehouse not written"
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     text = str(exc)
     return isinstance(exc, duckdb.IOException) and any(m in text for m in _LOCK_MARKERS)
@@ -74,9 +203,27 @@ def _backoff(attempt: int, base: float = 0.02, cap: float = 1.0) -> float:
     return float(min(cap, base * 2**attempt) * (0.5 + random.random() / 2))
 
 
+def _refuse_odd_file(path: Path) -> None:
+    """A warehouse path that exists but is no regular file (a folder, or a FIFO DuckDB
+    would wait on forever) is refused before DuckDB opens it."""
+    if path.exists() and not path.is_file():
+        raise WarehouseError(f"{path} is not a regular file; move it away (the lake rebuilds it)")
+
+
+_NOT_DUCKDB = "not a valid DuckDB database file"
+
+
+def _open_failed(path: Path, exc: duckdb.Error, mode: str) -> WarehouseError:
+    hint = ""
+    if _NOT_DUCKDB in str(exc):
+        hint = "; move it away and run `evalhouse ingest --rebuild` to rebuild it from the lake"
+    return WarehouseError(f"cannot open {path}{mode}: {one_line(str(exc))}{hint}")
+
+
 @contextmanager
 def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only, sandboxed connection; retries while a writer holds the lock."""
+    _refuse_odd_file(path)
     if not path.exists():
         raise WarehouseMissing(
             f"{path} does not exist yet. Create it with `evalhouse demo` (demo data) or "
@@ -90,7 +237,7 @@ def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duck
             break
         except duckdb.Error as exc:
             if not _is_lock_error(exc):
-                raise WarehouseError(f"cannot open {path}: {exc}") from exc
+                raise _open_failed(path, exc, "") from exc
             if time.monotonic() >= deadline:
                 raise WarehouseBusy(
                     f"{path} stayed locked by a writer (ingest) for {wait_s:.0f} s; try again."
@@ -106,6 +253,7 @@ def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duck
 @contextmanager
 def write_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
     """The read-write connection of ingest; gives up with ``WarehouseBusy`` after ``wait_s``."""
+    _refuse_odd_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     attempt = 0
@@ -118,7 +266,7 @@ def write_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duc
             break
         except duckdb.Error as exc:
             if not _is_lock_error(exc):
-                raise WarehouseError(f"cannot open {path} for writing: {exc}") from exc
+                raise _open_failed(path, exc, " for writing") from exc
             if time.monotonic() >= deadline:
                 raise WarehouseBusy(
                     f"{path} is in use by another process (a dashboard or query) and stayed "
@@ -129,8 +277,18 @@ def write_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duc
             attempt += 1
     try:
         yield con
+    except duckdb.Error as exc:
+        if not is_storage_failure(exc):
+            raise
+        raise WarehouseStorageError(
+            f"writing {path} failed ({one_line(str(exc))[:300]}). Nothing is lost: the "
+            "records are safe in the lake and what was committed is kept; fix the disk and "
+            "run `evalhouse ingest` again."
+        ) from exc
     finally:
-        con.close()
+        # An instance a fatal error invalidated cannot close cleanly; it is gone anyway.
+        with suppress(duckdb.Error):
+            con.close()
 
 
 @dataclass(frozen=True)
@@ -150,7 +308,14 @@ def run_query(
     time_limit_s: float = 30.0,
     row_cap: int | None = None,
 ) -> QueryResult:
-    """Run one statement with a time limit (interrupt) and an optional row cap."""
+    """Run one statement with a time limit (interrupt) and an optional row cap.
+
+    ``time_limit_s`` must be a positive finite number and ``row_cap`` at least 1: 0, a
+    negative or nan time limit would switch the limit off (``ValueError``)."""
+    if not (math.isfinite(time_limit_s) and time_limit_s > 0):
+        raise ValueError(f"time_limit_s must be a positive number of seconds, not {time_limit_s}")
+    if row_cap is not None and row_cap < 1:
+        raise ValueError(f"row_cap must be at least 1, not {row_cap}")
     timer = threading.Timer(time_limit_s, con.interrupt)
     timer.daemon = True
     started = time.perf_counter()
@@ -182,7 +347,7 @@ def run_query(
     except duckdb.InterruptException as exc:
         raise QueryError(f"the query ran longer than {time_limit_s:.0f} s and was stopped") from exc
     except duckdb.Error as exc:
-        raise QueryError(str(exc).strip()) from exc
+        raise QueryError(one_line(str(exc))) from exc
     finally:
         timer.cancel()
     return QueryResult(frame, truncated, (time.perf_counter() - started) * 1000)

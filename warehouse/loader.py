@@ -6,6 +6,7 @@ passes through Python. Columns missing from older parts load as NULL.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import WarehouseError, write_connection
+from warehouse.db import WarehouseError, is_storage_failure, write_connection
 from warehouse.schema import RUNS_LOG, SCHEMA_VERSION, ddl, ddl_sha256, quote_ident, view_sql
 
 
@@ -168,8 +169,9 @@ class WarehouseWriter:
         a partition's tables therefore always become visible together."""
         try:
             return BatchResult(self._commit(batch, []), len(batch), [])
-        except duckdb.Error:
-            pass
+        except duckdb.Error as exc:
+            if is_storage_failure(exc):
+                raise  # the disk, not a part: loading part by part would mark good parts
         result = BatchResult({}, 0, [])
         partitions: dict[tuple[str, int], list[PartRef]] = {}
         for ref in batch:
@@ -195,8 +197,9 @@ class WarehouseWriter:
             if "runs" in by_table:
                 refresh_runs(self.con)
             self.con.execute("COMMIT")
-        except duckdb.Error:
-            self.con.execute("ROLLBACK")
+        except duckdb.Error as exc:
+            if not is_storage_failure(exc):  # a full disk may not even roll back
+                self.con.execute("ROLLBACK")
             raise
         return rows
 
@@ -206,9 +209,12 @@ class WarehouseWriter:
         try:
             insert_parts(self.con, ref.table, [ref])
         except duckdb.Error as exc:
+            if is_storage_failure(exc):
+                raise  # the disk, not this part
             return str(exc).strip().splitlines()[0][:300]
         finally:
-            self.con.execute("ROLLBACK")
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
         return None
 
     def _load_partition(self, parts: Sequence[PartRef], result: BatchResult) -> None:

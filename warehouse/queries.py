@@ -22,7 +22,14 @@ from typing import Any, TypeVar
 
 import polars as pl
 
-from warehouse.db import QueryResult, read_connection, run_query
+from warehouse.db import (
+    QueryError,
+    QueryResult,
+    check_query,
+    read_connection,
+    redact_paths,
+    run_query,
+)
 
 
 @cache
@@ -50,9 +57,14 @@ class Warehouse:
         time_limit_s: float = 30.0,
         row_cap: int | None = None,
     ) -> QueryResult:
-        """Run any read-only SQL in the sandbox (no file access, configuration locked)."""
+        """Run read-only queries in the sandbox (no file access, configuration locked, no
+        function that reveals the server's files; see ``db.check_query``)."""
         with read_connection(self.path, wait_s=self.wait_s) as con:
-            return run_query(con, text, params, time_limit_s=time_limit_s, row_cap=row_cap)
+            try:
+                check_query(con, text)
+                return run_query(con, text, params, time_limit_s=time_limit_s, row_cap=row_cap)
+            except QueryError as exc:
+                raise QueryError(redact_paths(str(exc), self.path)) from exc
 
     def data_version(self) -> str:
         """Changes whenever ingest loads something: keys the dashboard's caches."""
@@ -466,3 +478,10 @@ def export_samples(wh: Warehouse, run_id: str, candidate: str = "") -> pl.DataFr
 def export_claims(wh: Warehouse, run_id: str, candidate: str = "") -> pl.DataFrame:
     """The expected claims of those samples, in claim order."""
     return wh.named("export_claims", run_id=run_id, candidate=candidate)
+
+
+@named_query
+def run_candidates(wh: Warehouse, run_id: str) -> list[str]:
+    """The candidate lanes of a run that have results (``''`` is the recorded/target lane)."""
+    frame = wh.named("run_candidates", run_id=run_id)
+    return [str(c) for c in frame["candidate"]]

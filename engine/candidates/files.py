@@ -19,6 +19,7 @@ from engine.candidates.templates import (
     unknown_variables,
 )
 from engine.errors import InputError
+from engine.files import MAX_SPEC_BYTES, UserFileError, read_user_bytes
 from engine.graders.spec import FileProblem, check_id, known_fields, pydantic_problems
 from engine.models import TestCase
 
@@ -129,8 +130,8 @@ def _front_matter(path: Path) -> tuple[CandidateFrontMatter, str]:
     """The validated front matter and the body of a candidate file."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        text = read_user_bytes(path, "candidate file", MAX_SPEC_BYTES).decode("utf-8")
+    except (UserFileError, UnicodeDecodeError) as err:
         raise CandidateFileError([FileProblem(file, "", f"cannot read the file: {err}")]) from err
     parts = split_front_matter(text)
     if parts is None:
@@ -147,7 +148,7 @@ def _front_matter(path: Path) -> tuple[CandidateFrontMatter, str]:
     head, body = parts
     try:
         raw = yaml.safe_load(head)
-    except yaml.YAMLError as err:
+    except (yaml.YAMLError, RecursionError) as err:
         mark = getattr(err, "problem_mark", None)
         # +2: the front matter starts on the line after the opening '---'
         where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark is not None else ""

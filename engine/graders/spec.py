@@ -38,6 +38,7 @@ from pydantic import (
 )
 
 from engine.errors import InputError
+from engine.files import MAX_SPEC_BYTES, UserFileError, read_user_bytes
 from engine.graders.options import (
     BUILTIN_TYPES,
     OPTION_MODELS,
@@ -367,12 +368,12 @@ def read_grader_file(path: Path) -> GraderSpec:
     """Read and validate one grader file. Raises GraderFileError."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        text = read_user_bytes(path, "grader file", MAX_SPEC_BYTES).decode("utf-8")
+    except (UserFileError, UnicodeDecodeError) as err:
         raise GraderFileError([GraderProblem(file, "", f"cannot read the file: {err}")]) from err
     try:
         raw = yaml.safe_load(text)
-    except yaml.YAMLError as err:
+    except (yaml.YAMLError, RecursionError) as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err)

@@ -112,5 +112,6 @@ def validated(data: Mapping[str, Any]) -> TestCase:
         reasons = []
         for err in exc.errors()[:5]:
             where = ".".join(str(p) for p in err["loc"]) or "case"
-            reasons.append(f"{where}: {err['msg']}")
+            message = str(err["msg"]).removeprefix("Value error, ")
+            reasons.append(f"{where}: {message}")
         raise RowError("; ".join(reasons)) from exc

@@ -210,6 +210,8 @@ def derive_domain(case: TestCase, fallback: str) -> str:
 
 
 def _summary(name: str, problems: list[Problem], what: str) -> str:
+    if len(problems) == 1:
+        return f"{name}: {what}: {problems[0]}"  # one refusal, one line
     shown = "\n".join(f"  {p}" for p in problems[:20])
     more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
     return f"{name}: {what}: {len(problems)} problem(s)\n{shown}{more}"

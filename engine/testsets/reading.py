@@ -15,6 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.files import (
+    MAX_DEPTH,
+    TooDeep,
+    UserFileError,
+    depth_over,
+    json_loads,
+    load_yaml,
+    read_user_bytes,
+)
 from engine.testsets.base import MAX_FILE_BYTES, Problem, Row, TestSetError
 from engine.testsets.values import is_index_column
 
@@ -38,17 +47,12 @@ class Container:
 
 
 def read_bytes(path: Path, name: str, max_file_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The file's bytes, refusing one over ``max_file_bytes`` before reading it."""
+    """The file's bytes: a regular file only, refused when over ``max_file_bytes`` before
+    it is read, and never read past the limit (``/dev/zero`` reports size 0)."""
     try:
-        size = path.stat().st_size
-        if size > max_file_bytes:
-            raise TestSetError(
-                f"{name}: file is {size:,} bytes, over the {max_file_bytes:,}-byte limit of a "
-                "test set; split it or pass a sample"
-            )
-        return path.read_bytes()
-    except OSError as exc:
-        raise TestSetError(f"{name}: cannot read test set ({exc.strerror or exc})") from exc
+        return read_user_bytes(path, "test set", max_file_bytes, name)
+    except UserFileError as exc:
+        raise TestSetError(str(exc)) from exc
 
 
 def decode(name: str, raw: bytes) -> str:
@@ -85,7 +89,7 @@ def read_container(name: str, suffix: str, text: str, limit: int) -> Container:
         return parse_json(name, text, limit)
     if stripped.startswith("{"):
         try:
-            json.loads(text)
+            json_loads(text, max_depth=None)
         except json.JSONDecodeError:
             return parse_jsonl(name, text, limit)
         return parse_json(name, text, limit)
@@ -117,9 +121,10 @@ def parse_jsonl(name: str, text: str, limit: int) -> Container:
             out.problems.append(Problem(name, number, too_big(size, limit)))
             continue
         try:
-            value = json.loads(line)
+            value = json_loads(line)
         except json.JSONDecodeError as exc:
-            reason = f"invalid JSON: {exc.msg} (column {exc.colno})"
+            column = "" if isinstance(exc, TooDeep) else f" (column {exc.colno})"
+            reason = f"invalid JSON: {exc.msg}{column}"
             out.problems.append(Problem(name, number, reason))
             continue
         if not isinstance(value, dict):
@@ -133,7 +138,9 @@ def parse_jsonl(name: str, text: str, limit: int) -> Container:
 def parse_json(name: str, text: str, limit: int) -> Container:
     """A JSON array of objects, or an object holding one under an ``ARRAY_KEYS`` key."""
     try:
-        doc = json.loads(text)
+        doc = json_loads(text, max_depth=None)  # depth is checked per case below
+    except TooDeep as exc:
+        raise TestSetError(f"{name}: invalid JSON: {exc.msg}") from exc
     except json.JSONDecodeError as exc:
         raise TestSetError(
             f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
@@ -172,6 +179,10 @@ def parse_json(name: str, text: str, limit: int) -> Container:
             reason = f"element {index}: expected an object, got {type(item).__name__}"
             out.problems.append(Problem(name, line, reason))
             continue
+        if depth_over(item):
+            reason = f"element {index}: nested too deeply (over {MAX_DEPTH} levels); row skipped"
+            out.problems.append(Problem(name, line, reason))
+            continue
         out.rows.append(Row(line, size, item, index + 1))
     return out
 
@@ -179,14 +190,10 @@ def parse_json(name: str, text: str, limit: int) -> Container:
 def parse_yaml(name: str, text: str, limit: int) -> Container:
     """A promptfoo config (``tests:`` inline, or ``file://`` references kept for the
     promptfoo loader) or a YAML list of test objects."""
-    import yaml
-
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise TestSetError(f"{name}: invalid YAML{where}: {exc}".splitlines()[0]) from exc
+        doc = load_yaml(text, name)
+    except UserFileError as exc:
+        raise TestSetError(str(exc)) from exc
     items: Any = doc
     if isinstance(doc, dict):
         if "tests" not in doc:

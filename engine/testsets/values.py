@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from engine.files import json_loads
 from engine.testsets.base import Row, RowError
 
 TEXT_KEYS = ("text", "content", "passage", "chunk", "page_content")
@@ -63,7 +64,7 @@ def _decoded(cell: str) -> Any:
     """JSON, then the Python repr, of a text cell; the text itself when neither parses."""
     stripped = cell.strip()
     try:
-        value = json.loads(stripped)
+        value = json_loads(stripped)
     except json.JSONDecodeError:
         if stripped[:1] not in "[(":
             return cell
@@ -169,7 +170,7 @@ def metadata_value(value: Any, field: str = "metadata") -> dict[str, Any]:
         return dict(value)
     if isinstance(value, str):
         try:
-            parsed = json.loads(value)
+            parsed = json_loads(value)
         except json.JSONDecodeError as exc:
             try:
                 parsed = ast.literal_eval(value.strip())

@@ -1,0 +1,144 @@
+"""Reading files a user names (test sets, run configs, grader and candidate files): bounded.
+
+A path may name anything: a FIFO or ``/dev/zero`` never ends, a directory is no file, and a
+huge file must be refused before it is read. Parsed documents are bounded too: JSON and
+YAML nested deeper than any real test set, or YAML whose aliases expand to billions of
+nodes ("billion laughs"), are refused with one line instead of a RecursionError or an
+exhausted memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from engine.errors import InputError
+
+MAX_DEPTH = 64
+"""Deepest nesting of lists and objects accepted in a row or a config (real files use <10)."""
+
+MAX_NODES = 2_000_000
+"""Most values one YAML document may expand to, aliases counted each time they are used."""
+
+
+MAX_SPEC_BYTES = 1_000_000
+"""Largest candidate or grader file read (real ones are a few kilobytes)."""
+
+
+class UserFileError(InputError):
+    """A file the user named cannot be read; the message names it and says why."""
+
+
+def read_user_bytes(path: Path, what: str, limit: int, name: str | None = None) -> bytes:
+    """The bytes of ``path`` (a regular file of at most ``limit`` bytes), else
+    ``UserFileError`` naming ``name`` (default the path) and ``what`` it was meant to be
+    (``test set``, ``run config``).
+
+    The size is checked before reading and the read itself stops at ``limit + 1`` bytes,
+    so a file that grows meanwhile, or a device that reports size 0, cannot exhaust memory.
+    """
+    shown = name or str(path)
+    try:
+        # O_NONBLOCK: opening a FIFO without a writer must not hang before the check below.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise UserFileError(f"{shown}: cannot read {what} ({exc.strerror or exc})") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise UserFileError(f"{shown}: cannot read {what}: {kind}")
+        if info.st_size > limit:
+            raise UserFileError(
+                f"{shown}: file is {info.st_size:,} bytes, over the {limit:,}-byte limit of a "
+                f"{what}; split it or pass a sample"
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise UserFileError(f"{shown}: cannot read {what} ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise UserFileError(f"{shown}: file grew over the {limit:,}-byte limit of a {what}")
+    return data
+
+
+class TooDeep(json.JSONDecodeError):
+    """JSON nested deeper than allowed; a ``JSONDecodeError`` so every caller that refuses
+    invalid JSON refuses this the same way."""
+
+
+def json_loads(text: str, max_depth: int | None = MAX_DEPTH) -> Any:
+    """``json.loads`` that raises ``TooDeep`` (never ``RecursionError``) for a document
+    nested over ``max_depth`` levels (``None``: only the interpreter's own limit)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeep(f"nested too deeply (over {MAX_DEPTH} levels)", text, 0) from None
+    if max_depth is not None and depth_over(value, max_depth):
+        raise TooDeep(f"nested too deeply (over {max_depth} levels)", text, 0)
+    return value
+
+
+def depth_over(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and dicts in ``value`` nest deeper than ``limit`` (walked without
+    recursion, so the check itself cannot overflow the stack)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _size_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` has more than ``limit`` values when every alias is expanded
+    (stops counting at the limit, so a cyclic or exponential document costs ``limit``)."""
+    stack = [value]
+    count = 0
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def load_yaml(text: str, name: str) -> Any:
+    """``yaml.safe_load`` with nesting and alias expansion bounded; ``UserFileError``
+    (with the line when YAML gives one) for anything that is not a sane YAML document."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserFileError(f"{name}: invalid YAML{where}: {first}") from exc
+    except RecursionError as exc:
+        raise UserFileError(f"{name}: YAML nested too deeply (over {MAX_DEPTH} levels)") from exc
+    if _size_over(doc, MAX_NODES):
+        raise UserFileError(
+            f"{name}: YAML expands to over {MAX_NODES:,} values (aliases of aliases?)"
+        )
+    if depth_over(doc):
+        raise UserFileError(f"{name}: YAML nested too deeply (over {MAX_DEPTH} levels)")
+    return doc
