@@ -7,11 +7,17 @@ rules of :mod:`engine.judges.rules` then read the closest evidence, because embe
 a negated or re-numbered sentence nearly as high as the original.
 
 Verdicts:
-- SUPPORTED: some evidence scores at least the support threshold, no rule fires on it and it
-  states every number, date and name of the claim;
-- CONTRADICTED: evidence at least the contradiction threshold makes a rule fire (and no
-  clearly closer evidence supports the claim);
+- CONTRADICTED: evidence at least the contradiction threshold makes a rule fire and no
+  clean evidence comes within the margin;
+- SUPPORTED: the learned combiner (:mod:`engine.judges.combiner`, a logistic regression over
+  cosines, coverage and missing-detail features, trained on public human-labelled sets)
+  gives at least its threshold; without a combiner (an embedder it was not trained for),
+  some evidence scores at least the support threshold, no rule fires on it and it states
+  every number, date and name of the claim;
 - NOT_ENOUGH_INFO: otherwise.
+
+A response that abstains (refuses, deflects, does not know) has no claims: nothing in it
+is ever SUPPORTED.
 
 Rubric, correctness and relevance scores are derived from these signals; the reasoning says
 which claims were not supported. Thresholds are calibrated for the local MiniLM embedder on
@@ -37,16 +43,14 @@ from engine.judges.base import (
     RubricResult,
     RubricScore,
 )
-from engine.judges.rules import (
-    RULES_VERSION,
-    content_stems,
-    contradiction,
-    missing_details,
-    uncovered_parts,
-)
+from engine.judges.combiner import Combiner, load_combiner
+from engine.judges.evidence import Assessment, PreparedContext, Unit, assess
+from engine.judges.rules import RULES_VERSION, content_stems
+from engine.models import Verdict
+from engine.scoring.abstention import Abstention, detect_abstention
 from engine.text import Span, split_clauses, split_sentences
 
-LOCAL_VERSION = f"local-v1+{RULES_VERSION}"
+LOCAL_VERSION = f"local-v2+{RULES_VERSION}"
 """The local judge's ``prompt_version``: changes when scoring logic changes."""
 
 
@@ -84,23 +88,6 @@ _NO_ANSWER = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class _Unit:
-    text: str
-    chunk: int
-    sentence: int
-    """Index into the flattened sentence list."""
-
-
-@dataclass(frozen=True)
-class _PreparedContext:
-    units: tuple[_Unit, ...]
-    vectors: Vectors
-    stems: tuple[frozenset[str], ...]
-    sentences: tuple[str, ...]
-    text: str
-
-
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
     return max(lo, min(hi, x))
 
@@ -133,8 +120,13 @@ class LocalJudge:
         embedder: Embedder,
         *,
         thresholds: Thresholds | None = None,
+        combiner: Combiner | None = None,
+        use_combiner: bool = True,
         cache_size: int = 20_000,
     ) -> None:
+        """Judge with ``embedder``; the committed combiner is used with the local MiniLM
+        embedder it was trained for unless ``combiner`` is given (``use_combiner=False``
+        keeps the hand-set thresholds, as the training script needs)."""
         self._embedder = embedder
         if thresholds is None:
             thresholds = (
@@ -144,8 +136,12 @@ class LocalJudge:
             )
         self.thresholds = thresholds
         """Decision thresholds in use (recorded in prompt_version)."""
+        if combiner is None and use_combiner and embedder.name.startswith("local"):
+            combiner = load_combiner()
+        self.combiner = combiner if use_combiner else None
+        """Learned support decision; None falls back to the thresholds."""
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._contexts: OrderedDict[tuple[str, ...], _PreparedContext] = OrderedDict()
+        self._contexts: OrderedDict[tuple[str, ...], PreparedContext] = OrderedDict()
         self._cache_size = cache_size
 
     @property
@@ -157,7 +153,8 @@ class LocalJudge:
     def prompt_version(self) -> str:
         """Scoring logic version with the thresholds in use."""
         t = self.thresholds
-        return f"{LOCAL_VERSION}@{self._embedder.name}:s{t.support:g}c{t.contradiction:g}"
+        learned = f"+{self.combiner.version}" if self.combiner is not None else ""
+        return f"{LOCAL_VERSION}{learned}@{self._embedder.name}:s{t.support:g}c{t.contradiction:g}"
 
     # ------------------------------------------------------------------ embeddings
     def _embed(self, texts: Sequence[str]) -> Vectors:
@@ -178,13 +175,13 @@ class LocalJudge:
             return np.zeros((0, 1), dtype=np.float32)
         return np.asarray(np.stack(rows), dtype=np.float32)
 
-    def _prepare(self, context: Sequence[str]) -> _PreparedContext:
+    def _prepare(self, context: Sequence[str]) -> PreparedContext:
         key = tuple(context)
         cached = self._contexts.get(key)
         if cached is not None:
             self._contexts.move_to_end(key)
             return cached
-        units: list[_Unit] = []
+        units: list[Unit] = []
         sentences: list[str] = []
         seen: set[str] = set()
         for chunk_index, chunk in enumerate(context):
@@ -196,9 +193,9 @@ class LocalJudge:
                 for part in parts:
                     if part.text not in seen:
                         seen.add(part.text)
-                        units.append(_Unit(part.text, chunk_index, sentence_index))
+                        units.append(Unit(part.text, chunk_index, sentence_index))
         vectors = self._embed([u.text for u in units])
-        prepared = _PreparedContext(
+        prepared = PreparedContext(
             units=tuple(units),
             vectors=vectors,
             stems=tuple(frozenset(content_stems(u.text)) for u in units),
@@ -211,8 +208,16 @@ class LocalJudge:
         return prepared
 
     # ------------------------------------------------------------------ protocol
+    def abstention(self, response: str) -> Abstention:
+        """Whether ``response`` declines, deflects or does not know (rules plus refusal
+        prototypes compared with this judge's embedder)."""
+        return detect_abstention(response, self._embed)
+
     async def extract_claims(self, response: str) -> ClaimsResult:
-        """Sentences and clauses of the response, with their offsets."""
+        """Sentences and clauses of the response, with their offsets; none for an
+        abstention (a refusal states nothing to verify)."""
+        if self.abstention(response).abstained:
+            return ClaimsResult(claims=())
         return ClaimsResult(
             claims=tuple(
                 ExtractedClaim(text=s.text, start=s.start, end=s.end) for s in claim_spans(response)
@@ -228,83 +233,57 @@ class LocalJudge:
         prepared = self._prepare([c for c in context if c.strip()])
         if not prepared.units:
             return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify")
+        return self._decide(self.assess(claim, prepared), prepared)
+
+    def assess(self, claim: str, prepared: PreparedContext) -> Assessment:
+        """The evidence ``claim`` has in a prepared context (features included)."""
         t = self.thresholds
-        claim_vector = self._embed([claim])[0]
-        cosines = prepared.vectors @ claim_vector
-        claim_stems = content_stems(claim)
-        if claim_stems:
-            coverage = np.array(
-                [len(claim_stems & s) / len(claim_stems) for s in prepared.stems], dtype=np.float32
-            )
-        else:
-            coverage = np.zeros(len(prepared.units), dtype=np.float32)
-        # Lexical coverage lifts close wordings; cosine alone carries true paraphrases.
-        scores = np.maximum(cosines, (1 - t.lexical_weight) * cosines + t.lexical_weight * coverage)
-        order = np.argsort(-scores)[:6]
-        best_support: tuple[float, int] | None = None
-        best_contra: tuple[float, int, str] | None = None
-        best_partial: tuple[float, int, list[str]] | None = None
-        for i in order:
-            score = float(scores[i])
-            if score < t.contradiction:
-                break
-            unit = prepared.units[int(i)]
-            hit = contradiction(claim, unit.text, prepared.text)
-            if hit is not None:
-                if best_contra is None:
-                    best_contra = (score, int(i), f"{hit.rule}: {hit.detail}")
-                continue
-            if score < t.support:
-                continue
-            window = self._window(prepared, unit)
-            missing = missing_details(claim, window, prepared.text) + uncovered_parts(claim, window)
-            if missing:
-                if best_partial is None:
-                    best_partial = (score, int(i), missing)
-                continue
-            if best_support is None:
-                best_support = (score, int(i))
-        top = int(order[0])
-        if best_support is not None and (
-            best_contra is None or best_support[0] >= best_contra[0] - t.margin
-        ):
-            score, i = best_support
-            return ClaimVerdict(
-                verdict="SUPPORTED",
-                evidence=prepared.units[i].text,
-                similarity=round(float(cosines[i]), 4),
-            )
-        if best_contra is not None:
-            score, i, rule = best_contra
-            return ClaimVerdict(
-                verdict="CONTRADICTED",
-                evidence=prepared.units[i].text,
-                similarity=round(float(cosines[i]), 4),
-                rule=rule.split(":", 1)[0],
-            )
-        if best_partial is not None:
-            score, i, missing = best_partial
-            return ClaimVerdict(
-                verdict="NOT_ENOUGH_INFO",
-                evidence=prepared.units[i].text,
-                similarity=round(float(cosines[i]), 4),
-                rule=None,
-            )
-        return ClaimVerdict(
-            verdict="NOT_ENOUGH_INFO",
-            evidence=prepared.units[top].text,
-            similarity=round(float(cosines[top]), 4),
+        return assess(
+            claim,
+            self._embed([claim])[0],
+            prepared,
+            support_threshold=t.support,
+            contradiction_threshold=t.contradiction,
+            lexical_weight=t.lexical_weight,
         )
 
-    @staticmethod
-    def _window(prepared: _PreparedContext, unit: _Unit) -> str:
-        lo, hi = max(0, unit.sentence - 1), min(len(prepared.sentences), unit.sentence + 2)
-        return " ".join(prepared.sentences[lo:hi])
+    def features(self, claim: str, context: Sequence[str]) -> Assessment | None:
+        """The assessment (with the combiner's features) of ``claim`` in ``context``; None
+        without context. The training script reads these."""
+        prepared = self._prepare([c for c in context if c.strip()])
+        return self.assess(claim, prepared) if prepared.units else None
+
+    def _decide(self, a: Assessment, prepared: PreparedContext) -> ClaimVerdict:
+        t = self.thresholds
+
+        def verdict(kind: Verdict, i: int, rule: str | None = None) -> ClaimVerdict:
+            return ClaimVerdict(
+                verdict=kind,
+                evidence=prepared.units[i].text,
+                similarity=round(float(a.cosines[i]), 4),
+                rule=rule,
+            )
+
+        support, contra = a.support, a.contra
+        if contra is not None and (support is None or support[0] < contra[0] - t.margin):
+            return verdict("CONTRADICTED", contra[1], contra[2].split(":", 1)[0])
+        shown = support[1] if support else a.partial[1] if a.partial else a.top
+        if self.combiner is not None:
+            supported = self.combiner.probability(a.features) >= self.combiner.threshold
+        else:
+            supported = support is not None
+        return verdict("SUPPORTED" if supported else "NOT_ENOUGH_INFO", shown)
 
     async def score_rubric(
         self, question: str, context: Sequence[str], answer: str
     ) -> RubricResult:
         """Faithfulness from the claims' verdicts; completeness from coverage and structure."""
+        if answer.strip() and self.abstention(answer).abstained:
+            declined = "Local judge: the answer declines to answer; no claims to check."
+            return RubricResult(
+                faithfulness=RubricScore(score=5.0, reasoning=declined),
+                completeness=RubricScore(score=1.0, reasoning=declined),
+            )
         claims = claim_spans(answer)
         context = [c for c in context if c.strip()]
         verdicts = [self.verify(c.text, context) for c in claims] if context else []
@@ -398,6 +377,8 @@ class LocalJudge:
             return MetricScore(score=1.0, reasoning="Local judge: no reference answer.")
         if not answer.strip():
             return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
+        if self.abstention(answer).abstained:
+            return MetricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
         t = self.thresholds
         credits: list[float] = []
         contradicted = 0
@@ -425,6 +406,8 @@ class LocalJudge:
         """Cosine of question and answer (best of the whole answer and its claims), on 1-5."""
         if not answer.strip():
             return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
+        if self.abstention(answer).abstained:
+            return MetricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
         texts = [answer] + [s.text for s in claim_spans(answer)]
         vectors = self._embed([question, *texts])
         best = float(np.max(vectors[1:] @ vectors[0]))

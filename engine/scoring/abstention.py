@@ -34,6 +34,7 @@ from engine.text import split_sentences
 SentenceKind = Literal["abstain", "deflect", "filler", "content"]
 
 _I = r"(?:i|we)"
+_IM = r"(?:i'm|i am|im|we're|we are)"
 _NEG = r"(?:don't|do not|dont|can't|cannot|can not|couldn't|could not|am not|'m not|m not|"
 _NEG += r"won't|will not|am unable to|'m unable to|am not able to|'m not able to|have no|"
 _NEG += r"haven't got|lack)"
@@ -44,13 +45,13 @@ _KNOWLEDGE = (
 _ABSTAIN_EN = re.compile(
     r"\b(?:"
     rf"{_I}\s+(?:really\s+|honestly\s+|simply\s+|just\s+)?(?:don't|do not|dont)\s+know\b"
-    rf"|{_I}\s+(?:'m|am|m)\s+(?:not\s+(?:sure|certain|aware)|unsure|uncertain)\b"
-    rf"|{_I}\s*(?:'m|am|m)?\s*(?:un)?able to (?:answer|help|assist|provide|find|share|confirm|"
+    rf"|{_IM}\s+(?:not\s+(?:sure|certain|aware)|unsure|uncertain)\b"
+    rf"|(?:{_IM}|{_I})\s+(?:un)?able to (?:answer|help|assist|provide|find|share|confirm|"
     r"say|verify|determine|access|give)"
     rf"|{_I}\s+(?:can't|cannot|can not|couldn't|could not|won't|will not)\s+(?:really\s+)?"
     r"(?:answer|help|assist|provide|find|share|confirm|say|verify|determine|access|give|"
     r"comment|speak to|tell|know|be sure|offer)"
-    rf"|{_I}\s+(?:'m|am|m)\s+not\s+able\s+to\b"
+    rf"|{_IM}\s+not\s+able\s+to\b"
     rf"|{_I}\s+(?:don't|do not|dont|didn't|did not)\s+have\s+(?:any\s+|enough\s+|reliable\s+|"
     r"specific\s+|current\s+|up-to-date\s+|accurate\s+|real-time\s+|detailed\s+|verified\s+|"
     rf"the\s+|that\s+|this\s+|such\s+|much\s+)*{_KNOWLEDGE}"
@@ -193,8 +194,11 @@ def sentence_kind(sentence: str, prototype_cosine: float | None = None) -> Sente
         # "I'm not sure about the date, but the price is $20": the answer follows the contrast.
         if (
             contrast is not None
-            and contrast.start() > cue.start()
+            and contrast.start() >= cue.end()
             and _has_content(contrast.group(1))
+            and not (
+                _ABSTAIN_EN.search(contrast.group(1)) or _ABSTAIN_OTHER.search(contrast.group(1))
+            )
         ):
             return "content"
         if _KNOW_OF.search(text):  # "I don't know of any plan cheaper than $5": an answer

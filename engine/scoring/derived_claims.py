@@ -57,7 +57,12 @@ _PREDICATE_TEXT = """is are was were has have had can cannot could will would ma
     support supported costs cost requires require required comes come gives give gets get
     allows allow lets let takes take makes make uses use runs run adds add keeps keep covers
     cover charges charge needs need contains contain features feature saves save starts start
-    ends end lasts last stores store sends send works work helps help returns return"""
+    ends end lasts last stores store sends send works work helps help returns return keeps keep earns earn pays pay opens open closes
+    close receives receive remains remain becomes become lives live sells sell buys buy builds
+    build holds hold applies apply expires expire renews renew grows grow rises rise falls fall
+    reaches reach serves serve accepts accept shows show means mean says say leads lead wins
+    win owns own employs employ ships ship processes process launched founded acquired
+    released created invented discovered moved died became won lost"""
 _PREDICATE_START = frozenset(_PREDICATE_TEXT.split())
 # Words after which a list's items start ("includes SSO, audit logs and support").
 _HEAD_TEXT = "with of for like as such including include includes are is in on to by from"

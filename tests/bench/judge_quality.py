@@ -85,6 +85,16 @@ def real_embedder() -> Any:
         return MiniLM()
 
 
+def cached_embedder() -> Any:
+    """:func:`real_embedder` behind a persistent cache in the temp dir: WiCE contexts hold
+    ~60,000 sentences and clauses, embedded once for every later benchmark run."""
+    import tempfile
+
+    from engine.embedders.cache import CachedEmbedder
+
+    return CachedEmbedder(real_embedder(), Path(tempfile.gettempdir()) / "evalhouse-bench-cache")
+
+
 def load(path: Path) -> list[dict[str, Any]]:
     """Items of a claim-verification JSONL file."""
     with path.open(encoding="utf-8") as f:
@@ -108,6 +118,22 @@ def scores(gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]) -> d
         f1s.append(f1)
     out["macro_f1"] = float(np.mean(f1s))
     return out
+
+
+def confusion(
+    gold: Sequence[str], pred: Sequence[str], labels: Sequence[str], indent: str = ""
+) -> str:
+    """A confusion matrix as text: one row per gold label, one column per predicted label."""
+    short = {"SUPPORTED": "SUP", "CONTRADICTED": "CON", "NOT_ENOUGH_INFO": "NEI"}
+    names = [short.get(label, label[:8]) for label in labels]
+    lines = [indent + "gold \\ pred " + " ".join(f"{n:>6s}" for n in names)]
+    for label, name in zip(labels, names, strict=True):
+        counts = [
+            sum(g == label and p == other for g, p in zip(gold, pred, strict=True))
+            for other in labels
+        ]
+        lines.append(indent + f"{name:>11s} " + " ".join(f"{c:6d}" for c in counts))
+    return "\n".join(lines)
 
 
 def predict(judge: LocalJudge, items: Sequence[dict[str, Any]]) -> tuple[list[str], float]:

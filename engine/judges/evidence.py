@@ -1,0 +1,162 @@
+"""The evidence a claim has in a context, as the local judge reads it.
+
+For one claim and a prepared context (its sentences and clauses with their vectors and
+content stems), :func:`assess` ranks the context units by a blend of cosine and lexical
+coverage, reads the closest ones with the contradiction rules, and returns what it found
+(the best clean support, the best contradiction, the best partial match) together with the
+feature vector of :mod:`engine.judges.combiner`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.embedders.base import Vectors
+from engine.judges.combiner import FEATURES, Floats
+from engine.judges.rules import (
+    content_stems,
+    contradiction,
+    entities,
+    missing_details,
+    quantities,
+    uncovered_parts,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence or clause of the context."""
+
+    text: str
+    chunk: int
+    sentence: int
+    """Index into the flattened sentence list."""
+
+
+@dataclass(frozen=True)
+class PreparedContext:
+    """Context units with their vectors and stems, built once per context."""
+
+    units: tuple[Unit, ...]
+    vectors: Vectors
+    stems: tuple[frozenset[str], ...]
+    sentences: tuple[str, ...]
+    text: str
+
+    def window(self, unit: Unit) -> str:
+        """The unit's sentence with its neighbours: where missing details are looked for."""
+        lo, hi = max(0, unit.sentence - 1), min(len(self.sentences), unit.sentence + 2)
+        return " ".join(self.sentences[lo:hi])
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What the context says about one claim."""
+
+    cosines: Floats
+    top: int
+    """Unit with the highest blended score."""
+    support: tuple[float, int] | None
+    """(score, unit) of the best unit that states the claim cleanly."""
+    contra: tuple[float, int, str] | None
+    """(score, unit, 'rule: detail') of the best unit that fires a contradiction rule."""
+    partial: tuple[float, int, list[str]] | None
+    """(score, unit, missing parts) of the best unit that states only part of the claim."""
+    features: Floats
+    """The combiner's feature vector (see ``engine.judges.combiner.FEATURES``)."""
+
+
+def _coverage(claim_stems: set[str], stems: frozenset[str] | set[str]) -> float:
+    return len(claim_stems & stems) / len(claim_stems) if claim_stems else 0.0
+
+
+def assess(
+    claim: str,
+    claim_vector: Vectors,
+    prepared: PreparedContext,
+    *,
+    support_threshold: float,
+    contradiction_threshold: float,
+    lexical_weight: float,
+) -> Assessment:
+    """Rank the context units for ``claim`` and read the closest ones with the rules."""
+    cosines = (prepared.vectors @ claim_vector).astype(np.float64)
+    claim_stems = content_stems(claim)
+    coverage = np.array([_coverage(claim_stems, s) for s in prepared.stems], dtype=np.float64)
+    # Lexical coverage lifts close wordings; cosine alone carries true paraphrases.
+    scores = np.maximum(cosines, (1 - lexical_weight) * cosines + lexical_weight * coverage)
+    order = [int(i) for i in np.argsort(-scores, kind="stable")[:6]]
+    support: tuple[float, int] | None = None
+    contra: tuple[float, int, str] | None = None
+    partial: tuple[float, int, list[str]] | None = None
+    for i in order:
+        score = float(scores[i])
+        if score < contradiction_threshold:
+            break
+        unit = prepared.units[i]
+        hit = contradiction(claim, unit.text, prepared.text)
+        if hit is not None:
+            if contra is None:
+                contra = (score, i, f"{hit.rule}: {hit.detail}")
+            continue
+        if score < support_threshold:
+            continue
+        window = prepared.window(unit)
+        missing = missing_details(claim, window, prepared.text) + uncovered_parts(claim, window)
+        if missing:
+            if partial is None:
+                partial = (score, i, missing)
+            continue
+        if support is None:
+            support = (score, i)
+    top = order[0]
+    features = _features(claim, claim_stems, prepared, cosines, coverage, scores, order)
+    features[FEATURES.index("clean_support")] = support[0] if support is not None else 0.0
+    features[FEATURES.index("partial")] = partial[0] if partial is not None else 0.0
+    return Assessment(cosines, top, support, contra, partial, features)
+
+
+def _features(
+    claim: str,
+    claim_stems: set[str],
+    prepared: PreparedContext,
+    cosines: Floats,
+    coverage: Floats,
+    scores: Floats,
+    order: list[int],
+) -> Floats:
+    top = order[0]
+    unit = prepared.units[top]
+    window = prepared.window(unit)
+    top3: set[str] = set()
+    for i in order[:3]:
+        top3 |= prepared.stems[i]
+    every: set[str] = set().union(*prepared.stems)
+    claim_entities = entities(claim)
+    context_lower = prepared.text.lower()
+    claim_words = max(1, len(claim.split()))
+    values = {
+        "cos_best": float(np.max(cosines)),
+        "cos_top3_mean": float(np.mean(np.sort(cosines)[::-1][:3])),
+        "blend_best": float(scores[top]),
+        "coverage_best": float(coverage[top]),
+        "coverage_window": _coverage(claim_stems, content_stems(window)),
+        "coverage_top3": _coverage(claim_stems, top3),
+        "coverage_context": _coverage(claim_stems, every),
+        "clean_support": 0.0,
+        "partial": 0.0,
+        "missing_details": min(3, len(missing_details(claim, window, prepared.text))) / 3,
+        "uncovered_parts": min(3, len(uncovered_parts(claim, window))) / 3,
+        "entity_coverage": (
+            sum(e in context_lower for e in claim_entities) / len(claim_entities)
+            if claim_entities
+            else 1.0
+        ),
+        "number_in_claim": 1.0 if quantities(claim) else 0.0,
+        "claim_words_log": math.log1p(claim_words),
+        "span_ratio": min(4.0, len(unit.text.split()) / claim_words),
+    }
+    return np.array([values[name] for name in FEATURES], dtype=np.float64)
