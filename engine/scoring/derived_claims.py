@@ -57,7 +57,8 @@ _PREDICATE_TEXT = """is are was were has have had can cannot could will would ma
     support supported costs cost requires require required comes come gives give gets get
     allows allow lets let takes take makes make uses use runs run adds add keeps keep covers
     cover charges charge needs need contains contain features feature saves save starts start
-    ends end lasts last stores store sends send works work helps help returns return keeps keep earns earn pays pay opens open closes
+    ends end lasts last stores store sends send works work helps help returns return keeps keep
+    earns earn pays pay opens open closes
     close receives receive remains remain becomes become lives live sells sell buys buy builds
     build holds hold applies apply expires expire renews renew grows grow rises rise falls fall
     reaches reach serves serve accepts accept shows show means mean says say leads lead wins
