@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.embedders.base import Vectors
 from engine.judges.combiner import FEATURES, Floats
 from engine.judges.rules import (
     content_stems,
@@ -41,7 +40,6 @@ class PreparedContext:
     """Context units with their vectors and stems, built once per context."""
 
     units: tuple[Unit, ...]
-    vectors: Vectors
     stems: tuple[frozenset[str], ...]
     sentences: tuple[str, ...]
     text: str
@@ -75,15 +73,15 @@ def _coverage(claim_stems: set[str], stems: frozenset[str] | set[str]) -> float:
 
 def assess(
     claim: str,
-    claim_vector: Vectors,
+    cosines: Floats,
     prepared: PreparedContext,
     *,
     support_threshold: float,
     contradiction_threshold: float,
     lexical_weight: float,
 ) -> Assessment:
-    """Rank the context units for ``claim`` and read the closest ones with the rules."""
-    cosines = (prepared.vectors @ claim_vector).astype(np.float64)
+    """Rank the context units for ``claim`` (``cosines``: one per unit, -1 for units that
+    were not embedded) and read the closest ones with the rules."""
     claim_stems = content_stems(claim)
     coverage = np.array([_coverage(claim_stems, s) for s in prepared.stems], dtype=np.float64)
     # Lexical coverage lifts close wordings; cosine alone carries true paraphrases.

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-RULES_VERSION = "rules-v1"
+RULES_VERSION = "rules-v2"
 """Changes whenever a rule changes meaning; part of the local judge's prompt_version."""
 
 
@@ -615,7 +615,7 @@ def missing_details(claim: str, evidence: str, context: str = "") -> list[str]:
 
 
 _PART_SPLIT = re.compile(
-    r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|with|because|through|together with|as well as|"
+    r"\s*,\s+(?:and\s+|or\s+)?|\s+(?:and|or|with|because|through|together with|as well as|"
     r"plus|including|but|while|via)\s+",
     re.IGNORECASE,
 )

@@ -134,6 +134,7 @@ _KNOW_OF = re.compile(
     re.IGNORECASE,
 )
 _CONTRAST = re.compile(r"\b(?:but|however|although|though|that said)\b[, ]+(.*)$", re.IGNORECASE)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<![\w])'[^']{4,}'(?![\w])")
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 
 ABSTENTION_PROTOTYPES: tuple[str, ...] = (
@@ -188,6 +189,8 @@ def sentence_kind(sentence: str, prototype_cosine: float | None = None) -> Sente
     text = sentence.strip().replace("’", "'")
     if not text or _FILLER.match(text):
         return "filler"
+    # Quoted speech is reported, not said: 'He said, "I cannot tell a lie"' answers.
+    text = _QUOTED.sub(" ", text).strip() or text
     cue = _ABSTAIN_EN.search(text) or _ABSTAIN_OTHER.search(text)
     contrast = _CONTRAST.search(text)
     if cue is not None:

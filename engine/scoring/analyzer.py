@@ -319,7 +319,7 @@ class ResponseAnalyzer:
             names = name_tokens([*plan.case.brand_names, plan.case.domain])
             completeness = score_completeness(
                 plan.candidates, plan.claims, lookup, threshold, config, names,
-                source=plan.claims_source,
+                source=plan.claims_source, response=plan.response,
             )  # fmt: skip
             mentions = [(m.start, m.end) for m in attribution.mentions]
             highlights = highlight(

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.judges.rules import contradiction, quantities
+from engine.judges.rules import contradiction, missing_details, quantities, uncovered_parts
 from engine.models import AnalyzerConfig, ClaimsSource, ClaimStatus, ExpectedClaim, Tier
 from engine.scoring.accuracy import Lookup, Segment
+from engine.text import Span, split_sentences
 
 CONTRADICTION_MARGIN = 0.08
 """A clean span may trail a contradicting one by this much cosine and still make the claim
@@ -115,6 +116,7 @@ def score_completeness(
     config: AnalyzerConfig,
     names: frozenset[str] = frozenset(),
     source: ClaimsSource = "given",
+    response: str = "",
 ) -> CompletenessResult:
     """Search each ``(claim, embedding text)`` over the candidate spans; a claim is found
     when its best cosine is at least ``threshold`` and that span does not contradict it.
@@ -131,6 +133,9 @@ def score_completeness(
     "charges 19.9% EAR" (0.735). A claim whose closest span fires a rule is
     ``contradicted`` unless a clean span that states its numbers comes within
     ``CONTRADICTION_MARGIN``; a contradicted claim keeps its evidence and counts as not found.
+    A clean span must also state the claim in full (``response`` given): every number, date
+    and name of the claim in its sentence, and a word of each part of a compound claim
+    ("X with Y"); a span that states only part of the claim leaves it missing.
     """
     matches: list[ClaimMatch] = []
     if claims and candidates:
@@ -145,7 +150,7 @@ def score_completeness(
         check = config.completeness.check_contradictions
         for i, (claim, _) in enumerate(claims):
             gated = np.where(eligible[i], sims[i], -np.inf)
-            match = _match_claim(claim, gated, sims[i], candidates, threshold, check)
+            match = _match_claim(claim, gated, sims[i], candidates, threshold, check, response)
             matches.append(dataclasses.replace(match, source=source))
     else:
         matches = [ClaimMatch(claim, False, 0.0, source=source) for claim, _ in claims]
@@ -159,6 +164,14 @@ def score_completeness(
     )
 
 
+def _sentence_of(span: Segment, sentences: Sequence[Span]) -> str:
+    """The response sentence that holds ``span`` (the span itself when none does)."""
+    for sentence in sentences:
+        if sentence.start <= span.start and span.end <= sentence.end:
+            return sentence.text
+    return span.text
+
+
 def _match_claim(
     claim: ExpectedClaim,
     gated: np.ndarray,
@@ -166,6 +179,7 @@ def _match_claim(
     candidates: Sequence[Segment],
     threshold: float,
     check: bool,
+    response: str = "",
 ) -> ClaimMatch:
     """Found, contradicted or missing for one claim over the candidate spans."""
     order = [int(j) for j in np.argsort(-gated, kind="stable") if float(gated[j]) >= threshold]
@@ -176,6 +190,7 @@ def _match_claim(
         return _hit(claim, candidates[order[0]], float(sims[order[0]]), "found")
     contra: tuple[int, str, str] | None = None
     claim_numbers = quantities(claim.text)
+    sentences = split_sentences(response) if response else []
     for j in order[:8]:
         span = candidates[j]
         if contra is not None and float(gated[j]) < float(gated[contra[0]]) - CONTRADICTION_MARGIN:
@@ -187,8 +202,12 @@ def _match_claim(
             continue
         if contra is not None and claim_numbers and not quantities(span.text):
             continue  # a clean span that states no number cannot clear a wrong number
+        sentence = _sentence_of(span, sentences)
+        if missing_details(claim.text, sentence, response) or uncovered_parts(claim.text, sentence):
+            continue  # states part of the claim only: a number, date, name or part is absent
         return _hit(claim, span, float(sims[j]), "found")
-    assert contra is not None
+    if contra is None:  # every close span states only part of the claim
+        return ClaimMatch(claim, False, round(float(sims[order[0]]), 4))
     j, rule, detail = contra
     return _hit(claim, candidates[j], float(sims[j]), "contradicted", rule, detail)
 

@@ -65,6 +65,8 @@ _PREDICATE_TEXT = """is are was were has have had can cannot could will would ma
     win owns own employs employ ships ship processes process launched founded acquired
     released created invented discovered moved died became won lost"""
 _PREDICATE_START = frozenset(_PREDICATE_TEXT.split())
+_AUXILIARIES = frozenset(_PREDICATE_TEXT.split()[:18])
+"""is, are, was, were, has, have, had, can, ...: a verb whatever the sentence."""
 # Words after which a list's items start ("includes SSO, audit logs and support").
 _HEAD_TEXT = "with of for like as such including include includes are is in on to by from"
 _LIST_HEAD = _PREDICATE_START | frozenset(_HEAD_TEXT.split())
@@ -123,11 +125,13 @@ def _split_coordination(clause: str) -> list[str]:
 
 def _split_list(clause: str) -> list[str]:
     """'H x, y(,) and z' -> ['H x', 'H y', 'H z'] for short items after a head word."""
-    pieces = [p.strip() for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+and\s+", clause)]
+    # A comma before a year is part of a date ("January 15, 1967"), not a list separator.
+    pieces = [p.strip() for p in re.split(r",\s*(?!\d{4}\b)(?:and\s+|or\s+)?|\s+and\s+", clause)]
     if len(pieces) < 3 or any(not p for p in pieces):
         return [clause]
     items = pieces[1:]
-    if any(len(p.split()) > 5 for p in items):
+    # Items are short noun phrases; one with a verb of its own makes this clauses, not a list.
+    if any(len(p.split()) > 5 or _AUXILIARIES & set(p.lower().split()) for p in items):
         return [clause]
     if ":" in pieces[0]:
         return [clause]  # "three plans: Free, Pro and Team": the list is the fact

@@ -39,6 +39,7 @@ import numpy as np
 
 from engine.judges.combiner import FEATURES, WEIGHTS_FILE, Combiner, fit_logistic
 from engine.judges.local import LocalJudge, claim_spans
+from engine.judges.rules import RULES_VERSION
 from tests.bench.judge_quality import cached_embedder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,7 +99,9 @@ class Featurised:
 def featurise(items: Sequence[Example]) -> Featurised:
     """Features of every example, cached in the temp dir by content hash."""
     digest = hashlib.sha256(
-        json.dumps([VERSION, FEATURES, [(e.claim, e.context) for e in items]]).encode()
+        json.dumps(
+            [VERSION, RULES_VERSION, FEATURES, [(e.claim, e.context) for e in items]]
+        ).encode()
     ).hexdigest()[:16]
     cache = Path(tempfile.gettempdir()) / f"evalhouse-judge-features-{digest}.npz"
     if cache.exists():

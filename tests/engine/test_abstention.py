@@ -66,6 +66,7 @@ ANSWERS = [
     "There is no fee for the first transfer.",
     "Nothing happens if you swallow watermelon seeds.",
     "I know the Pro plan is the best choice for small teams.",
+    'George Washington famously said, "I cannot tell a lie"',
 ]
 
 
