@@ -114,6 +114,8 @@ def assess(
     features = _features(claim, claim_stems, prepared, cosines, coverage, scores, order)
     features[FEATURES.index("clean_support")] = support[0] if support is not None else 0.0
     features[FEATURES.index("partial")] = partial[0] if partial is not None else 0.0
+    features[FEATURES.index("support_any")] = 1.0 if support is not None else 0.0
+    features[FEATURES.index("contradiction_any")] = 1.0 if contra is not None else 0.0
     return Assessment(cosines, top, support, contra, partial, features)
 
 
@@ -156,5 +158,12 @@ def _features(
         "number_in_claim": 1.0 if quantities(claim) else 0.0,
         "claim_words_log": math.log1p(claim_words),
         "span_ratio": min(4.0, len(unit.text.split()) / claim_words),
+        "context_units_log": math.log1p(len(prepared.units)),
+        "support_any": 0.0,
+        "missing_any": 1.0 if missing_details(claim, window, prepared.text) else 0.0,
+        "contradiction_any": 0.0,
+        # Against the whole context: a number, name or part of the claim found nowhere in it.
+        "missing_context": min(3, len(missing_details(claim, prepared.text, prepared.text))) / 3,
+        "uncovered_context": min(3, len(uncovered_parts(claim, prepared.text))) / 3,
     }
     return np.array([values[name] for name in FEATURES], dtype=np.float64)

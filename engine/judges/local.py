@@ -43,7 +43,7 @@ from engine.judges.base import (
     RubricResult,
     RubricScore,
 )
-from engine.judges.combiner import Combiner, load_combiner
+from engine.judges.combiner import Combiner, load_combiner, vetoed
 from engine.judges.evidence import Assessment, PreparedContext, Unit, assess
 from engine.judges.rules import RULES_VERSION, content_stems
 from engine.models import Verdict
@@ -243,8 +243,11 @@ class LocalJudge:
         verdict = self._decide(a, prepared)
         if verdict.verdict == "CONTRADICTED":
             return verdict, 0.0
+        if verdict.verdict == "SUPPORTED" and a.support is not None:
+            return verdict, 1.0
         if self.combiner is not None:
-            return verdict, self.combiner.probability(a.features)
+            p = self.combiner.probability(a.features)
+            return verdict, p if verdict.verdict == "SUPPORTED" else min(p, 0.5)
         if verdict.verdict == "SUPPORTED":
             return verdict, 1.0
         sim, support = verdict.similarity or 0.0, self.thresholds.support
@@ -300,10 +303,11 @@ class LocalJudge:
         if contra is not None and (support is None or support[0] < contra[0] - t.margin):
             return verdict("CONTRADICTED", contra[1], contra[2].split(":", 1)[0])
         shown = support[1] if support else a.partial[1] if a.partial else a.top
-        if self.combiner is not None:
+        supported = support is not None
+        if self.combiner is not None and not supported and not vetoed(a.features):
+            # Clean support by the rules stands; the combiner decides the rest (evidence
+            # spread over sentences, paraphrases the rules cannot read).
             supported = self.combiner.probability(a.features) >= self.combiner.threshold
-        else:
-            supported = support is not None
         return verdict("SUPPORTED" if supported else "NOT_ENOUGH_INFO", shown)
 
     async def score_rubric(

@@ -14,7 +14,8 @@ Training data (read in place, never copied into the project):
 TruthfulQA is kept out of training: it is the held-out check of the correctness score
 (``tests.bench.truthfulqa``), so no figure there is tuned on it.
 
-The combiner decides SUPPORTED vs not; CONTRADICTED stays with the rules. Every dataset gets
+The combiner decides SUPPORTED vs not where the rules found no clean support (it is trained on
+exactly those rows); CONTRADICTED and clean support stay with the rules. Every dataset gets
 the same total weight and, within it, both classes the same weight, so no set dominates and
 the threshold 0.5 aims at macro-F1. Figures printed:
 
@@ -37,7 +38,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.judges.combiner import FEATURES, WEIGHTS_FILE, Combiner, fit_logistic
+from engine.judges.combiner import (
+    COMBINER_FEATURES,
+    FEATURES,
+    WEIGHTS_FILE,
+    Combiner,
+    fit_logistic,
+    vetoed,
+)
 from engine.judges.local import LocalJudge, claim_spans
 from engine.judges.rules import RULES_VERSION
 from tests.bench.judge_quality import cached_embedder
@@ -45,6 +53,8 @@ from tests.bench.judge_quality import cached_embedder
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT.parent / "shared" / "benchmarks"
 VERSION = "lr1"
+DATASETS = ("wice", "own", "claims")
+SOURCES = ("wice_claims", "wice_spans", "own", "claims")
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,9 @@ class Example:
     """One (claim, context) pair with its gold three-state label."""
 
     dataset: str
+    """Group for leave-one-dataset-out (WiCE claims and spans share their articles)."""
+    source: str
+    """Set the figures are reported for: wice_claims, wice_spans, own, claims."""
     claim: str
     context: tuple[str, ...]
     label: str
@@ -68,7 +81,13 @@ def examples() -> list[Example]:
     out: list[Example] = []
     for item in _jsonl(BENCH / "wice_claims" / "items.jsonl"):
         out.append(
-            Example("wice", str(item["claim"]), tuple(item["context"]), str(item["label"]))  # type: ignore[arg-type]
+            Example(
+                "wice",
+                "wice_claims",
+                str(item["claim"]),
+                tuple(item["context"]),  # type: ignore[arg-type]
+                str(item["label"]),
+            )
         )
     for item in _jsonl(BENCH / "wice_spans" / "items.jsonl"):
         response = str(item["response"])
@@ -76,12 +95,14 @@ def examples() -> list[Example]:
         for claim in claim_spans(response):
             bad = any(s < claim.end and claim.start < e for s, e in spans)
             label = "NOT_ENOUGH_INFO" if bad else "SUPPORTED"
-            out.append(Example("wice", claim.text, tuple(item["context"]), label))  # type: ignore[arg-type]
+            out.append(Example("wice", "wice_spans", claim.text, tuple(item["context"]), label))  # type: ignore[arg-type]
     for item in _jsonl(ROOT / "tests" / "data" / "judge_quality.jsonl"):
-        out.append(Example("own", str(item["claim"]), tuple(item["context"]), str(item["label"])))  # type: ignore[arg-type]
+        out.append(
+            Example("own", "own", str(item["claim"]), tuple(item["context"]), str(item["label"]))  # type: ignore[arg-type]
+        )
     for item in _jsonl(ROOT / "tests" / "data" / "claim_matching.jsonl"):
         label = "SUPPORTED" if item["stated"] else "NOT_ENOUGH_INFO"
-        out.append(Example("claims", str(item["claim"]), (str(item["response"]),), label))
+        out.append(Example("claims", "claims", str(item["claim"]), (str(item["response"]),), label))
     return out
 
 
@@ -143,16 +164,21 @@ def weights_for(items: Sequence[Example], y: np.ndarray) -> np.ndarray:
 
 
 def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float) -> Combiner:
-    """A combiner fitted on rows ``x`` (threshold 0.5)."""
-    weights, bias, mean, scale = fit_logistic(x, y, w, l2=l2)
-    return Combiner(FEATURES, mean, scale, weights, bias, 0.5, VERSION)
+    """A combiner over :data:`COMBINER_FEATURES` fitted on full rows ``x`` (threshold 0.5)."""
+    columns = [FEATURES.index(name) for name in COMBINER_FEATURES]
+    weights, bias, mean, scale = fit_logistic(x[:, columns], y, w, l2=l2)
+    return Combiner(COMBINER_FEATURES, mean, scale, weights, bias, 0.5, VERSION)
 
 
 def three_state(p: np.ndarray, f: Featurised, threshold: float = 0.5) -> list[str]:
-    """Verdicts: the rules' CONTRADICTED first, then the combiner's support decision."""
+    """Verdicts as the local judge decides: the rules' CONTRADICTED first, then the rules'
+    clean support, then the combiner where no detail of the claim is absent from the context
+    (``engine.judges.combiner.vetoed``)."""
+    veto = np.array([vetoed(row) for row in f.x])
+    supported = f.rule_supported | ((p >= threshold) & ~veto)
     return [
-        "CONTRADICTED" if c else "SUPPORTED" if q >= threshold else "NOT_ENOUGH_INFO"
-        for q, c in zip(p, f.contradicted, strict=True)
+        "CONTRADICTED" if c else "SUPPORTED" if s else "NOT_ENOUGH_INFO"
+        for s, c in zip(supported, f.contradicted, strict=True)
     ]
 
 
@@ -174,11 +200,11 @@ def report(title: str, items: Sequence[Example], pred: Sequence[str]) -> None:
     from tests.bench.judge_quality import confusion, scores
 
     print(f"== {title}")
-    for name in ("wice", "own", "claims"):
-        idx = [i for i, e in enumerate(items) if e.dataset == name]
+    for name in SOURCES:
+        idx = [i for i, e in enumerate(items) if e.source == name]
         gold = [items[i].label for i in idx]
         guess = [pred[i] for i in idx]
-        if name == "wice":
+        if name.startswith("wice"):
             guess = ["NOT_ENOUGH_INFO" if g == "CONTRADICTED" else g for g in guess]
             labels = ["SUPPORTED", "NOT_ENOUGH_INFO"]
         elif name == "claims":
@@ -192,6 +218,51 @@ def report(title: str, items: Sequence[Example], pred: Sequence[str]) -> None:
             f"macro-F1 {s['macro_f1']:.3f}"
         )
         print(confusion(gold, guess, labels, indent="    "))
+    # The calibration figure: found / contradicted / missing on the project's labelled sets.
+    idx = [i for i, e in enumerate(items) if e.source in ("own", "claims")]
+    right = sum(pred[i] == items[i].label for i in idx)
+    print(f"{title} calibration (own + claims, 3 states): accuracy {right / len(idx):.3f}")
+
+
+def crossvalidate(k: int = 5, l2: float = 1.0) -> Combiner:
+    """Print the before, k-fold and leave-one-dataset-out figures; return the combiner
+    fitted on everything."""
+    items = examples()
+    y = np.array([e.label == "SUPPORTED" for e in items], dtype=float)
+    counts = ", ".join(f"{n} {sum(e.dataset == n for e in items)}" for n in DATASETS)
+    print(f"examples: {len(items)}; {counts}")
+    f = featurise(items)
+    before = ["CONTRADICTED" if c else "SUPPORTED" if s else "NOT_ENOUGH_INFO"
+              for c, s in zip(f.contradicted, f.rule_supported, strict=True)]  # fmt: skip
+    report("before (hand-set thresholds, no training)", items, before)
+
+    def held_out(train: np.ndarray, test: np.ndarray, p: np.ndarray) -> None:
+        # The combiner only decides where the rules found no clean support: train on those.
+        train = train & ~f.rule_supported
+        chosen = [items[i] for i in np.flatnonzero(train)]
+        model = fit(f.x[train], y[train], weights_for(chosen, y[train]), l2)
+        p[test] = model.probabilities(f.x[test])
+
+    fold = folds(items, y, k)
+    p = np.zeros(len(items))
+    for n in range(k):
+        held_out(fold != n, fold == n, p)
+    report(f"{k}-fold held-out", items, three_state(p, f))
+    names = np.array([e.dataset for e in items])
+    p = np.zeros(len(items))
+    for name in DATASETS:
+        held_out(names != name, names == name, p)
+    report("leave-one-dataset-out", items, three_state(p, f))
+    rows = ~f.rule_supported
+    final = fit(
+        f.x[rows], y[rows], weights_for([items[i] for i in np.flatnonzero(rows)], y[rows]), l2
+    )
+    print("weights (standardised features):")
+    for name, value in sorted(
+        zip(COMBINER_FEATURES, final.weights, strict=True), key=lambda t: -abs(t[1])
+    ):
+        print(f"  {name:18s} {value:+.3f}")
+    return final
 
 
 def main() -> None:
@@ -201,48 +272,7 @@ def main() -> None:
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    items = examples()
-    y = np.array([e.label == "SUPPORTED" for e in items], dtype=float)
-    print(
-        f"examples: {len(items)}; "
-        + ", ".join(f"{n} {sum(e.dataset == n for e in items)}" for n in ("wice", "own", "claims"))
-    )
-    f = featurise(items)
-    w = weights_for(items, y)
-    before = ["CONTRADICTED" if c else "SUPPORTED" if s else "NOT_ENOUGH_INFO"
-              for c, s in zip(f.contradicted, f.rule_supported, strict=True)]  # fmt: skip
-    report("before (hand-set thresholds, no training)", items, before)
-
-    fold = folds(items, y, args.folds)
-    p = np.zeros(len(items))
-    for k in range(args.folds):
-        train, test = fold != k, fold == k
-        model = fit(
-            f.x[train],
-            y[train],
-            weights_for([items[i] for i in np.flatnonzero(train)], y[train]),
-            args.l2,
-        )
-        p[test] = model.probabilities(f.x[test])
-    report(f"{args.folds}-fold held-out", items, three_state(p, f))
-
-    names = np.array([e.dataset for e in items])
-    p = np.zeros(len(items))
-    for name in ("wice", "own", "claims"):
-        train, test = names != name, names == name
-        model = fit(
-            f.x[train],
-            y[train],
-            weights_for([items[i] for i in np.flatnonzero(train)], y[train]),
-            args.l2,
-        )
-        p[test] = model.probabilities(f.x[test])
-    report("leave-one-dataset-out", items, three_state(p, f))
-
-    final = fit(f.x, y, w, args.l2)
-    print("weights (standardised features):")
-    for name, value in sorted(zip(FEATURES, final.weights, strict=True), key=lambda t: -abs(t[1])):
-        print(f"  {name:18s} {value:+.3f}")
+    final = crossvalidate(args.folds, args.l2)
     if args.write:
         WEIGHTS_FILE.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {WEIGHTS_FILE.relative_to(ROOT)}")
