@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 WEIGHTS_FILE = Path(__file__).with_name("combiner_weights.json")
+CORRECTNESS_WEIGHTS_FILE = Path(__file__).with_name("correctness_weights.json")
 
 FEATURES: tuple[str, ...] = (
     "cos_best",
@@ -61,6 +62,23 @@ rows, L2) by cross-validated and leave-one-dataset-out figures: the larger sets 
 k-folds slightly better and generalised worse to a dataset they had not seen."""
 
 
+CORRECTNESS_FEATURES: tuple[str, ...] = (
+    "cos_answer_reference",
+    "cos_answer_question",
+    "cos_reference_question",
+    "reference_over_question",
+    "reference_claims_stated",
+    "answer_claims_supported",
+    "reference_contradicted",
+    "answer_contradicted",
+    "length_ratio_log",
+)
+"""Features of an (answer, reference, question) triple for the correctness combiner.
+``reference_over_question`` is cos(answer, reference) - cos(answer, question): an answer
+that only echoes the question's premise is not thereby correct (TruthfulQA's incorrect
+answers restate misconceptions the questions invite)."""
+
+
 def vetoed(x: Floats) -> bool:
     """A claim with a number, date, name or part found nowhere in the context cannot be
     supported, whatever the similarities say ("X with Y" where Y is never mentioned)."""
@@ -85,14 +103,16 @@ class Combiner:
     """Probability at or above which the claim is SUPPORTED."""
     version: str
     """Recorded in the local judge's prompt_version."""
+    space: tuple[str, ...] = FEATURES
+    """The full feature vector the judge computes (``FEATURES`` or ``CORRECTNESS_FEATURES``)."""
 
     @property
     def columns(self) -> list[int]:
         """Positions of this combiner's features in a full :data:`FEATURES` vector."""
-        return [FEATURES.index(name) for name in self.features]
+        return [self.space.index(name) for name in self.features]
 
     def probability(self, x: Floats) -> float:
-        """P(supported) for one full feature vector (ordered as :data:`FEATURES`)."""
+        """P(positive) for one full feature vector (ordered as ``space``)."""
         return float(self.probabilities(x[None, :])[0])
 
     def probabilities(self, rows: Floats) -> Floats:
@@ -105,6 +125,7 @@ class Combiner:
         """The JSON form written by the training script."""
         return {
             "version": self.version,
+            "space": "correctness" if self.space == CORRECTNESS_FEATURES else "claim",
             "features": list(self.features),
             "mean": [round(float(v), 6) for v in self.mean],
             "scale": [round(float(v), 6) for v in self.scale],
@@ -117,7 +138,8 @@ class Combiner:
 def from_json(data: dict[str, object]) -> Combiner:
     """A combiner from its JSON form; its features must be known ones."""
     features = tuple(str(f) for f in data["features"])  # type: ignore[attr-defined]
-    unknown = [f for f in features if f not in FEATURES]
+    space = CORRECTNESS_FEATURES if data.get("space") == "correctness" else FEATURES
+    unknown = [f for f in features if f not in space]
     if unknown:
         raise ValueError(f"combiner weights use unknown features {unknown}")
 
@@ -132,13 +154,20 @@ def from_json(data: dict[str, object]) -> Combiner:
         bias=float(data["bias"]),  # type: ignore[arg-type]
         threshold=float(data["threshold"]),  # type: ignore[arg-type]
         version=str(data["version"]),
+        space=space,
     )
 
 
 @lru_cache(maxsize=1)
 def load_combiner() -> Combiner:
-    """The committed combiner (``combiner_weights.json``)."""
+    """The committed claim-support combiner (``combiner_weights.json``)."""
     return from_json(json.loads(WEIGHTS_FILE.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
+def load_correctness() -> Combiner:
+    """The committed answer-correctness combiner (``correctness_weights.json``)."""
+    return from_json(json.loads(CORRECTNESS_WEIGHTS_FILE.read_text(encoding="utf-8")))
 
 
 def fit_logistic(

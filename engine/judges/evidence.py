@@ -10,11 +10,14 @@ feature vector of :mod:`engine.judges.combiner`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine.judges.combiner import FEATURES, Floats
+from engine.embedders.base import Vectors
+from engine.judges.base import ClaimVerdict
+from engine.judges.combiner import CORRECTNESS_FEATURES, FEATURES, Floats
 from engine.judges.rules import (
     content_stems,
     contradiction,
@@ -167,3 +170,39 @@ def _features(
         "uncovered_context": min(3, len(uncovered_parts(claim, prepared.text))) / 3,
     }
     return np.array([values[name] for name in FEATURES], dtype=np.float64)
+
+
+def correctness_features(
+    vectors: Vectors,
+    answer: str,
+    reference: str,
+    judged: Sequence[tuple[ClaimVerdict, float]],
+    back: Sequence[tuple[ClaimVerdict, float]],
+) -> Floats:
+    """Features of an answer against its reference (``CORRECTNESS_FEATURES`` order).
+
+    ``vectors`` are the question, answer and reference embeddings; ``judged`` the reference
+    claims verified against the answer and ``back`` the answer's claims verified against
+    the reference, each as (verdict, probability of support).
+    """
+    q, a, r = (np.asarray(v, dtype=np.float64) for v in vectors[:3])
+    cos_ar, cos_aq = float(a @ r), float(a @ q)
+
+    def mean(values: Sequence[tuple[ClaimVerdict, float]]) -> float:
+        return float(np.mean([p for _, p in values])) if values else 0.0
+
+    def contradicted(values: Sequence[tuple[ClaimVerdict, float]]) -> float:
+        return float(any(v.verdict == "CONTRADICTED" for v, _ in values))
+
+    values = {
+        "cos_answer_reference": cos_ar,
+        "cos_answer_question": cos_aq,
+        "cos_reference_question": float(r @ q),
+        "reference_over_question": cos_ar - cos_aq,
+        "reference_claims_stated": mean(judged),
+        "answer_claims_supported": mean(back),
+        "reference_contradicted": contradicted(judged),
+        "answer_contradicted": contradicted(back),
+        "length_ratio_log": math.log1p(len(answer.split())) - math.log1p(len(reference.split())),
+    }
+    return np.array([values[name] for name in CORRECTNESS_FEATURES], dtype=np.float64)

@@ -43,8 +43,14 @@ from engine.judges.base import (
     RubricResult,
     RubricScore,
 )
-from engine.judges.combiner import Combiner, load_combiner, vetoed
-from engine.judges.evidence import Assessment, PreparedContext, Unit, assess
+from engine.judges.combiner import Combiner, load_combiner, load_correctness, vetoed
+from engine.judges.evidence import (
+    Assessment,
+    PreparedContext,
+    Unit,
+    assess,
+    correctness_features,
+)
 from engine.judges.rules import RULES_VERSION, content_stems
 from engine.models import Verdict
 from engine.scoring.abstention import Abstention, detect_abstention
@@ -124,12 +130,13 @@ class LocalJudge:
         *,
         thresholds: Thresholds | None = None,
         combiner: Combiner | None = None,
+        correctness: Combiner | None = None,
         use_combiner: bool = True,
         cache_size: int = 20_000,
     ) -> None:
         """Judge with ``embedder``; the committed combiner is used with the local MiniLM
-        embedder it was trained for unless ``combiner`` is given (``use_combiner=False``
-        keeps the hand-set thresholds, as the training script needs)."""
+        embedder it was trained for unless ``combiner``/``correctness`` are given
+        (``use_combiner=False`` loads none, as the training script needs)."""
         self._embedder = embedder
         if thresholds is None:
             thresholds = (
@@ -139,10 +146,15 @@ class LocalJudge:
             )
         self.thresholds = thresholds
         """Decision thresholds in use (recorded in prompt_version)."""
-        if combiner is None and use_combiner and embedder.name.startswith("local"):
+        trained_for = embedder.name.startswith("local")
+        if combiner is None and use_combiner and trained_for:
             combiner = load_combiner()
-        self.combiner = combiner if use_combiner else None
+        self.combiner = combiner
         """Learned support decision; None falls back to the thresholds."""
+        if correctness is None and use_combiner and trained_for:
+            correctness = load_correctness()
+        self.correctness = correctness
+        """Learned answer-vs-reference correctness; None averages the claims' support."""
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._contexts: OrderedDict[tuple[str, ...], PreparedContext] = OrderedDict()
         self._cache_size = cache_size
@@ -156,7 +168,9 @@ class LocalJudge:
     def prompt_version(self) -> str:
         """Scoring logic version with the thresholds in use."""
         t = self.thresholds
-        learned = f"+{self.combiner.version}" if self.combiner is not None else ""
+        learned = "".join(
+            f"+{c.version}" for c in (self.combiner, self.correctness) if c is not None
+        )
         return f"{LOCAL_VERSION}{learned}@{self._embedder.name}:s{t.support:g}c{t.contradiction:g}"
 
     # ------------------------------------------------------------------ embeddings
@@ -418,6 +432,9 @@ class LocalJudge:
             return MetricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
         judged = [self.judged(claim, [answer]) for claim in ref_claims]
         raw = float(np.mean([p for _, p in judged]))
+        if self.correctness is not None:
+            features = self.correctness_features(question, answer, reference, judged)
+            raw = self.correctness.probability(features)
         stated = sum(v.verdict == "SUPPORTED" for v, _ in judged)
         contradicted = sum(v.verdict == "CONTRADICTED" for v, _ in judged)
         return MetricScore(
@@ -427,6 +444,21 @@ class LocalJudge:
                 f"{contradicted} contradicted; agreement {raw:.2f}."
             ),
         )
+
+    def correctness_features(
+        self,
+        question: str,
+        answer: str,
+        reference: str,
+        judged: Sequence[tuple[ClaimVerdict, float]] | None = None,
+    ) -> np.ndarray:
+        """The correctness combiner's features; ``judged`` are the reference claims already
+        verified against the answer."""
+        if judged is None:
+            judged = [self.judged(s.text, [answer]) for s in claim_spans(reference)]
+        back = [self.judged(s.text, [reference]) for s in claim_spans(answer)]
+        vectors = self._embed([question, answer, reference])
+        return correctness_features(vectors, answer, reference, judged, back)
 
     async def score_relevance(self, question: str, answer: str) -> MetricScore:
         """Cosine of question and answer (best of the whole answer and its claims), on 1-5."""

@@ -11,8 +11,10 @@ Training data (read in place, never copied into the project):
 - ``claims``: the project's ``tests/data/claim_matching.jsonl`` (claim stated / not stated
   in a response: the analyzer's found / missing question).
 
-TruthfulQA is kept out of training: it is the held-out check of the correctness score
-(``tests.bench.truthfulqa``), so no figure there is tuned on it.
+TruthfulQA is kept out of the claim combiner's training. It is the only answer-vs-reference
+set, so the correctness combiner (``correctness_weights.json``: cosines of answer, reference
+and question, the claims' support both ways, contradictions, length) is trained on its first
+3,000 items and reported on question-grouped held-out folds (no question in two folds).
 
 The combiner decides SUPPORTED vs not where the rules found no clean support (it is trained on
 exactly those rows); CONTRADICTED and clean support stay with the rules. Every dataset gets
@@ -40,10 +42,13 @@ import numpy as np
 
 from engine.judges.combiner import (
     COMBINER_FEATURES,
+    CORRECTNESS_FEATURES,
+    CORRECTNESS_WEIGHTS_FILE,
     FEATURES,
     WEIGHTS_FILE,
     Combiner,
     fit_logistic,
+    load_combiner,
     vetoed,
 )
 from engine.judges.local import LocalJudge, claim_spans
@@ -265,6 +270,55 @@ def crossvalidate(k: int = 5, l2: float = 1.0) -> Combiner:
     return final
 
 
+TRUTHFULQA = BENCH / "truthfulqa" / "items.jsonl"
+
+
+def correctness_rows(limit: int = 3000) -> tuple[list[dict[str, str]], np.ndarray, np.ndarray]:
+    """TruthfulQA items, their correctness features and labels (cached in the temp dir)."""
+    items = [{k: str(v) for k, v in i.items() if k != "meta"} for i in _jsonl(TRUTHFULQA)]
+    items = items[:limit]
+    y = np.array([i["label"] == "correct" for i in items], dtype=float)
+    key = [VERSION, RULES_VERSION, CORRECTNESS_FEATURES, load_combiner().to_json(), limit]
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+    cache = Path(tempfile.gettempdir()) / f"evalhouse-correctness-features-{digest}.npy"
+    if cache.exists():
+        return items, np.load(cache), y
+    judge = LocalJudge(cached_embedder(), combiner=load_combiner(), use_combiner=False)
+    x = np.array(
+        [judge.correctness_features(i["question"], i["response"], i["reference"]) for i in items]
+    )
+    np.save(cache, x)
+    return items, x, y
+
+
+def crossvalidate_correctness(k: int = 5, l2: float = 1.0, limit: int = 3000) -> Combiner:
+    """Print held-out AUROC of the correctness combiner (folds grouped by question) and of
+    each feature alone; return the combiner fitted on all ``limit`` items."""
+    from tests.bench.truthfulqa import auroc
+
+    items, x, y = correctness_rows(limit)
+    positive = y.astype(bool)
+    for j, name in enumerate(CORRECTNESS_FEATURES):
+        print(f"truthfulqa: AUROC of {name} alone {auroc(x[:, j], positive):.3f}")
+    questions = sorted({i["question"] for i in items})
+    order = np.random.default_rng(7).permutation(len(questions))
+    fold_of = {q: int(order[n]) % k for n, q in enumerate(questions)}
+    fold = np.array([fold_of[i["question"]] for i in items])
+    held = np.zeros(len(items))
+    for n in range(k):
+        train, test = fold != n, fold == n
+        weights, bias, mean, scale = fit_logistic(x[train], y[train], None, l2=l2)
+        held[test] = ((x[test] - mean) / scale) @ weights + bias
+    print(
+        f"truthfulqa: correctness combiner, {k}-fold held out (grouped by question): "
+        f"AUROC {auroc(held, positive):.3f} on {len(items)} items"
+    )
+    weights, bias, mean, scale = fit_logistic(x, y, None, l2=l2)
+    return Combiner(
+        CORRECTNESS_FEATURES, mean, scale, weights, bias, 0.5, "cr1", CORRECTNESS_FEATURES
+    )
+
+
 def main() -> None:
     """Featurise, cross-validate, optionally write the weights."""
     parser = argparse.ArgumentParser()
@@ -276,6 +330,13 @@ def main() -> None:
     if args.write:
         WEIGHTS_FILE.write_text(json.dumps(final.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"wrote {WEIGHTS_FILE.relative_to(ROOT)}")
+    if TRUTHFULQA.exists():
+        load_combiner.cache_clear()  # the correctness features read the claim combiner
+        correctness = crossvalidate_correctness(args.folds, args.l2)
+        if args.write:
+            text = json.dumps(correctness.to_json(), indent=1) + "\n"
+            CORRECTNESS_WEIGHTS_FILE.write_text(text, encoding="utf-8")
+            print(f"wrote {CORRECTNESS_WEIGHTS_FILE.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
