@@ -148,9 +148,12 @@ def score_completeness(
                 if words:  # a claim made only of names and stop words is matched by cosine
                     eligible[i] = [bool(words & w) for w in span_words]
         check = config.completeness.check_contradictions
+        sentences = split_sentences(response) if response and check else []
         for i, (claim, _) in enumerate(claims):
             gated = np.where(eligible[i], sims[i], -np.inf)
-            match = _match_claim(claim, gated, sims[i], candidates, threshold, check, response)
+            match = _match_claim(
+                claim, gated, sims[i], candidates, threshold, check, response, sentences
+            )
             matches.append(dataclasses.replace(match, source=source))
     else:
         matches = [ClaimMatch(claim, False, 0.0, source=source) for claim, _ in claims]
@@ -180,6 +183,7 @@ def _match_claim(
     threshold: float,
     check: bool,
     response: str = "",
+    sentences: Sequence[Span] = (),
 ) -> ClaimMatch:
     """Found, contradicted or missing for one claim over the candidate spans."""
     order = [int(j) for j in np.argsort(-gated, kind="stable") if float(gated[j]) >= threshold]
@@ -190,7 +194,6 @@ def _match_claim(
         return _hit(claim, candidates[order[0]], float(sims[order[0]]), "found")
     contra: tuple[int, str, str] | None = None
     claim_numbers = quantities(claim.text)
-    sentences = split_sentences(response) if response else []
     for j in order[:8]:
         span = candidates[j]
         if contra is not None and float(gated[j]) < float(gated[contra[0]]) - CONTRADICTION_MARGIN:
