@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-RULES_VERSION = "rules-v2"
+RULES_VERSION = "rules-v3"
 """Changes whenever a rule changes meaning; part of the local judge's prompt_version."""
 
 
@@ -349,6 +349,10 @@ def _numbers(claim: str, evidence: str) -> RuleHit | None:
             ):
                 return RuleHit("unit", f"claim says {q.text}, evidence says {e.text}")
         for e in evidence_q:
+            # An evidence number the claim also states is accounted for: the claim adds a
+            # number ("$12,000 before subsidies and $8,000 after"), it does not change one.
+            if any(_matches(c, e) for c in claim_q):
+                continue
             if q.family == e.family and q.currency == e.currency:
                 return RuleHit("number", f"claim says {q.text}, evidence says {e.text}")
     return None
