@@ -38,6 +38,8 @@ CLAIMS = [
     ("para", "You get 1% cash back when you pay for groceries by debit card.", "found", None),
     ("same", "Accounts opened before March 2021 keep the old rate.", "found", None),
     ("gone", "Overdraft interest is charged daily and capped at 50 pounds.", "missing", None),
+    # Partial: the response states the cashback on groceries, not the one on fuel.
+    ("part", "Debit cards earn 1% cashback on groceries and 3% on fuel.", "missing", None),
 ]
 
 
@@ -72,8 +74,8 @@ def test_each_state_with_its_rule(local: LocalEmbedder) -> None:
     analysis = ResponseAnalyzer(local, AnalyzerConfig()).analyze(northwind(), RESPONSE)
     got = {m.claim.id: (m.status, m.rule) for m in analysis.completeness.claims}
     assert got == {i: (status, rule) for i, _, status, rule in CLAIMS}
-    # 2 of 7 found; contradicted claims count against completeness.
-    assert analysis.completeness.score == round(2 / 7 * 100, 2)
+    # 2 of 8 found; contradicted claims count against completeness.
+    assert analysis.completeness.score == 25.0
     assert "contradicted_claim" in analysis.flags
     rows = {r.claim_id: r for r in analysis.claim_records(SampleKey(run_id="r", iteration=1,
                                                                      sample_id="nw1"))}  # fmt: skip
@@ -192,3 +194,23 @@ def test_a_cited_url_is_attribution_not_unsupported(local: LocalEmbedder) -> Non
     assert all(h.end <= url_start for h in analysis.highlights.highlights)
     # The first sentence matches the passage; the citation leaves the denominator.
     assert analysis.highlights.coverage_percent == 100.0
+
+
+# (claim, verdict, rule) for the judge against RESPONSE as context, written by hand.
+JUDGED = [
+    ("The arranged overdraft costs 39.9% EAR.", "contradicted", "number"),
+    ("Accounts opened before March 2023 keep the old rate.", "contradicted", "date"),
+    ("The bank charges a monthly account fee.", "contradicted", "negation"),
+    ("Debit cards give you 1% back on grocery shopping.", "supported", None),
+    ("Debit cards earn 1% cashback on groceries and 3% on fuel.", "not_enough_info", None),
+    ("Savings accounts pay 4% interest.", "not_enough_info", None),
+]
+
+
+@pytest.mark.parametrize(("claim", "verdict", "rule"), JUDGED)
+def test_local_judge_states(
+    local: LocalEmbedder, claim: str, verdict: str, rule: str | None
+) -> None:
+    judge = LocalJudge(local)
+    result = judge.verify(claim, [RESPONSE])
+    assert (result.verdict.lower(), result.rule) == (verdict, rule)
