@@ -27,6 +27,8 @@ Importance = Literal["required", "expected", "optional"]
 Tier = Literal["excellent", "good", "fair", "poor"]
 Verdict = Literal["SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO"]
 AttributionType = Literal["url", "domain", "brand"]
+ClaimStatus = Literal["found", "contradicted", "missing"]
+ClaimsSource = Literal["given", "derived"]
 RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
 
 
@@ -175,6 +177,13 @@ class CompletenessConfig(Frozen):
     """A span states a claim only if it also shares a content word with it (brand and domain
     names aside): sentences about one product embed close together, and cosine alone
     counted unrelated claims as found (demo data: precision 0.79 without, 0.94 with)."""
+    derive_claims: bool = True
+    """When a case has an expected answer text and no claims, cut the text into atomic
+    claims (``claims_source = 'derived'``) so completeness is measured for every case."""
+    check_contradictions: bool = True
+    """Read the best span of a found claim with the contradiction rules (numbers, units,
+    dates, negation, names, antonyms): a span that states something else makes the claim
+    ``contradicted``, not found."""
 
 
 class AttributionConfig(Frozen):
@@ -589,7 +598,9 @@ class ResultRecord(Frozen):
     error: str | None = None
     """Why the sample could not be scored; null when it was."""
     flags: list[str] = Field(default_factory=list)
-    """Review flags: empty_response, keyword_fallback, response_truncated, malformed_text, ..."""
+    """Review flags: empty_response, abstained, keyword_fallback, response_truncated, ..."""
+    abstained: bool | None = None
+    """True when the response declines, deflects or says it does not know (no answer)."""
     sample_hash: str = ""
     """sha256 of the test case, for resume and re-analysis."""
     reanalysis_of: str | None = None
@@ -602,7 +613,7 @@ class ResultRecord(Frozen):
 
 
 class ClaimRecord(Frozen):
-    """One expected claim of one sample: found in the response or missing."""
+    """One expected claim of one sample: found in the response, contradicted or missing."""
 
     run_id: str
     """Run the row belongs to."""
@@ -619,7 +630,7 @@ class ClaimRecord(Frozen):
     importance: Importance
     """required, expected or optional."""
     found: bool
-    """Whether the response states the claim."""
+    """Whether the response states the claim (``status = 'found'``)."""
     evidence: str | None = None
     """The response text that states it (``response[response_start:response_end]``)."""
     similarity: float
@@ -628,6 +639,12 @@ class ClaimRecord(Frozen):
     """Start offset of the evidence in the response (characters)."""
     response_end: int | None = None
     """End offset (exclusive) of the evidence."""
+    status: ClaimStatus | None = None
+    """found, contradicted (the closest span states something else) or missing."""
+    rule: str | None = None
+    """Contradiction rule behind a contradicted claim (number, unit, date, negation, ...)."""
+    claims_source: ClaimsSource | None = None
+    """given (written in the test set) or derived (cut from the reference answer)."""
 
 
 class HighlightRecord(Frozen):

@@ -7,11 +7,17 @@ rules of :mod:`engine.judges.rules` then read the closest evidence, because embe
 a negated or re-numbered sentence nearly as high as the original.
 
 Verdicts:
-- SUPPORTED: some evidence scores at least the support threshold, no rule fires on it and it
-  states every number, date and name of the claim;
-- CONTRADICTED: evidence at least the contradiction threshold makes a rule fire (and no
-  clearly closer evidence supports the claim);
+- CONTRADICTED: evidence at least the contradiction threshold makes a rule fire and no
+  clean evidence comes within the margin;
+- SUPPORTED: the learned combiner (:mod:`engine.judges.combiner`, a logistic regression over
+  cosines, coverage and missing-detail features, trained on public human-labelled sets)
+  gives at least its threshold; without a combiner (an embedder it was not trained for),
+  some evidence scores at least the support threshold, no rule fires on it and it states
+  every number, date and name of the claim;
 - NOT_ENOUGH_INFO: otherwise.
+
+A response that abstains (refuses, deflects, does not know) has no claims: nothing in it
+is ever SUPPORTED.
 
 Rubric, correctness and relevance scores are derived from these signals; the reasoning says
 which claims were not supported. Thresholds are calibrated for the local MiniLM embedder on
@@ -37,16 +43,20 @@ from engine.judges.base import (
     RubricResult,
     RubricScore,
 )
-from engine.judges.rules import (
-    RULES_VERSION,
-    content_stems,
-    contradiction,
-    missing_details,
-    uncovered_parts,
+from engine.judges.combiner import Combiner, load_combiner, load_correctness, vetoed
+from engine.judges.evidence import (
+    Assessment,
+    PreparedContext,
+    Unit,
+    assess,
+    correctness_features,
 )
+from engine.judges.rules import RULES_VERSION, content_stems
+from engine.models import Verdict
+from engine.scoring.abstention import Abstention, detect_abstention
 from engine.text import Span, split_clauses, split_sentences
 
-LOCAL_VERSION = f"local-v1+{RULES_VERSION}"
+LOCAL_VERSION = f"local-v2+{RULES_VERSION}"
 """The local judge's ``prompt_version``: changes when scoring logic changes."""
 
 
@@ -65,6 +75,9 @@ class Thresholds:
 
 
 LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
+
+MAX_EMBEDDED_UNITS = 48
+"""Context units embedded per claim; longer contexts are pre-selected by shared words."""
 """Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
 
 _LEADING_CONNECTIVE = re.compile(
@@ -82,23 +95,6 @@ _NO_ANSWER = re.compile(
     r"no information|unable to)\b",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class _Unit:
-    text: str
-    chunk: int
-    sentence: int
-    """Index into the flattened sentence list."""
-
-
-@dataclass(frozen=True)
-class _PreparedContext:
-    units: tuple[_Unit, ...]
-    vectors: Vectors
-    stems: tuple[frozenset[str], ...]
-    sentences: tuple[str, ...]
-    text: str
 
 
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
@@ -133,8 +129,14 @@ class LocalJudge:
         embedder: Embedder,
         *,
         thresholds: Thresholds | None = None,
+        combiner: Combiner | None = None,
+        correctness: Combiner | None = None,
+        use_combiner: bool = True,
         cache_size: int = 20_000,
     ) -> None:
+        """Judge with ``embedder``; the committed combiner is used with the local MiniLM
+        embedder it was trained for unless ``combiner``/``correctness`` are given
+        (``use_combiner=False`` loads none, as the training script needs)."""
         self._embedder = embedder
         if thresholds is None:
             thresholds = (
@@ -144,8 +146,17 @@ class LocalJudge:
             )
         self.thresholds = thresholds
         """Decision thresholds in use (recorded in prompt_version)."""
+        trained_for = embedder.name.startswith("local")
+        if combiner is None and use_combiner and trained_for:
+            combiner = load_combiner()
+        self.combiner = combiner
+        """Learned support decision; None falls back to the thresholds."""
+        if correctness is None and use_combiner and trained_for:
+            correctness = load_correctness()
+        self.correctness = correctness
+        """Learned answer-vs-reference correctness; None averages the claims' support."""
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._contexts: OrderedDict[tuple[str, ...], _PreparedContext] = OrderedDict()
+        self._contexts: OrderedDict[tuple[str, ...], PreparedContext] = OrderedDict()
         self._cache_size = cache_size
 
     @property
@@ -157,7 +168,10 @@ class LocalJudge:
     def prompt_version(self) -> str:
         """Scoring logic version with the thresholds in use."""
         t = self.thresholds
-        return f"{LOCAL_VERSION}@{self._embedder.name}:s{t.support:g}c{t.contradiction:g}"
+        learned = "".join(
+            f"+{c.version}" for c in (self.combiner, self.correctness) if c is not None
+        )
+        return f"{LOCAL_VERSION}{learned}@{self._embedder.name}:s{t.support:g}c{t.contradiction:g}"
 
     # ------------------------------------------------------------------ embeddings
     def _embed(self, texts: Sequence[str]) -> Vectors:
@@ -178,13 +192,13 @@ class LocalJudge:
             return np.zeros((0, 1), dtype=np.float32)
         return np.asarray(np.stack(rows), dtype=np.float32)
 
-    def _prepare(self, context: Sequence[str]) -> _PreparedContext:
+    def _prepare(self, context: Sequence[str]) -> PreparedContext:
         key = tuple(context)
         cached = self._contexts.get(key)
         if cached is not None:
             self._contexts.move_to_end(key)
             return cached
-        units: list[_Unit] = []
+        units: list[Unit] = []
         sentences: list[str] = []
         seen: set[str] = set()
         for chunk_index, chunk in enumerate(context):
@@ -196,11 +210,9 @@ class LocalJudge:
                 for part in parts:
                     if part.text not in seen:
                         seen.add(part.text)
-                        units.append(_Unit(part.text, chunk_index, sentence_index))
-        vectors = self._embed([u.text for u in units])
-        prepared = _PreparedContext(
+                        units.append(Unit(part.text, chunk_index, sentence_index))
+        prepared = PreparedContext(
             units=tuple(units),
-            vectors=vectors,
             stems=tuple(frozenset(content_stems(u.text)) for u in units),
             sentences=tuple(sentences),
             text="\n".join(context),
@@ -211,8 +223,16 @@ class LocalJudge:
         return prepared
 
     # ------------------------------------------------------------------ protocol
+    def abstention(self, response: str) -> Abstention:
+        """Whether ``response`` declines, deflects or does not know (rules plus refusal
+        prototypes compared with this judge's embedder)."""
+        return detect_abstention(response, self._embed)
+
     async def extract_claims(self, response: str) -> ClaimsResult:
-        """Sentences and clauses of the response, with their offsets."""
+        """Sentences and clauses of the response, with their offsets; none for an
+        abstention (a refusal states nothing to verify)."""
+        if self.abstention(response).abstained:
+            return ClaimsResult(claims=())
         return ClaimsResult(
             claims=tuple(
                 ExtractedClaim(text=s.text, start=s.start, end=s.end) for s in claim_spans(response)
@@ -225,86 +245,95 @@ class LocalJudge:
 
     def verify(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
         """Synchronous :meth:`verify_claim` (the local judge never waits on I/O)."""
+        return self.judged(claim, context)[0]
+
+    def judged(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
+        """The verdict and the probability that ``context`` supports ``claim`` (the
+        combiner's; without one, 1 for SUPPORTED and partial credit by similarity)."""
         prepared = self._prepare([c for c in context if c.strip()])
         if not prepared.units:
-            return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify")
-        t = self.thresholds
-        claim_vector = self._embed([claim])[0]
-        cosines = prepared.vectors @ claim_vector
-        claim_stems = content_stems(claim)
-        if claim_stems:
-            coverage = np.array(
-                [len(claim_stems & s) / len(claim_stems) for s in prepared.stems], dtype=np.float32
-            )
+            return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify"), 0.0
+        a = self.assess(claim, prepared)
+        verdict = self._decide(a, prepared)
+        if verdict.verdict == "CONTRADICTED":
+            return verdict, 0.0
+        if verdict.verdict == "SUPPORTED" and a.support is not None:
+            return verdict, 1.0
+        if self.combiner is not None:
+            p = self.combiner.probability(a.features)
+            return verdict, p if verdict.verdict == "SUPPORTED" else min(p, 0.5)
+        if verdict.verdict == "SUPPORTED":
+            return verdict, 1.0
+        sim, support = verdict.similarity or 0.0, self.thresholds.support
+        return verdict, 0.75 * _clip((sim - 0.2) / (support - 0.2))
+
+    def _cosines(self, prepared: PreparedContext, text: str) -> np.ndarray:
+        """Cosine of ``text`` with each context unit. A long context (over
+        ``MAX_EMBEDDED_UNITS`` units) embeds only the units sharing most content words with
+        ``text``; the others get -1. WiCE articles hold ~180 units each, and embedding every
+        one of them per claim ran at ~20 claims/min on the shared benchmark machine."""
+        n = len(prepared.units)
+        if n <= MAX_EMBEDDED_UNITS:
+            idx = list(range(n))
         else:
-            coverage = np.zeros(len(prepared.units), dtype=np.float32)
-        # Lexical coverage lifts close wordings; cosine alone carries true paraphrases.
-        scores = np.maximum(cosines, (1 - t.lexical_weight) * cosines + t.lexical_weight * coverage)
-        order = np.argsort(-scores)[:6]
-        best_support: tuple[float, int] | None = None
-        best_contra: tuple[float, int, str] | None = None
-        best_partial: tuple[float, int, list[str]] | None = None
-        for i in order:
-            score = float(scores[i])
-            if score < t.contradiction:
-                break
-            unit = prepared.units[int(i)]
-            hit = contradiction(claim, unit.text, prepared.text)
-            if hit is not None:
-                if best_contra is None:
-                    best_contra = (score, int(i), f"{hit.rule}: {hit.detail}")
-                continue
-            if score < t.support:
-                continue
-            window = self._window(prepared, unit)
-            missing = missing_details(claim, window, prepared.text) + uncovered_parts(claim, window)
-            if missing:
-                if best_partial is None:
-                    best_partial = (score, int(i), missing)
-                continue
-            if best_support is None:
-                best_support = (score, int(i))
-        top = int(order[0])
-        if best_support is not None and (
-            best_contra is None or best_support[0] >= best_contra[0] - t.margin
-        ):
-            score, i = best_support
-            return ClaimVerdict(
-                verdict="SUPPORTED",
-                evidence=prepared.units[i].text,
-                similarity=round(float(cosines[i]), 4),
-            )
-        if best_contra is not None:
-            score, i, rule = best_contra
-            return ClaimVerdict(
-                verdict="CONTRADICTED",
-                evidence=prepared.units[i].text,
-                similarity=round(float(cosines[i]), 4),
-                rule=rule.split(":", 1)[0],
-            )
-        if best_partial is not None:
-            score, i, missing = best_partial
-            return ClaimVerdict(
-                verdict="NOT_ENOUGH_INFO",
-                evidence=prepared.units[i].text,
-                similarity=round(float(cosines[i]), 4),
-                rule=None,
-            )
-        return ClaimVerdict(
-            verdict="NOT_ENOUGH_INFO",
-            evidence=prepared.units[top].text,
-            similarity=round(float(cosines[top]), 4),
+            stems = content_stems(text)
+            overlap = [len(stems & s) for s in prepared.stems]
+            idx = sorted(sorted(range(n), key=lambda i: (-overlap[i], i))[:MAX_EMBEDDED_UNITS])
+        vectors = self._embed([text, *(prepared.units[i].text for i in idx)])
+        out = np.full(n, -1.0)
+        out[idx] = vectors[1:] @ vectors[0]
+        return out
+
+    def assess(self, claim: str, prepared: PreparedContext) -> Assessment:
+        """The evidence ``claim`` has in a prepared context (features included)."""
+        t = self.thresholds
+        return assess(
+            claim,
+            self._cosines(prepared, claim),
+            prepared,
+            support_threshold=t.support,
+            contradiction_threshold=t.contradiction,
+            lexical_weight=t.lexical_weight,
         )
 
-    @staticmethod
-    def _window(prepared: _PreparedContext, unit: _Unit) -> str:
-        lo, hi = max(0, unit.sentence - 1), min(len(prepared.sentences), unit.sentence + 2)
-        return " ".join(prepared.sentences[lo:hi])
+    def features(self, claim: str, context: Sequence[str]) -> Assessment | None:
+        """The assessment (with the combiner's features) of ``claim`` in ``context``; None
+        without context. The training script reads these."""
+        prepared = self._prepare([c for c in context if c.strip()])
+        return self.assess(claim, prepared) if prepared.units else None
+
+    def _decide(self, a: Assessment, prepared: PreparedContext) -> ClaimVerdict:
+        t = self.thresholds
+
+        def verdict(kind: Verdict, i: int, rule: str | None = None) -> ClaimVerdict:
+            return ClaimVerdict(
+                verdict=kind,
+                evidence=prepared.units[i].text,
+                similarity=round(float(a.cosines[i]), 4),
+                rule=rule,
+            )
+
+        support, contra = a.support, a.contra
+        if contra is not None and (support is None or support[0] < contra[0] - t.margin):
+            return verdict("CONTRADICTED", contra[1], contra[2].split(":", 1)[0])
+        shown = support[1] if support else a.partial[1] if a.partial else a.top
+        supported = support is not None
+        if self.combiner is not None and not supported and not vetoed(a.features):
+            # Clean support by the rules stands; the combiner decides the rest (evidence
+            # spread over sentences, paraphrases the rules cannot read).
+            supported = self.combiner.probability(a.features) >= self.combiner.threshold
+        return verdict("SUPPORTED" if supported else "NOT_ENOUGH_INFO", shown)
 
     async def score_rubric(
         self, question: str, context: Sequence[str], answer: str
     ) -> RubricResult:
         """Faithfulness from the claims' verdicts; completeness from coverage and structure."""
+        if answer.strip() and self.abstention(answer).abstained:
+            declined = "Local judge: the answer declines to answer; no claims to check."
+            return RubricResult(
+                faithfulness=RubricScore(score=5.0, reasoning=declined),
+                completeness=RubricScore(score=1.0, reasoning=declined),
+            )
         claims = claim_spans(answer)
         context = [c for c in context if c.strip()]
         verdicts = [self.verify(c.text, context) for c in claims] if context else []
@@ -368,12 +397,13 @@ class LocalJudge:
         if context:
             prepared = self._prepare(context)
             if prepared.units:
-                relevance = prepared.vectors @ question_vector
+                relevance = self._cosines(prepared, question)
                 # The context sentences that bear on the question are what a complete
                 # answer should cover; fall back to the three closest ones.
                 k = max(1, min(3, len(prepared.units)))
                 wanted = [int(i) for i in np.argsort(-relevance)[:k]]
-                best = np.max(prepared.vectors[wanted] @ answer_vectors.T, axis=1)
+                unit_vectors = self._embed([prepared.units[i].text for i in wanted])
+                best = np.max(unit_vectors @ answer_vectors.T, axis=1)
                 coverage = float(np.mean(best >= self.thresholds.support))
         words = len(answer.split())
         bridged = bool(_BRIDGES.search(answer))
@@ -391,40 +421,51 @@ class LocalJudge:
         return RubricScore(score=max(1.0, min(5.0, score)), reasoning=reasoning)
 
     async def score_correctness(self, question: str, answer: str, reference: str) -> MetricScore:
-        """Alignment with the reference: reference claims the answer states (partial credit by
-        similarity), contradicted claims count against it."""
+        """Alignment with the reference: the mean probability that the answer states each
+        reference claim (0 for a contradicted one)."""
         ref_claims = [s.text for s in claim_spans(reference)]
         if not ref_claims:
             return MetricScore(score=1.0, reasoning="Local judge: no reference answer.")
         if not answer.strip():
             return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
-        t = self.thresholds
-        credits: list[float] = []
-        contradicted = 0
-        for claim in ref_claims:
-            verdict = self.verify(claim, [answer])
-            if verdict.verdict == "SUPPORTED":
-                credits.append(1.0)
-            elif verdict.verdict == "CONTRADICTED":
-                credits.append(0.0)
-                contradicted += 1
-            else:
-                sim = verdict.similarity or 0.0
-                credits.append(0.75 * _clip((sim - 0.2) / (t.support - 0.2)))
-        raw = float(np.mean(credits))
-        score = round(1 + 4 * raw, 1)
+        if self.abstention(answer).abstained:
+            return MetricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
+        judged = [self.judged(claim, [answer]) for claim in ref_claims]
+        raw = float(np.mean([p for _, p in judged]))
+        if self.correctness is not None:
+            features = self.correctness_features(question, answer, reference, judged)
+            raw = self.correctness.probability(features)
+        stated = sum(v.verdict == "SUPPORTED" for v, _ in judged)
+        contradicted = sum(v.verdict == "CONTRADICTED" for v, _ in judged)
         return MetricScore(
-            score=score,
+            score=round(1 + 4 * raw, 2),
             reasoning=(
-                f"Local judge: {sum(c == 1.0 for c in credits)} of {len(ref_claims)} reference "
-                f"claims stated, {contradicted} contradicted; agreement {raw:.2f}."
+                f"Local judge: {stated} of {len(ref_claims)} reference claims stated, "
+                f"{contradicted} contradicted; agreement {raw:.2f}."
             ),
         )
+
+    def correctness_features(
+        self,
+        question: str,
+        answer: str,
+        reference: str,
+        judged: Sequence[tuple[ClaimVerdict, float]] | None = None,
+    ) -> np.ndarray:
+        """The correctness combiner's features; ``judged`` are the reference claims already
+        verified against the answer."""
+        if judged is None:
+            judged = [self.judged(s.text, [answer]) for s in claim_spans(reference)]
+        back = [self.judged(s.text, [reference]) for s in claim_spans(answer)]
+        vectors = self._embed([question, answer, reference])
+        return correctness_features(vectors, answer, reference, judged, back)
 
     async def score_relevance(self, question: str, answer: str) -> MetricScore:
         """Cosine of question and answer (best of the whole answer and its claims), on 1-5."""
         if not answer.strip():
             return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
+        if self.abstention(answer).abstained:
+            return MetricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
         texts = [answer] + [s.text for s in claim_spans(answer)]
         vectors = self._embed([question, *texts])
         best = float(np.max(vectors[1:] @ vectors[0]))

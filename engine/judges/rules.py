@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-RULES_VERSION = "rules-v1"
+RULES_VERSION = "rules-v3"
 """Changes whenever a rule changes meaning; part of the local judge's prompt_version."""
 
 
@@ -349,6 +349,10 @@ def _numbers(claim: str, evidence: str) -> RuleHit | None:
             ):
                 return RuleHit("unit", f"claim says {q.text}, evidence says {e.text}")
         for e in evidence_q:
+            # An evidence number the claim also states is accounted for: the claim adds a
+            # number ("$12,000 before subsidies and $8,000 after"), it does not change one.
+            if any(_matches(c, e) for c in claim_q):
+                continue
             if q.family == e.family and q.currency == e.currency:
                 return RuleHit("number", f"claim says {q.text}, evidence says {e.text}")
     return None
@@ -564,14 +568,27 @@ def _variants(word: str) -> set[str]:
     return forms | _IRREGULAR.get(word, set())
 
 
+# Word forms computed once: the rule runs for every (claim, evidence) pair.
+_ANTONYM_FORMS = [
+    (word, _variants(word), [(o, _variants(o)) for o in sorted(opposites)])
+    for word, opposites in _ANTONYMS.items()
+]
+
+
+_ENTRIES_BY_FORM: dict[str, list[int]] = {}
+for _i, (_word, _forms, _) in enumerate(_ANTONYM_FORMS):
+    for _form in _forms:
+        _ENTRIES_BY_FORM.setdefault(_form, []).append(_i)
+
+
 def _antonym(claim: str, evidence: str) -> RuleHit | None:
     claim_w, evidence_w = set(words(claim)), set(words(evidence))
-    for word, opposites in _ANTONYMS.items():
-        forms = _variants(word)
-        if not (forms & claim_w) or forms & evidence_w:
+    # Only the entries one of the claim's words belongs to, in table order.
+    entries = sorted({i for w in claim_w for i in _ENTRIES_BY_FORM.get(w, ())})
+    for word, forms, opposites in (_ANTONYM_FORMS[i] for i in entries):
+        if forms & evidence_w:
             continue
-        for opposite in opposites:
-            opp_forms = _variants(opposite)
+        for opposite, opp_forms in opposites:
             if opp_forms & evidence_w and not opp_forms & claim_w:
                 return RuleHit("antonym", f"claim says '{word}', evidence says '{opposite}'")
     return None
@@ -615,7 +632,7 @@ def missing_details(claim: str, evidence: str, context: str = "") -> list[str]:
 
 
 _PART_SPLIT = re.compile(
-    r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|with|because|through|together with|as well as|"
+    r"\s*,\s+(?:and\s+|or\s+)?|\s+(?:and|or|with|because|through|together with|as well as|"
     r"plus|including|but|while|via)\s+",
     re.IGNORECASE,
 )

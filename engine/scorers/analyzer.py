@@ -40,6 +40,7 @@ ANALYZER_FIELDS = frozenset(
         "attribution",
         "attribution_tier",
         "coverage_percent",
+        "abstained",
     }
 )
 """The ``results`` fields the analyzer fills."""

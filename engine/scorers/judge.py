@@ -135,6 +135,10 @@ class JudgeScorer(BaseScorer):
         flags = [str(f) for f in fields.pop("flags", None) or ()]
         for name in _USAGE_FIELDS:  # the pipeline adds usage up once, from ``usage``
             fields.pop(name, None)
+        # The analyzer owns the ``abstained`` column (it also reads embeddings); the judge's
+        # own detection shows as its flag.
+        if fields.pop("abstained", None):
+            flags.append("abstained")
         flags.extend(f"judge_warning:{w}"[:200] for w in getattr(outcome, "warnings", ()) or ())
         return ScoreOutcome(
             fields=fields,

@@ -12,8 +12,13 @@ keyword embedder (flag ``keyword_fallback``); a response over ``max_response_cha
 scored in chunks (``response_truncated``); control characters, HTML, markdown and mixed
 scripts are masked (``malformed_text``); a case with neither ground truth nor an expected
 answer raises ``AnalysisError`` (the runner records an error row). A case without expected
-claims gets a null completeness and the flag ``no_expected_claims``; a case without ground
-truth gets a null coverage and the flag ``no_ground_truth``.
+claims has them derived from its expected answer text (``claims_source = 'derived'``, see
+``engine.scoring.derived_claims``); with neither, completeness is null and the flag is
+``no_expected_claims``; a case without ground truth gets a null coverage and the flag
+``no_ground_truth``. An expected claim is found, contradicted (its closest span fires a
+contradiction rule; flag ``contradicted_claim``) or missing. A response that abstains
+(refuses, deflects, does not know: ``engine.scoring.abstention``) is flagged ``abstained``
+and scored like an empty one.
 """
 
 from __future__ import annotations
@@ -22,10 +27,9 @@ import dataclasses
 import hashlib
 import json
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -35,17 +39,15 @@ from engine.models import (
     AnalyzerConfig,
     AttributionRecord,
     ClaimRecord,
-    ExpectedClaim,
     GroundTruthChunk,
     HighlightRecord,
     SampleKey,
     TestCase,
 )
+from engine.scoring.abstention import ABSTENTION_PROTOTYPES, Abstention, classify, prototype_cosines
 from engine.scoring.accuracy import (
     AccuracyResult,
-    ChunkUnits,
     Lookup,
-    Segment,
     score_accuracy,
 )
 from engine.scoring.attribution import AttributionResult, score_attribution
@@ -56,85 +58,14 @@ from engine.scoring.completeness import (
     score_completeness,
 )
 from engine.scoring.highlights import HighlightResult, Statement, highlight
-from engine.text import Span, candidate_spans, split_clauses, split_paragraphs, split_sentences
+from engine.scoring.markup import embedding_text, mask_markup
+from engine.scoring.plan import AnalysisError, Plan, plan_sample
+
+__all__ = ["Analysis", "AnalysisError", "ResponseAnalyzer", "embedding_text", "mask_markup"]
 
 log = logging.getLogger(__name__)
 
-ANALYZER_VERSION = "1"
-
-
-class AnalysisError(Exception):
-    """A sample cannot be analyzed (for example: no ground truth and no expected answer)."""
-
-
-# --------------------------------------------------------------------------- masking
-
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff"
-    "\ud800-\udfff]"
-)
-_HTML_BLOCK = re.compile(
-    r"</?(?:p|br|div|li|ul|ol|h[1-6]|tr|table|section|article|blockquote|pre|hr)\b[^<>]{0,500}>",
-    re.IGNORECASE,
-)
-_HTML_TAG = re.compile(
-    r"<!--[^>]{0,2000}?-->|</?[a-zA-Z][a-zA-Z0-9-]{0,20}(?:\s[^<>]{0,500})?/?>", re.DOTALL
-)
-_ENTITY = re.compile(r"&(?:[a-zA-Z]{2,8}|#\d{1,7}|#[xX][0-9a-fA-F]{1,6});")
-_MD_LINK = re.compile(r"(!?\[)([^\[\]\n]{0,500})(\]\([^()\s]{0,2000}\))")
-_MD_EMPHASIS = re.compile(
-    r"(?<![\w*~`])(?:\*{1,3}|_{1,3}|~~)(?=[^\s*_~])|(?<=[^\s*_~])(?:\*{1,3}|_{1,3}|~~)(?![\w*~])"
-)
-_MD_CODE = re.compile(r"`{1,3}")
-_MD_LINE_MARK = re.compile(r"^[ \t]{0,3}(?:#{1,6}|>{1,3})(?=[ \t])", re.MULTILINE)
-_MD_RULE = re.compile(r"^[ \t]*(?:[-*_=|:][ \t]*){3,}$", re.MULTILINE)
-_MD_TABLE_PIPE = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
-_MIXED_SCRIPT = re.compile(
-    r"\b(?=\w*[A-Za-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff])\w+\b"
-)  # a Latin word with Greek or Cyrillic letters in it: usually homoglyphs
-
-
-def mask_markup(text: str) -> tuple[str, bool]:
-    """A copy of ``text`` of the same length with control characters, HTML tags and
-    entities and markdown markers replaced by spaces (block tags by a newline), and
-    whether anything was masked (or mixed scripts seen). Only embedding uses the copy."""
-    chars = list(text)
-    touched = False
-
-    def blank(start: int, end: int, newline: bool = False) -> None:
-        nonlocal touched
-        touched = True
-        for i in range(start, end):
-            chars[i] = " "
-        if newline and end > start:
-            chars[start] = "\n"
-
-    for match in _CONTROL.finditer(text):
-        blank(match.start(), match.end())
-    for match in _HTML_BLOCK.finditer(text):
-        blank(match.start(), match.end(), newline=True)
-    for match in _HTML_TAG.finditer(text):
-        blank(match.start(), match.end())
-    for match in _ENTITY.finditer(text):
-        blank(match.start(), match.end())
-    for match in _MD_LINK.finditer(text):
-        blank(match.start(1), match.end(1))
-        blank(match.start(3), match.end(3))
-    for match in _MD_TABLE_PIPE.finditer(text):
-        for i in range(match.start(), match.end()):
-            if text[i] == "|":
-                blank(i, i + 1)
-    for pattern in (_MD_EMPHASIS, _MD_CODE, _MD_LINE_MARK, _MD_RULE):
-        for match in pattern.finditer(text):
-            blank(match.start(), match.end())
-    if _MIXED_SCRIPT.search(text):
-        touched = True
-    return "".join(chars), touched
-
-
-def embedding_text(masked: str) -> str:
-    """What is embedded for a masked slice: whitespace collapsed, ends trimmed."""
-    return " ".join(masked.split())
+ANALYZER_VERSION = "2"
 
 
 # --------------------------------------------------------------------------- results
@@ -159,6 +90,13 @@ class Analysis:
     """Content hash of the inputs (case, response, embedder, threshold, config)."""
     reanalysis_of: str | None = None
     """``analysis_id`` of the analysis this one re-did with new ground truth."""
+    abstention: Abstention | None = None
+    """Sentence kinds and verdict of the abstention check (None for an empty response)."""
+
+    @property
+    def abstained(self) -> bool:
+        """The response declines, deflects or says it does not know."""
+        return self.abstention is not None and self.abstention.abstained
 
     @property
     def claims_found(self) -> tuple[ClaimMatch, ...]:
@@ -169,6 +107,11 @@ class Analysis:
     def claims_missing(self) -> tuple[ClaimMatch, ...]:
         """Expected claims the response does not state."""
         return self.completeness.claims_missing
+
+    @property
+    def claims_contradicted(self) -> tuple[ClaimMatch, ...]:
+        """Expected claims whose closest span in the response states something else."""
+        return self.completeness.claims_contradicted
 
     @property
     def not_in_ground_truth(self) -> tuple[Statement, ...]:
@@ -190,11 +133,12 @@ class Analysis:
             "attribution": self.attribution.score,
             "attribution_tier": self.attribution.tier,
             "coverage_percent": self.highlights.coverage_percent,
+            "abstained": self.abstained,
             "flags": list(self.flags),
         }
 
     def claim_records(self, key: SampleKey) -> list[ClaimRecord]:
-        """One ``claims`` row per expected claim, found or missing."""
+        """One ``claims`` row per expected claim: found, contradicted or missing."""
         return [
             ClaimRecord(
                 **key.model_dump(),
@@ -206,6 +150,9 @@ class Analysis:
                 similarity=m.similarity,
                 response_start=m.start,
                 response_end=m.end,
+                status=m.status,
+                rule=m.rule,
+                claims_source=m.source,
             )
             for m in self.completeness.claims
         ]
@@ -238,169 +185,6 @@ class Analysis:
             )
             for m in self.attribution.mentions
         ]
-
-
-# --------------------------------------------------------------------------- planning
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """A sample ready to score: its spans and the texts they need embedded."""
-
-    case: TestCase
-    response: str
-    flags: tuple[str, ...]
-    empty: bool
-    accuracy_segments: tuple[Segment, ...]
-    reference_keys: tuple[str, ...]
-    reference: Literal["expected_answer", "claims", "ground_truth"]
-    candidates: tuple[Segment, ...]
-    sentences: tuple[tuple[Segment, tuple[Segment, ...]], ...]
-    claims: tuple[tuple[ExpectedClaim, str], ...]
-    chunks: tuple[ChunkUnits, ...]
-
-    def texts(self) -> set[str]:
-        """Every text this sample needs a vector for."""
-        if self.empty:
-            return set()
-        out = set(self.reference_keys)
-        out.update(s.key for s in self.accuracy_segments)
-        out.update(s.key for s in self.candidates)
-        for sentence, clauses in self.sentences:
-            out.add(sentence.key)
-            out.update(c.key for c in clauses)
-        out.update(key for _, key in self.claims)
-        for chunk in self.chunks:
-            out.update(chunk.keys)
-        return out
-
-
-def _segments(response: str, masked: str, spans: Sequence[Span]) -> list[Segment]:
-    out: list[Segment] = []
-    for span in spans:
-        key = embedding_text(masked[span.start : span.end])
-        if key:
-            out.append(Segment(span.start, span.end, response[span.start : span.end], key))
-    return out
-
-
-def _chunk_units(chunk: GroundTruthChunk) -> ChunkUnits | None:
-    masked, _ = mask_markup(chunk.text)
-    whole = embedding_text(masked)
-    if not whole:
-        return None
-    keys, texts = [whole], [chunk.text.strip()]
-    sentences = _segments(chunk.text, masked, split_sentences(masked))
-    if len(sentences) > 1:
-        keys.extend(s.key for s in sentences)
-        texts.extend(s.text for s in sentences)
-    return ChunkUnits(chunk, tuple(keys), tuple(texts))
-
-
-def _grouped(segments: Sequence[Segment], response: str, masked: str, limit: int) -> list[Segment]:
-    """Consecutive sentences joined into pieces of at most ``limit`` characters."""
-    groups: list[Segment] = []
-    start: int | None = None
-    end = 0
-    for segment in segments:
-        if start is not None and segment.end - start > limit:
-            groups.append(
-                Segment(start, end, response[start:end], embedding_text(masked[start:end]))
-            )
-            start = None
-        if start is None:
-            start = segment.start
-        end = segment.end
-    if start is not None:
-        groups.append(Segment(start, end, response[start:end], embedding_text(masked[start:end])))
-    return groups
-
-
-def _plan(case: TestCase, response: str, config: AnalyzerConfig) -> _Plan:
-    expected_text = embedding_text(mask_markup(case.expected_answer.text)[0])
-    claims = tuple(
-        (claim, key)
-        for claim in case.expected_answer.claims
-        if (key := embedding_text(mask_markup(claim.text)[0]))
-    )
-    chunks = tuple(c for c in map(_chunk_units, case.ground_truth) if c is not None)
-    if not chunks and not expected_text and not claims:
-        raise AnalysisError(
-            f"case {case.id!r} has neither ground truth nor an expected answer: "
-            "nothing to compare the response with"
-        )
-    reference: Literal["expected_answer", "claims", "ground_truth"]
-    reference_keys: tuple[str, ...]
-    if expected_text:
-        reference, reference_keys = "expected_answer", (expected_text,)
-    elif claims:
-        reference, reference_keys = "claims", (" ".join(key for _, key in claims),)
-    else:
-        reference, reference_keys = "ground_truth", tuple(c.keys[0] for c in chunks)
-
-    flags: list[str] = []
-    masked, malformed = mask_markup(response)
-    if malformed:
-        flags.append("malformed_text")
-    if not claims:
-        flags.append("no_expected_claims")
-    if not chunks:
-        flags.append("no_ground_truth")
-    if reference == "ground_truth":
-        flags.append("accuracy_vs_ground_truth")
-    if not embedding_text(masked):
-        return _Plan(case, response, ("empty_response", *flags), True, (), reference_keys,
-                     reference, (), (), claims, chunks)  # fmt: skip
-    too_long = len(response) > config.max_response_chars
-    if too_long:
-        flags.append("response_truncated")
-
-    sentence_spans = split_sentences(masked)
-    sentences = _segments(response, masked, sentence_spans)
-    chunking = config.accuracy.chunking
-    if chunking == "sentences":
-        accuracy_segments = sentences
-    elif chunking == "paragraphs":
-        accuracy_segments = _segments(response, masked, split_paragraphs(masked))
-        if too_long:
-            accuracy_segments = _grouped(accuracy_segments, response, masked,
-                                         config.max_response_chars)  # fmt: skip
-    elif too_long:
-        accuracy_segments = _grouped(sentences, response, masked, config.max_response_chars)
-    else:
-        start, end = _content_bounds(masked)
-        accuracy_segments = [
-            Segment(start, end, response[start:end], embedding_text(masked[start:end]))
-        ]
-    sentence_rows = []
-    for span in sentence_spans:
-        whole = _segments(response, masked, [span])
-        if whole:
-            clauses = _segments(response, masked, split_clauses(masked, span))
-            sentence_rows.append((whole[0], tuple(clauses)))
-    return _Plan(
-        case,
-        response,
-        tuple(flags),
-        False,
-        tuple(accuracy_segments),
-        reference_keys,
-        reference,
-        tuple(_segments(response, masked, candidate_spans(masked))),
-        tuple(sentence_rows),
-        claims,
-        chunks,
-    )
-
-
-def _content_bounds(masked: str) -> tuple[int, int]:
-    """Offsets of the first and one past the last non-space character."""
-    start, end = 0, len(masked)
-    while start < end and masked[start].isspace():
-        start += 1
-    while end > start and masked[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 # --------------------------------------------------------------------------- analyzer
@@ -444,11 +228,13 @@ class ResponseAnalyzer:
     ) -> list[Analysis | AnalysisError]:
         """Analyze many responses with one embedding pass over their unique texts; a sample
         that cannot be analyzed yields its ``AnalysisError`` in place."""
-        plans: list[_Plan | AnalysisError] = []
+        plans: list[Plan | AnalysisError] = []
         texts: set[str] = set()
         for case, response in items:
             try:
-                plan = _plan(case, response if isinstance(response, str) else "", self._config)
+                plan = plan_sample(
+                    case, response if isinstance(response, str) else "", self._config
+                )
             except AnalysisError as exc:
                 plans.append(exc)
                 continue
@@ -501,7 +287,7 @@ class ResponseAnalyzer:
             return _lookup(texts, vectors), self._fallback.name, self.fallback_threshold, True
 
     def _score(
-        self, plan: _Plan, lookup: Lookup, embedder: str, threshold: float, fallback: bool
+        self, plan: Plan, lookup: Lookup, embedder: str, threshold: float, fallback: bool
     ) -> Analysis:
         config = self._config
         case = plan.case
@@ -509,24 +295,38 @@ class ResponseAnalyzer:
             plan.response, case.domain, case.brand_names, config.attribution, config.tiers
         )
         flags = list(plan.flags)
-        if plan.empty:
+        abstention = None if plan.empty else _abstention(plan, lookup, fallback)
+        if fallback and not plan.empty:
+            flags.append("keyword_fallback")
+        if abstention is not None and abstention.abstained:
+            flags.append("abstained")
+        if plan.empty or (abstention is not None and abstention.abstained):
+            # No answer scores like the spec's empty response: 0 on every analyzer metric,
+            # every claim missing, nothing highlighted. A refusal embeds close to its topic
+            # (accuracy 52 "fair" before) and must not read as a partial answer.
             zero = config.tiers.tier(0.0)
-            completeness = score_completeness((), plan.claims, lookup, threshold, config)
+            completeness = score_completeness(
+                (), plan.claims, lookup, threshold, config, source=plan.claims_source
+            )
             accuracy = AccuracyResult(0.0, zero, 0.0, (), plan.reference)
             attribution = attribution.emptied(zero)  # stays null when nothing to attribute
-            highlights = HighlightResult((), 0.0, ())
+            highlights = HighlightResult((), 0.0 if plan.chunks else None, ())
         else:
-            if fallback:
-                flags.append("keyword_fallback")
             accuracy = score_accuracy(
                 plan.accuracy_segments, plan.reference_keys, plan.reference, plan.chunks,
                 lookup, config,
             )  # fmt: skip
             names = name_tokens([*plan.case.brand_names, plan.case.domain])
             completeness = score_completeness(
-                plan.candidates, plan.claims, lookup, threshold, config, names
+                plan.candidates, plan.claims, lookup, threshold, config, names,
+                source=plan.claims_source, response=plan.response,
+            )  # fmt: skip
+            mentions = [(m.start, m.end) for m in attribution.mentions]
+            highlights = highlight(
+                plan.response, plan.sentences, plan.chunks, lookup, threshold, mentions
             )
-            highlights = highlight(plan.response, plan.sentences, plan.chunks, lookup, threshold)
+        if completeness.claims_contradicted:
+            flags.append("contradicted_claim")
         if config.completeness.require_all_required and completeness.missing_required:
             flags.append("missing_required_claim")
         return Analysis(
@@ -540,7 +340,17 @@ class ResponseAnalyzer:
             threshold=threshold,
             embedder=embedder,
             analysis_id=_analysis_id(case, plan.response, embedder, threshold, config),
+            abstention=abstention,
         )
+
+
+def _abstention(plan: Plan, lookup: Lookup, fallback: bool) -> Abstention:
+    """Abstention check of a planned response: rules, plus the refusal prototypes unless the
+    vectors come from the keyword fallback (word overlap says nothing about refusing)."""
+    keys = [sentence.key for sentence, _ in plan.sentences]
+    if fallback or not keys:
+        return classify(keys)
+    return classify(keys, prototype_cosines(lookup(keys), lookup(list(ABSTENTION_PROTOTYPES))))
 
 
 def _lookup(texts: list[str], vectors: Vectors) -> Lookup:

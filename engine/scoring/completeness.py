@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine.models import AnalyzerConfig, ExpectedClaim, Tier
+from engine.judges.rules import contradiction, missing_details, quantities, uncovered_parts
+from engine.models import AnalyzerConfig, ClaimsSource, ClaimStatus, ExpectedClaim, Tier
 from engine.scoring.accuracy import Lookup, Segment
+from engine.text import Span, split_sentences
+
+CONTRADICTION_MARGIN = 0.08
+"""A clean span may trail a contradicting one by this much cosine and still make the claim
+found (the same margin the local judge uses between support and contradiction)."""
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,14 @@ class ClaimMatch:
     """Offsets and text of the evidence; None when the claim is missing."""
     end: int | None = None
     text: str | None = None
+    status: ClaimStatus = "missing"
+    """found, contradicted (evidence kept, with the rule) or missing."""
+    rule: str | None = None
+    """The contradiction rule that fired (number, unit, date, negation, entity, antonym)."""
+    detail: str | None = None
+    """What differs, for people: ``claim says 39.9%, evidence says 19.9%``."""
+    source: ClaimsSource = "given"
+    """given (from the test set) or derived (cut from the reference answer)."""
 
 
 @dataclass(frozen=True)
@@ -45,8 +60,13 @@ class CompletenessResult:
 
     @property
     def claims_missing(self) -> tuple[ClaimMatch, ...]:
-        """Claims the response does not state (their importance is on ``claim``)."""
+        """Claims the response does not state, contradicted ones included."""
         return tuple(c for c in self.claims if not c.found)
+
+    @property
+    def claims_contradicted(self) -> tuple[ClaimMatch, ...]:
+        """Claims whose closest span in the response states something else."""
+        return tuple(c for c in self.claims if c.status == "contradicted")
 
     @property
     def total(self) -> int:
@@ -95,15 +115,27 @@ def score_completeness(
     threshold: float,
     config: AnalyzerConfig,
     names: frozenset[str] = frozenset(),
+    source: ClaimsSource = "given",
+    response: str = "",
 ) -> CompletenessResult:
     """Search each ``(claim, embedding text)`` over the candidate spans; a claim is found
-    when its best cosine is at least ``threshold``. No claims gives a null score.
+    when its best cosine is at least ``threshold`` and that span does not contradict it.
+    No claims gives a null score.
 
     With ``require_shared_word`` (default), a span can only state a claim if it shares a
     content word with it, brand and domain
     names (``names``) left out: sentences about one product embed close to each other
     ("Acme Vault has AES-256 encryption" vs "Acme Vault comes with a free trial", cosine
     0.62 with the local model), and the shared name alone must not make a claim "found".
+
+    With ``check_contradictions`` (default), the spans at or above the threshold are read
+    with the judge's contradiction rules: cosine cannot tell "costs 39.9% EAR" from
+    "charges 19.9% EAR" (0.735). A claim whose closest span fires a rule is
+    ``contradicted`` unless a clean span that states its numbers comes within
+    ``CONTRADICTION_MARGIN``; a contradicted claim keeps its evidence and counts as not found.
+    A clean span must also state the claim in full (``response`` given): every number, date
+    and name of the claim in its sentence, and a word of each part of a compound claim
+    ("X with Y"); a span that states only part of the claim leaves it missing.
     """
     matches: list[ClaimMatch] = []
     if claims and candidates:
@@ -115,18 +147,16 @@ def score_completeness(
                 words = content_tokens(claim.text, names)
                 if words:  # a claim made only of names and stop words is matched by cosine
                     eligible[i] = [bool(words & w) for w in span_words]
+        check = config.completeness.check_contradictions
+        sentences = split_sentences(response) if response and check else []
         for i, (claim, _) in enumerate(claims):
             gated = np.where(eligible[i], sims[i], -np.inf)
-            j = int(gated.argmax())
-            if float(gated[j]) >= threshold:
-                span = candidates[j]
-                similarity = round(float(sims[i, j]), 4)
-                matches.append(ClaimMatch(claim, True, similarity, span.start, span.end, span.text))
-            else:
-                # Report the closest span even when it cannot count, for the reader.
-                matches.append(ClaimMatch(claim, False, round(float(sims[i].max()), 4)))
+            match = _match_claim(
+                claim, gated, sims[i], candidates, threshold, check, response, sentences
+            )
+            matches.append(dataclasses.replace(match, source=source))
     else:
-        matches = [ClaimMatch(claim, False, 0.0) for claim, _ in claims]
+        matches = [ClaimMatch(claim, False, 0.0, source=source) for claim, _ in claims]
     missing_required = any(not m.found and m.claim.importance == "required" for m in matches)
     if not matches:
         return CompletenessResult(None, None, (), threshold, False)
@@ -134,4 +164,73 @@ def score_completeness(
     score = round(found / len(matches) * 100.0, 2)
     return CompletenessResult(
         score, config.tiers.tier(score), tuple(matches), threshold, missing_required
+    )
+
+
+def _sentence_of(span: Segment, sentences: Sequence[Span]) -> str:
+    """The response sentence that holds ``span`` (the span itself when none does)."""
+    for sentence in sentences:
+        if sentence.start <= span.start and span.end <= sentence.end:
+            return sentence.text
+    return span.text
+
+
+def _match_claim(
+    claim: ExpectedClaim,
+    gated: np.ndarray,
+    sims: np.ndarray,
+    candidates: Sequence[Segment],
+    threshold: float,
+    check: bool,
+    response: str = "",
+    sentences: Sequence[Span] = (),
+) -> ClaimMatch:
+    """Found, contradicted or missing for one claim over the candidate spans."""
+    order = [int(j) for j in np.argsort(-gated, kind="stable") if float(gated[j]) >= threshold]
+    if not order:
+        # Report the closest span even when it cannot count, for the reader.
+        return ClaimMatch(claim, False, round(float(sims.max()), 4))
+    if not check:
+        return _hit(claim, candidates[order[0]], float(sims[order[0]]), "found")
+    contra: tuple[int, str, str] | None = None
+    claim_numbers = quantities(claim.text)
+    for j in order[:8]:
+        span = candidates[j]
+        if contra is not None and float(gated[j]) < float(gated[contra[0]]) - CONTRADICTION_MARGIN:
+            break
+        hit = contradiction(claim.text, span.text)
+        if hit is not None:
+            if contra is None:
+                contra = (j, hit.rule, hit.detail)
+            continue
+        if contra is not None and claim_numbers and not quantities(span.text):
+            continue  # a clean span that states no number cannot clear a wrong number
+        sentence = _sentence_of(span, sentences)
+        if missing_details(claim.text, sentence, response) or uncovered_parts(claim.text, sentence):
+            continue  # states part of the claim only: a number, date, name or part is absent
+        return _hit(claim, span, float(sims[j]), "found")
+    if contra is None:  # every close span states only part of the claim
+        return ClaimMatch(claim, False, round(float(sims[order[0]]), 4))
+    j, rule, detail = contra
+    return _hit(claim, candidates[j], float(sims[j]), "contradicted", rule, detail)
+
+
+def _hit(
+    claim: ExpectedClaim,
+    span: Segment,
+    similarity: float,
+    status: ClaimStatus,
+    rule: str | None = None,
+    detail: str | None = None,
+) -> ClaimMatch:
+    return ClaimMatch(
+        claim,
+        status == "found",
+        round(similarity, 4),
+        span.start,
+        span.end,
+        span.text,
+        status,
+        rule,
+        detail,
     )

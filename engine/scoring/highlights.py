@@ -5,10 +5,15 @@ and each of its sentences). A sentence at or above the threshold is highlighted 
 otherwise its clauses are tried one by one, so a sentence that mixes a sourced fact with
 an invented one is split. Highlight rows never overlap, so coverage is well defined:
 non-space characters inside matched rows / non-space characters of the response x 100.
+
+A URL, domain or brand mention credits the source; it is not a claim. A sentence or clause
+that says nothing besides its mentions ("Source: https://acme.com/pricing") gets no row,
+is never "not in ground truth", and its characters leave the coverage denominator.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -65,16 +70,47 @@ def _non_space(text: str) -> int:
     return sum(1 for ch in text if not ch.isspace())
 
 
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CITATION_TEXT = """source sources see visit read more details detail info information learn
+    find check at on via from the a an for here there our their its website site page link
+    official docs documentation reference references according to cited citation available
+    please go more full and or"""
+_CITATION_WORDS = frozenset(_CITATION_TEXT.split())
+
+
+def attribution_only(segment: Segment, mentions: Sequence[tuple[int, int]]) -> bool:
+    """True when ``segment`` holds a mention and, outside its mentions, only citation words
+    ("see", "source", "visit", ...): it credits the source rather than stating a fact."""
+    inside = [(max(s, segment.start), min(e, segment.end)) for s, e in mentions]
+    inside = [(s, e) for s, e in inside if s < e]
+    if not inside:
+        return False
+    chars = list(segment.text)
+    for s, e in inside:
+        for i in range(s - segment.start, e - segment.start):
+            chars[i] = " "
+    rest = [w.lower() for w in _WORD.findall("".join(chars))]
+    return all(w in _CITATION_WORDS for w in rest)
+
+
 def highlight(
     response: str,
     sentences: Sequence[tuple[Segment, Sequence[Segment]]],
     chunks: Sequence[ChunkUnits],
     lookup: Lookup,
     threshold: float,
+    mentions: Sequence[tuple[int, int]] = (),
 ) -> HighlightResult:
-    """Highlight ``sentences`` (each with its clauses) of ``response`` against ``chunks``."""
+    """Highlight ``sentences`` (each with its clauses) of ``response`` against ``chunks``;
+    ``mentions`` are (start, end) offsets of URL, domain and brand mentions."""
     if not chunks:
         return HighlightResult((), None, ())
+    cited = [s for s, _ in sentences if attribution_only(s, mentions)]
+    sentences = [
+        (s, [c for c in clauses if not attribution_only(c, mentions)])
+        for s, clauses in sentences
+        if not attribution_only(s, mentions)
+    ]
     segments: list[Segment] = []
     for sentence, clauses in sentences:
         segments.append(sentence)
@@ -120,7 +156,7 @@ def highlight(
             rows.extend(parts)
         if all(r.chunk_id is None for r in [whole, *parts]):
             unsupported.append(Statement(sentence.start, sentence.end, sentence.text))
-    total = _non_space(response)
+    total = _non_space(response) - sum(_non_space(s.text) for s in cited)
     matched = sum(_non_space(r.text) for r in rows if r.chunk_id is not None)
     coverage = round(matched / total * 100.0, 2) if total else 0.0
     return HighlightResult(tuple(rows), coverage, tuple(unsupported))

@@ -3,16 +3,22 @@
 ``judge_sample`` extracts the response's claims ONCE and reuses their verdicts for claim
 faithfulness, RAG faithfulness and RAG recall; the rubric, RAG correctness, relevance and
 precision run concurrently. Judge errors propagate (the runner records an error row).
+
+A response with no answer is flagged on the judge side too: ``empty_response`` (claim
+faithfulness keeps the spec's vacuous 1.0) or ``abstained`` (a refusal, deflection or "I
+don't know"). An abstention yields no claims to verify, so nothing in it is ever SUPPORTED.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.judges.base import Judge, Usage
+from engine.judges.base import ClaimsResult, Judge, Usage
 from engine.models import RagWeights, SampleKey, TestCase, VerdictRecord
+from engine.scoring.abstention import Abstention, detect_abstention
 from engine.scoring.faithfulness import ClaimCheck, claim_faithfulness
 from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag
 from engine.scoring.synthesis import overall, passed
@@ -37,6 +43,13 @@ class JudgeOutcome:
     """The rubric's reasoning for faithfulness alone."""
     completeness_reasoning: str = ""
     """The rubric's reasoning for completeness alone."""
+    flags: tuple[str, ...] = ()
+    """Review flags of the judge side: ``empty_response``, ``abstained``."""
+
+    @property
+    def abstained(self) -> bool:
+        """The response declines, deflects or says it does not know."""
+        return "abstained" in self.flags
 
     @property
     def passed(self) -> bool:
@@ -67,6 +80,10 @@ class JudgeOutcome:
             "rag_overall": self.rag.overall,
             "judge_input_tokens": self.usage.input_tokens,
             "judge_output_tokens": self.usage.output_tokens,
+            "flags": list(self.flags),
+            # Only a detected abstention is asserted: the analyzer's check also reads
+            # embeddings, and a judge without them must not overrule it with False.
+            **({"abstained": True} if self.abstained else {}),
         }
 
     def verdict_records(self, key: SampleKey) -> list[VerdictRecord]:
@@ -106,7 +123,14 @@ async def judge_sample(
 ) -> JudgeOutcome:
     """Rubric, claim faithfulness and RAG metrics of ``response`` to ``case``."""
     context = [c for c in case.effective_context if c.strip()]
-    claims = await judge.extract_claims(response)
+    flags: tuple[str, ...] = ()
+    if not response.strip():
+        flags = ("empty_response",)
+    elif _abstention(judge, response).abstained:
+        flags = ("abstained",)
+    claims = (
+        ClaimsResult(claims=()) if "abstained" in flags else await judge.extract_claims(response)
+    )
     faithfulness_task = claim_faithfulness(response, context, judge, claims=claims)
     rubric_task = judge.score_rubric(case.query, context, response)
     faith, rubric = await asyncio.gather(faithfulness_task, rubric_task)
@@ -137,4 +161,12 @@ async def judge_sample(
         warnings=rag.warnings,
         faithfulness_reasoning=rubric.faithfulness.reasoning,
         completeness_reasoning=rubric.completeness.reasoning,
+        flags=flags,
     )
+
+
+def _abstention(judge: Judge, response: str) -> Abstention:
+    """The judge's own abstention check when it has one (the local judge adds embedding
+    prototypes to the rules), else the rules alone."""
+    own: Callable[[str], Abstention] | None = getattr(judge, "abstention", None)
+    return own(response) if callable(own) else detect_abstention(response)

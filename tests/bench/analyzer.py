@@ -25,7 +25,8 @@ from engine.embedders.cache import CachedEmbedder
 from engine.embedders.keyword import KeywordEmbedder
 from engine.embedders.local import LocalEmbedder
 from engine.models import AnalyzerConfig, ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
-from engine.scoring.analyzer import ResponseAnalyzer, _plan, embedding_text
+from engine.scoring.analyzer import ResponseAnalyzer, embedding_text
+from engine.scoring.plan import plan_sample as _plan
 from engine.text import candidate_spans
 
 CALIBRATION_SET = Path(__file__).resolve().parents[1] / "data" / "claim_matching.jsonl"

@@ -26,7 +26,7 @@ CLAIMS = [("c1", "Vault costs $12 per user per month.", "required"),
 CHUNKS = [("p1#0", "Acme Vault costs $12 per user per month. Every plan has a 30-day free trial.")]
 RESULT_KEYS = {
     "accuracy", "accuracy_tier", "completeness", "completeness_tier", "attribution",
-    "attribution_tier", "coverage_percent", "flags",
+    "attribution_tier", "coverage_percent", "abstained", "flags",
 }  # fmt: skip
 
 

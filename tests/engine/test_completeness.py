@@ -85,6 +85,33 @@ def test_claim_records() -> None:
     assert all(r.run_id == "r1" and r.iteration == 2 for r in rows)
 
 
+def test_the_full_claim_check_rejects_a_span_without_the_claims_number() -> None:
+    from engine.models import ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
+
+    response = "Acme Vault comes with a 30-day free trial."
+    table = {
+        response: [1.0, 0.0],
+        "Acme Vault has AES-256 encryption at rest.": [0.62, 0.7846],  # cosine 0.62
+    }
+    test_case = TestCase(
+        id="t",
+        query="q",
+        expected_answer=ExpectedAnswer(
+            claims=(ExpectedClaim(id="enc", text="Acme Vault has AES-256 encryption at rest."),)
+        ),
+        ground_truth=(GroundTruthChunk(chunk_id="p", text=response),),
+    )
+    config = AnalyzerConfig(
+        completeness=CompletenessConfig(similarity_threshold=0.55, require_shared_word=False)
+    )
+    result = ResponseAnalyzer(TableEmbedder(table, threshold=0.55), config).analyze(
+        test_case, response
+    )
+    (match,) = result.completeness.claims
+    assert (match.status, match.found, match.text) == ("missing", False, None)
+    assert match.similarity == pytest.approx(0.62, abs=1e-3)
+
+
 def test_a_shared_brand_name_alone_does_not_state_a_claim() -> None:
     from engine.models import ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
 
@@ -107,8 +134,12 @@ def test_a_shared_brand_name_alone_does_not_state_a_claim() -> None:
         ground_truth=(GroundTruthChunk(chunk_id="p", text=response),),
     )
     for gate, found in ((True, [False, True]), (False, [True, True])):
+        # The word gate alone: the full-claim check (AES-256 is absent from the response)
+        # would also reject the first claim, and is tested in test_claim_states.py.
         config = AnalyzerConfig(
-            completeness=CompletenessConfig(similarity_threshold=0.55, require_shared_word=gate)
+            completeness=CompletenessConfig(
+                similarity_threshold=0.55, require_shared_word=gate, check_contradictions=False
+            )
         )
         result = ResponseAnalyzer(TableEmbedder(table, threshold=0.55), config).analyze(
             test_case, response

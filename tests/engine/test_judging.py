@@ -31,6 +31,7 @@ CASE = TestCase.model_validate(
 )
 RESULT_KEYS = {
     "judge_faithfulness",
+    "flags",
     "judge_completeness",
     "judge_reasoning",
     "faithfulness_reasoning",
@@ -93,6 +94,7 @@ def test_empty_response() -> None:
     assert outcome.claim_faithfulness == 1.0
     assert outcome.judge_completeness == 1.0 and not outcome.passed
     assert outcome.verdict_records(SampleKey(run_id="r", iteration=1, sample_id="x")) == []
+    assert outcome.result_fields()["flags"] == ["empty_response"]
 
 
 def test_http_judge_sample_sums_usage(loopback_llm: LoopbackLLM) -> None:

@@ -73,7 +73,7 @@ def test_local_judge_is_a_judge_named_local() -> None:
     judge = LocalJudge(HashEmbedder())
     assert isinstance(judge, Judge)
     assert judge.name == "local"
-    assert judge.prompt_version.startswith("local-v1")
+    assert judge.prompt_version.startswith("local-v2")
 
 
 def test_verdicts_with_fake_embedder() -> None:

@@ -59,6 +59,7 @@ CREATE TABLE IF NOT EXISTS "results" (
     "cost_usd" DOUBLE,
     "error" VARCHAR,
     "flags" VARCHAR[],
+    "abstained" BOOLEAN,
     "sample_hash" VARCHAR,
     "reanalysis_of" VARCHAR,
     "scored_at" TIMESTAMP NOT NULL,
@@ -77,7 +78,10 @@ CREATE TABLE IF NOT EXISTS "claims" (
     "evidence" VARCHAR,
     "similarity" DOUBLE NOT NULL,
     "response_start" BIGINT,
-    "response_end" BIGINT
+    "response_end" BIGINT,
+    "status" VARCHAR,
+    "rule" VARCHAR,
+    "claims_source" VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS "highlights" (
