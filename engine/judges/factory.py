@@ -2,7 +2,9 @@
 ``ollama:MODEL``. The composition root (CLI, runner) calls this; evaluators never do.
 
 API keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY; none for
-Ollama) and are never stored in the judge's name, the cache or any record.
+Ollama) and are never stored in the judge's name, the cache or any record. Base URLs come
+from OPENAI_BASE_URL, ANTHROPIC_BASE_URL and OLLAMA_BASE_URL (default
+``http://127.0.0.1:11434``) when set.
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ def build_judge(
             HttpJudgeClient(OpenAIWire("openai"), base_url=url, api_key=key, **common)
         )
     if provider == "ollama":
-        url = base_url or OLLAMA_BASE_URL
+        # Ollama often runs on another machine or port than the default.
+        url = base_url or os.environ.get("OLLAMA_BASE_URL") or OLLAMA_BASE_URL
         return OpenAICompatJudge(
             HttpJudgeClient(OpenAIWire("ollama"), base_url=url, api_key=None, **common)
         )
