@@ -736,6 +736,52 @@ class SampleScoreRecord(Frozen):
     """Why, in a sentence."""
 
 
+PairWinner = Literal["a", "b", "tie"]
+
+
+class PairwiseRecord(Frozen):
+    """One head-to-head judgment: which of two runs answered one case better
+    (``evalhouse compare-runs A B``)."""
+
+    comparison_id: str
+    """The ``compare-runs`` invocation (sortable by time); the lake partition's run_id."""
+    run_a: str
+    """The first run named on the command line."""
+    run_b: str
+    """The second run."""
+    iteration: int
+    """Iteration of both runs whose answers were compared."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Candidate whose answers were compared (empty for the runs' own responses)."""
+    domain: str | None = None
+    """Domain of the case (from run A)."""
+    winner: PairWinner | None = None
+    """``a``, ``b`` or ``tie``; a pair judged differently in the two orders is a tie.
+    Null when the judge failed (see ``error``)."""
+    consistent: bool | None = None
+    """Whether both orders (A shown first, B shown first) gave the same winner; False pairs
+    were recorded as ties (position bias)."""
+    a_first: PairWinner | None = None
+    """The judgment with A's answer shown first."""
+    b_first: PairWinner | None = None
+    """The judgment with B's answer shown first, in terms of runs (``a`` = run A won)."""
+    score_a: float | None = None
+    """Run A's quality score the local rule compared (mean of accuracy, completeness and
+    coverage_percent, 0-100); null for LLM judges."""
+    score_b: float | None = None
+    """Run B's quality score (local rule)."""
+    reason: str = ""
+    """Why: the local rule's figures, or the judge's reasons in both orders."""
+    judge: str
+    """``local`` (the deterministic rule) or the LLM judge (``openai:MODEL``, ...)."""
+    error: str | None = None
+    """Why the pair could not be judged; null when it was."""
+    compared_at: datetime
+    """When the comparison ran (UTC, naive)."""
+
+
 LAKE_TABLES: dict[str, type[Frozen]] = {
     "runs": RunRecord,
     "results": ResultRecord,
@@ -746,6 +792,7 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "iteration_metrics": IterationMetricsRecord,
     "grader_scores": GraderScoreRecord,
     "sample_scores": SampleScoreRecord,
+    "pairwise": PairwiseRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

@@ -1,5 +1,6 @@
-"""Grader-file calls of an LLM judge over HTTP: free rubrics, G-Eval, factuality and
-context relevance (the eval-harness write-up's ``llm-judge`` and ``promptfoo`` graders).
+"""Grader-file and pairwise calls of an LLM judge over HTTP: free rubrics, G-Eval,
+factuality and context relevance (the eval-harness write-up's ``llm-judge`` and
+``promptfoo`` graders), and which of two answers is better (``compare-runs``).
 
 Each call is one versioned prompt file of ``prompts/`` sent through the judge's client,
 so it is retried, repaired once, cached and priced like every other judge call. A reply
@@ -19,7 +20,14 @@ from engine.models import Frozen
 if TYPE_CHECKING:
     from engine.judges.http_client import HttpJudgeClient, Prompt
 
-GRADED_PROMPTS = ("grade_rubric", "geval_steps", "geval_score", "factuality", "context_relevance")
+GRADED_PROMPTS = (
+    "grade_rubric",
+    "geval_steps",
+    "geval_score",
+    "factuality",
+    "context_relevance",
+    "pairwise",
+)
 """Prompt files of the grader calls (part of the judge's prompt-set version)."""
 
 FACTUALITY_CATEGORIES = frozenset("ABCDE")
@@ -54,6 +62,17 @@ class Relevance(Frozen):
 
     relevant: tuple[bool, ...]
     """One flag per sentence, in order."""
+    reason: str = ""
+    """The judge's explanation."""
+    usage: Usage = Usage()
+    """What the call cost."""
+
+
+class PairChoice(Frozen):
+    """Which of two answers, shown in a given order, the judge found better."""
+
+    better: str
+    """``first``, ``second`` or ``tie`` (positions as shown, not runs)."""
     reason: str = ""
     """The judge's explanation."""
     usage: Usage = Usage()
@@ -107,6 +126,17 @@ def parse_factuality(payload: Any) -> tuple[str, str]:
     if category not in FACTUALITY_CATEGORIES:
         raise JudgeResponseError(f'expected "category": one letter A-E, got {raw!r}')
     return category, _text(obj.get("reason"))
+
+
+def parse_pair(payload: Any) -> tuple[str, str]:
+    """``{"reason": str, "better": "1"|"2"|"tie"}`` -> (first|second|tie, reason)."""
+    obj = _object(payload)
+    raw = obj.get("better")
+    value = str(raw).strip().lower() if isinstance(raw, str | int) else ""
+    choice = {"1": "first", "2": "second", "tie": "tie"}.get(value)
+    if choice is None or isinstance(raw, bool):
+        raise JudgeResponseError(f'expected "better": "1", "2" or "tie", got {raw!r}')
+    return choice, _text(obj.get("reason"))
 
 
 def relevance_parser(count: int) -> Any:
@@ -210,3 +240,19 @@ class GradedCalls:
             relevance_parser(len(sentences)),
         )
         return Relevance(relevant=flags, reason=reason, usage=usage)
+
+    async def compare_pair(
+        self, question: str, reference: str, first: str, second: str
+    ) -> PairChoice:
+        """Which of two answers to ``question`` is better, as shown (1 = ``first``)."""
+        (better, reason), usage = await self.client.complete_json(
+            self._prompts["pairwise"],
+            {
+                "question": question,
+                "reference": _or_none(reference),
+                "first": first,
+                "second": second,
+            },
+            parse_pair,
+        )
+        return PairChoice(better=better, reason=reason, usage=usage)

@@ -1,0 +1,287 @@
+"""Head-to-head judging of two runs (``evalhouse compare-runs A B``).
+
+Every case both runs answered (same iteration, same candidate, neither an error) is one
+pair. An LLM judge is asked which answer is better twice, once with A's answer shown first
+and once with B's (MT-Bench's remedy for position bias, Zheng et al. 2023); when the two
+orders disagree the pair is recorded as a tie with ``consistent = false``, so position bias
+is counted rather than hidden. The offline default is a deterministic rule: each answer's
+quality is the mean of its accuracy, completeness and coverage_percent (claims found), all
+0-100 and already computed by the runs; a difference within ``margin`` points is a tie.
+
+Judgments are ``PairwiseRecord`` rows of the lake table ``pairwise`` (partition
+``run_id=<comparison_id>/iteration=0``), which ingest loads like any other table; the
+warehouse views ``pairwise_summary`` (win/tie/loss per domain with Wilson intervals) and
+``ratings`` (Elo over every comparison) read them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from engine.errors import InputError
+from engine.judges.base import JudgeError, Usage
+from engine.judges.graded import PairChoice
+from engine.lake import list_parts, read_table, write_part
+from engine.models import PairWinner, PairwiseRecord
+
+QUALITY_FIELDS = ("accuracy", "completeness", "coverage_percent")
+"""``results`` fields (0-100) the local rule averages: accuracy, completeness, claims found."""
+
+DEFAULT_MARGIN = 5.0
+"""Quality points (0-100) within which the local rule calls a tie."""
+
+
+class ComparisonError(InputError):
+    """Two runs cannot be compared (unknown run, nothing in common)."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two answers to one case: run A's and run B's."""
+
+    iteration: int
+    sample_id: str
+    candidate: str
+    domain: str | None
+    query: str
+    answer_a: str
+    answer_b: str
+    values_a: Mapping[str, Any]
+    values_b: Mapping[str, Any]
+
+
+@runtime_checkable
+class PairJudge(Protocol):
+    """A judge that can say which of two answers, as shown, is better."""
+
+    @property
+    def name(self) -> str:
+        """Judge identifier."""
+        ...
+
+    async def compare_pair(
+        self, question: str, reference: str, first: str, second: str
+    ) -> PairChoice:
+        """``first``, ``second`` or ``tie``."""
+        ...
+
+
+def _rows(lake: Path, run_id: str) -> list[dict[str, Any]]:
+    if not any(p.run_id == run_id for p in list_parts(lake, ["results"])):
+        raise ComparisonError(f"run {run_id!r} has no results in the lake ({lake})")
+    return list(read_table(lake, "results", run_id).to_pylist())
+
+
+def _usable(row: Mapping[str, Any]) -> bool:
+    return not row.get("error") and bool(str(row.get("response") or "").strip())
+
+
+def pairs_from_lake(lake: Path, run_a: str, run_b: str) -> list[Pair]:
+    """The pairs of two runs: cases both answered without error, matched by iteration,
+    sample and candidate (a resumed sample's latest row wins). Raises ComparisonError."""
+    if run_a == run_b:
+        raise ComparisonError(f"compare-runs needs two different runs, got {run_a!r} twice")
+    rows: list[dict[tuple[int, str, str], dict[str, Any]]] = []
+    for run in (run_a, run_b):
+        latest: dict[tuple[int, str, str], dict[str, Any]] = {}
+        for row in _rows(lake, run):
+            latest[(int(row["iteration"]), str(row["sample_id"]), str(row["candidate"]))] = row
+        rows.append(latest)
+    pairs = []
+    for key in sorted(rows[0].keys() & rows[1].keys()):
+        a, b = rows[0][key], rows[1][key]
+        if _usable(a) and _usable(b):
+            pairs.append(
+                Pair(key[0], key[1], key[2], a.get("domain"), str(a["query"]),
+                     str(a["response"]), str(b["response"]), a, b)
+            )  # fmt: skip
+    if not pairs:
+        raise ComparisonError(
+            f"runs {run_a!r} and {run_b!r} have no case both answered without error "
+            "(same sample, iteration and candidate)"
+        )
+    return pairs
+
+
+def quality(values: Mapping[str, Any], fields: Sequence[str]) -> float | None:
+    """Mean of ``fields`` of ``values`` (None when ``fields`` is empty)."""
+    return sum(float(values[f]) for f in fields) / len(fields) if fields else None
+
+
+def local_judgment(
+    pair: Pair, margin: float = DEFAULT_MARGIN
+) -> tuple[PairWinner, float | None, float | None, str]:
+    """The deterministic rule: (winner, quality A, quality B, reason). Only the quality
+    fields both answers have are compared; none in common is a tie."""
+    shared = [
+        f
+        for f in QUALITY_FIELDS
+        if isinstance(pair.values_a.get(f), int | float)
+        and isinstance(pair.values_b.get(f), int | float)
+    ]
+    if not shared:
+        return "tie", None, None, "no score both answers have: tie"
+    qa, qb = quality(pair.values_a, shared), quality(pair.values_b, shared)
+    assert qa is not None and qb is not None
+    figures = ", ".join(
+        f"{f} {float(pair.values_a[f]):g} vs {float(pair.values_b[f]):g}" for f in shared
+    )
+    diff = qa - qb
+    if abs(diff) <= margin:
+        verdict: PairWinner = "tie"
+        why = f"within the margin of {margin:g}"
+    else:
+        verdict = "a" if diff > 0 else "b"
+        why = f"{verdict.upper()} better by {abs(diff):.1f}"
+    return verdict, qa, qb, f"{figures}; quality {qa:.1f} vs {qb:.1f}: {why}"
+
+
+def combine(a_first: str, b_first: str) -> tuple[PairWinner, bool, PairWinner, PairWinner]:
+    """Both orders' choices (``first``/``second``/``tie`` as shown) -> (winner, consistent,
+    A-first winner, B-first winner). Disagreeing orders are a tie."""
+    one: PairWinner = {"first": "a", "second": "b"}.get(a_first, "tie")  # type: ignore[assignment]
+    two: PairWinner = {"first": "b", "second": "a"}.get(b_first, "tie")  # type: ignore[assignment]
+    consistent = one == two
+    return (one if consistent else "tie"), consistent, one, two
+
+
+async def _judged(pair: Pair, judge: PairJudge) -> dict[str, Any]:
+    try:
+        first, second = await asyncio.gather(
+            judge.compare_pair(pair.query, "", pair.answer_a, pair.answer_b),
+            judge.compare_pair(pair.query, "", pair.answer_b, pair.answer_a),
+        )
+    except JudgeError as err:
+        return {"error": f"judge {judge.name} failed: {err}", "usage": Usage()}
+    winner, consistent, one, two = combine(first.better, second.better)
+    reason = f"A shown first: {one} ({first.reason}); B shown first: {two} ({second.reason})"
+    if not consistent:
+        reason = "the two orders disagree (position bias): tie; " + reason
+    return {
+        "winner": winner,
+        "consistent": consistent,
+        "a_first": one,
+        "b_first": two,
+        "reason": reason,
+        "usage": first.usage + second.usage,
+    }
+
+
+def new_comparison_id(now: datetime) -> str:
+    """``cmp-<UTC time>-<6 hex>``: sortable by time, unique."""
+    return f"cmp-{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+async def compare_pairs(
+    pairs: Sequence[Pair],
+    judge: PairJudge | None,
+    *,
+    run_a: str,
+    run_b: str,
+    comparison_id: str,
+    now: datetime,
+    margin: float = DEFAULT_MARGIN,
+) -> tuple[list[PairwiseRecord], Usage]:
+    """Judge every pair (``judge`` None: the local rule); a failed pair is a row with an
+    error. The HTTP judge's own client limits the calls in flight."""
+    common = {"comparison_id": comparison_id, "run_a": run_a, "run_b": run_b, "compared_at": now}
+    records: list[PairwiseRecord] = []
+    usage = Usage()
+    if judge is None:
+        for p in pairs:
+            winner, qa, qb, reason = local_judgment(p, margin)
+            records.append(
+                PairwiseRecord(
+                    **common, **_key(p), winner=winner, consistent=True, a_first=winner,
+                    b_first=winner, score_a=qa, score_b=qb, reason=reason, judge="local",
+                )
+            )  # fmt: skip
+        return records, usage
+    found = await asyncio.gather(*(_judged(p, judge) for p in pairs))
+    for p, fields in zip(pairs, found, strict=True):
+        usage = usage + fields.pop("usage")
+        records.append(PairwiseRecord(**common, **_key(p), **fields, judge=judge.name))
+    return records, usage
+
+
+def _key(p: Pair) -> dict[str, Any]:
+    return {
+        "iteration": p.iteration,
+        "sample_id": p.sample_id,
+        "candidate": p.candidate,
+        "domain": p.domain,
+    }
+
+
+def write_comparison(lake: Path, records: Sequence[PairwiseRecord]) -> Path | None:
+    """Publish the records as one part of ``pairwise`` (atomic, like every lake part)."""
+    if not records:
+        return None
+    return write_part(lake, "pairwise", records[0].comparison_id, 0, records)
+
+
+def utc_now() -> datetime:
+    """Now in UTC, naive (the lake's convention)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion (95% for z = 1.96); (0, 1) when n = 0."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Win/tie/loss of run A against run B in one domain (or ``(all)``)."""
+
+    domain: str
+    wins_a: int
+    ties: int
+    wins_b: int
+    inconsistent: int
+    errors: int
+
+    @property
+    def judged(self) -> int:
+        """Pairs with a winner (errors excluded)."""
+        return self.wins_a + self.ties + self.wins_b
+
+    @property
+    def a_interval(self) -> tuple[float, float]:
+        """Wilson 95% interval of A's win rate (ties count as not won)."""
+        return wilson(self.wins_a, self.judged)
+
+
+def tally(records: Sequence[PairwiseRecord]) -> list[Tally]:
+    """One ``Tally`` per domain (sorted), then ``(all)``."""
+    groups: dict[str, list[PairwiseRecord]] = {}
+    for r in records:
+        groups.setdefault(r.domain or "(none)", []).append(r)
+    groups_all = [*sorted(groups.items()), ("(all)", list(records))]
+    return [
+        Tally(
+            domain=name,
+            wins_a=sum(r.winner == "a" for r in rows),
+            ties=sum(r.winner == "tie" for r in rows),
+            wins_b=sum(r.winner == "b" for r in rows),
+            inconsistent=sum(r.consistent is False for r in rows),
+            errors=sum(r.winner is None for r in rows),
+        )
+        for name, rows in groups_all
+    ]
