@@ -174,6 +174,47 @@ async def _judged(pair: Pair, judge: PairJudge) -> dict[str, Any]:
     }
 
 
+PROMPT_OVERHEAD_TOKENS = 300
+"""Instructions and JSON scaffolding of one pairwise prompt."""
+JUDGE_OUTPUT_TOKENS = 120
+"""A reason and a choice."""
+
+
+@dataclass(frozen=True)
+class PairEstimate:
+    """What comparing two runs will cost, before any call."""
+
+    pairs: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+    def render(self) -> str:
+        """Lines for the terminal."""
+        return (
+            f"pairs:         {self.pairs}\n"
+            f"judge calls:   {self.calls} (both orders of every pair)\n"
+            f"tokens:        {self.input_tokens} in, {self.output_tokens} out\n"
+            f"cost:          ${self.cost_usd:.4f}"
+        )
+
+
+def estimate_pairs(pairs: Sequence[Pair], judge: str) -> PairEstimate:
+    """Two calls per pair with an LLM judge (none with ``local``), tokens estimated as
+    characters / 4, priced by the packaged price table ((0, 0) when the model is unknown)."""
+    if judge.strip() == "local" or ":" not in judge:
+        return PairEstimate(len(pairs), 0, 0, 0, 0.0)
+    from engine.judges.pricing import PriceTable
+
+    chars = sum(len(p.query) + len(p.answer_a) + len(p.answer_b) for p in pairs)
+    sent = 2 * (len(pairs) * PROMPT_OVERHEAD_TOKENS + chars // 4)
+    received = 2 * len(pairs) * JUDGE_OUTPUT_TOKENS
+    price_in, price_out = PriceTable().prices(judge.split(":", 1)[1]) or (0.0, 0.0)
+    cost = (sent * price_in + received * price_out) / 1e6
+    return PairEstimate(len(pairs), 2 * len(pairs), sent, received, cost)
+
+
 def new_comparison_id(now: datetime) -> str:
     """``cmp-<UTC time>-<6 hex>``: sortable by time, unique."""
     return f"cmp-{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"

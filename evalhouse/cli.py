@@ -364,6 +364,9 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
     if args.margin < 0:
         raise UsageError(f"--margin {args.margin:g}: must be 0 or more")
     pairs = pairwise.pairs_from_lake(paths.lake, args.run_a, args.run_b)
+    if args.estimate:
+        print(pairwise.estimate_pairs(pairs, args.judge).render())
+        return EXIT_OK
     judge = None
     if args.judge.strip() != "local":
         from engine.judges.base import JudgeError
@@ -596,6 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--concurrency", type=int, default=8, help="judge calls in flight")
     p.add_argument("--no-ingest", action="store_true", help="write the lake only")
+    p.add_argument("--estimate", action="store_true", help="print calls and cost, judge nothing")
     p.set_defaults(func=cmd_compare_runs)
 
     p = sub.add_parser("dashboard", parents=[common], help="serve the dashboard")

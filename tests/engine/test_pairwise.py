@@ -219,3 +219,19 @@ def test_compare_runs_refuses_bad_input(home: Paths, capsys: pytest.CaptureFixtu
     seed_run(home, "run-z", {"q9": 1.0}, 3)
     with pytest.raises(ComparisonError, match="no case both answered"):
         pairs_from_lake(home.lake, "run-a", "run-z")
+
+
+def test_estimate_counts_both_orders(home: Paths, capsys: pytest.CaptureFixture[str]) -> None:
+    seed_run(home, "run-a", {"q1": 90.0, "q2": 70.0}, 0)
+    seed_run(home, "run-b", {"q1": 70.0, "q2": 72.0}, 1)
+    code, out, err = compare(home, capsys, "run-a", "run-b", "--judge", "openai:gpt-4o-mini",
+                             "--estimate")  # fmt: skip
+    assert code == 0, err
+    # 2 pairs x 2 orders. Each pair: query "q" (1 char) and two answers like "run-a q1"
+    # (8 chars each): 2 x 17 = 34 chars // 4 = 8 tokens; 2 orders x (2 x 300 + 8) = 1216 in
+    # and 4 calls x 120 = 480 out
+    assert "judge calls:   4 (both orders" in out
+    assert "tokens:        1216 in, 480 out" in out
+    assert not (home.lake / "pairwise").exists()
+    code, out, _ = compare(home, capsys, "run-a", "run-b", "--estimate")
+    assert "judge calls:   0" in out
