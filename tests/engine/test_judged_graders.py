@@ -286,7 +286,7 @@ def test_context_recall_uses_given_claims_with_the_local_judge() -> None:
                 text="",
                 claims=(
                     ExpectedClaim(id="c1", text="Green tea contains catechins."),
-                    ExpectedClaim(id="c2", text="Green tea cures the common cold."),
+                    ExpectedClaim(id="c2", text="Green tea costs 5 dollars per cup."),
                 ),
             )
         }
@@ -294,7 +294,7 @@ def test_context_recall_uses_given_claims_with_the_local_judge() -> None:
     g = grader(write_up_file("context-recall", 0.7), LocalJudge(HashEmbedder()))
     r = grade(g, "anything", case)
     assert r.score == 0.5 and r.usage.calls == 0
-    assert "not found: 'Green tea cures the common cold.'" in r.reason
+    assert "not found: 'Green tea costs 5 dollars per cup.'" in r.reason
 
 
 def test_local_factuality_reads_a_contradiction_as_d() -> None:
@@ -387,3 +387,53 @@ def test_judged_calls_per_answer() -> None:
     # 1 extraction + one verification per sentence of the expected answer (1 sentence)
     assert judged_calls("context-recall", GREEN_TEA) == 2
     assert judged_calls("regex", GREEN_TEA) == 0
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def test_rubric_and_promptfoo_files_in_a_local_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.lake import read_table
+    from engine.settings import resolve_paths
+    from evalhouse.cli import main
+
+    monkeypatch.setenv("EVALHOUSE_HOME", str(tmp_path / "home"))
+    graders = tmp_path / "project" / "graders"
+    graders.mkdir(parents=True)
+    (graders / "short.yaml").write_text(
+        "name: Short and sourced\ntype: llm-judge\nrubric: |\n  Pass if:\n"
+        "  - The response mentions 'catechins'\n  - Response is under 12 words\n",
+        encoding="utf-8",
+    )
+    (graders / "recall.yaml").write_text(
+        yaml_text(write_up_file("context-recall", 0.7)), encoding="utf-8"
+    )
+    case = GREEN_TEA.model_dump(mode="json", exclude_none=True)
+    case["response"] = "Green tea contains catechins, powerful antioxidants."
+    case["expected_answer"]["claims"] = [
+        {"id": "c1", "text": "Green tea contains catechins."},
+        # A claim the local judge can tell is missing: it checks numbers, dates and names
+        # (it would call a same-topic claim without them, "cures colds", supported).
+        {"id": "c2", "text": "Green tea costs 5 dollars per cup."},
+    ]
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    home = resolve_paths(tmp_path / "home")
+    code = main(
+        ["run", "--home", str(home.home), "--no-ingest", "--test-set", str(cases), "--name",
+         "graded", "--project", str(tmp_path / "project"), "--graders", "short,recall"]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    run_id = out.strip().splitlines()[-1]
+    rows = {r["grader"]: r for r in read_table(home.lake, "grader_scores", run_id).to_pylist()}
+    # 7 words, mentions catechins: both criteria met
+    assert (rows["short"]["score"], rows["short"]["passed"]) == (1.0, True)
+    assert (rows["recall"]["score"], rows["recall"]["passed"]) == (0.5, False)
+    assert rows["recall"]["reason"].endswith("not found: 'Green tea costs 5 dollars per cup.'")
+
+
+def yaml_text(data: dict[str, Any]) -> str:
+    return "".join(f"{k}: {json.dumps(v)}\n" for k, v in data.items())
