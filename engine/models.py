@@ -754,7 +754,10 @@ class PairwiseRecord(Frozen):
     sample_id: str
     """Test-case id."""
     candidate: str = ""
-    """Candidate whose answers were compared (empty for the runs' own responses)."""
+    """Run A's candidate whose answers were compared (empty for a run's own responses)."""
+    candidate_b: str = ""
+    """Run B's candidate (the same as ``candidate`` unless two candidates were compared,
+    ``compare-runs RUN:PROMPT_1 RUN:PROMPT_2``)."""
     domain: str | None = None
     """Domain of the case (from run A)."""
     winner: PairWinner | None = None

@@ -55,6 +55,7 @@ class Pair:
     answer_b: str
     values_a: Mapping[str, Any]
     values_b: Mapping[str, Any]
+    candidate_b: str = ""
 
 
 @runtime_checkable
@@ -73,39 +74,71 @@ class PairJudge(Protocol):
         ...
 
 
-def _rows(lake: Path, run_id: str) -> list[dict[str, Any]]:
-    if not any(p.run_id == run_id for p in list_parts(lake, ["results"])):
-        raise ComparisonError(f"run {run_id!r} has no results in the lake ({lake})")
-    return list(read_table(lake, "results", run_id).to_pylist())
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a run, or one candidate of a run (``RUN:CANDIDATE``)."""
+
+    run_id: str
+    candidate: str | None = None
+
+    @staticmethod
+    def parse(text: str) -> Side:
+        """``RUN`` or ``RUN:CANDIDATE`` (run ids never hold ':')."""
+        run_id, sep, candidate = text.strip().partition(":")
+        if not run_id or (sep and not candidate):
+            raise ComparisonError(f"{text!r} is not RUN or RUN:CANDIDATE")
+        return Side(run_id, candidate if sep else None)
+
+    def __str__(self) -> str:
+        return self.run_id if self.candidate is None else f"{self.run_id}:{self.candidate}"
+
+
+def _rows(lake: Path, side: Side) -> list[dict[str, Any]]:
+    if not any(p.run_id == side.run_id for p in list_parts(lake, ["results"])):
+        raise ComparisonError(f"run {side.run_id!r} has no results in the lake ({lake})")
+    rows = list(read_table(lake, "results", side.run_id).to_pylist())
+    if side.candidate is None:
+        return rows
+    chosen = [r for r in rows if r["candidate"] == side.candidate]
+    if not chosen:
+        known = ", ".join(sorted({repr(r["candidate"]) for r in rows}))
+        raise ComparisonError(
+            f"run {side.run_id!r} has no candidate {side.candidate!r} (it has {known})"
+        )
+    return chosen
 
 
 def _usable(row: Mapping[str, Any]) -> bool:
     return not row.get("error") and bool(str(row.get("response") or "").strip())
 
 
-def pairs_from_lake(lake: Path, run_a: str, run_b: str) -> list[Pair]:
-    """The pairs of two runs: cases both answered without error, matched by iteration,
-    sample and candidate (a resumed sample's latest row wins). Raises ComparisonError."""
-    if run_a == run_b:
-        raise ComparisonError(f"compare-runs needs two different runs, got {run_a!r} twice")
-    rows: list[dict[tuple[int, str, str], dict[str, Any]]] = []
-    for run in (run_a, run_b):
+def pairs_from_lake(lake: Path, side_a: Side | str, side_b: Side | str) -> list[Pair]:
+    """The pairs of two sides: cases both answered without error, matched by iteration and
+    sample, and by candidate unless a side names its candidate (a resumed sample's latest
+    row wins). Raises ComparisonError."""
+    sides = [s if isinstance(s, Side) else Side.parse(s) for s in (side_a, side_b)]
+    if sides[0] == sides[1]:
+        raise ComparisonError(f"compare-runs needs two different sides, got {sides[0]} twice")
+    by_candidate = all(s.candidate is None for s in sides)
+    keyed: list[dict[tuple[int, str, str], dict[str, Any]]] = []
+    for side in sides:
         latest: dict[tuple[int, str, str], dict[str, Any]] = {}
-        for row in _rows(lake, run):
-            latest[(int(row["iteration"]), str(row["sample_id"]), str(row["candidate"]))] = row
-        rows.append(latest)
+        for row in _rows(lake, side):
+            cand = str(row["candidate"]) if by_candidate else ""
+            latest[(int(row["iteration"]), str(row["sample_id"]), cand)] = row
+        keyed.append(latest)
     pairs = []
-    for key in sorted(rows[0].keys() & rows[1].keys()):
-        a, b = rows[0][key], rows[1][key]
+    for key in sorted(keyed[0].keys() & keyed[1].keys()):
+        a, b = keyed[0][key], keyed[1][key]
         if _usable(a) and _usable(b):
             pairs.append(
-                Pair(key[0], key[1], key[2], a.get("domain"), str(a["query"]),
-                     str(a["response"]), str(b["response"]), a, b)
+                Pair(key[0], key[1], str(a["candidate"]), a.get("domain"), str(a["query"]),
+                     str(a["response"]), str(b["response"]), a, b, str(b["candidate"]))
             )  # fmt: skip
     if not pairs:
         raise ComparisonError(
-            f"runs {run_a!r} and {run_b!r} have no case both answered without error "
-            "(same sample, iteration and candidate)"
+            f"{sides[0]} and {sides[1]} have no case both answered without error "
+            "(same sample and iteration" + (", and candidate)" if by_candidate else ")")
         )
     return pairs
 
@@ -257,6 +290,7 @@ def _key(p: Pair) -> dict[str, Any]:
         "iteration": p.iteration,
         "sample_id": p.sample_id,
         "candidate": p.candidate,
+        "candidate_b": p.candidate_b,
         "domain": p.domain,
     }
 

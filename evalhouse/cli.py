@@ -363,7 +363,8 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
         raise UsageError(f"--concurrency {args.concurrency}: must be at least 1")
     if args.margin < 0:
         raise UsageError(f"--margin {args.margin:g}: must be 0 or more")
-    pairs = pairwise.pairs_from_lake(paths.lake, args.run_a, args.run_b)
+    side_a, side_b = pairwise.Side.parse(args.run_a), pairwise.Side.parse(args.run_b)
+    pairs = pairwise.pairs_from_lake(paths.lake, side_a, side_b)
     if args.estimate:
         print(pairwise.estimate_pairs(pairs, args.judge).render())
         return EXIT_OK
@@ -383,7 +384,7 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
     async def judged() -> tuple[Any, Any]:
         try:
             return await pairwise.compare_pairs(
-                pairs, judge, run_a=args.run_a, run_b=args.run_b, comparison_id=cid,
+                pairs, judge, run_a=side_a.run_id, run_b=side_b.run_id, comparison_id=cid,
                 now=now, margin=args.margin,
             )  # fmt: skip
         finally:
@@ -587,8 +588,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "compare-runs", parents=[common], help="judge which of two runs answered each case better"
     )
-    p.add_argument("run_a")
-    p.add_argument("run_b")
+    p.add_argument("run_a", help="RUN_ID, or RUN_ID:CANDIDATE for one candidate of a run")
+    p.add_argument("run_b", help="RUN_ID, or RUN_ID:CANDIDATE")
     p.add_argument(
         "--judge",
         default="local",

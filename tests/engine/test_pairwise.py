@@ -185,7 +185,7 @@ def test_compare_runs_end_to_end_with_hand_computed_elo(
             "SELECT domain, wins_a, ties, wins_b, judged, round(a_win_low, 4), "
             "round(a_win_high, 4) FROM pairwise_summary WHERE run_a = 'run-a' ORDER BY domain"
         ).fetchall()
-        ratings = con.execute("SELECT rank, run_id, name, rating, games, wins, ties, losses "
+        ratings = con.execute("SELECT rank, player, name, rating, games, wins, ties, losses "
                               "FROM ratings ORDER BY rank").fetchall()  # fmt: skip
     assert summary == [
         ("(all)", 1, 1, 0, 2, 0.0945, 0.9055),
@@ -212,7 +212,7 @@ def test_compare_runs_refuses_bad_input(home: Paths, capsys: pytest.CaptureFixtu
     assert code == 2 and out == ""
     assert err.strip() == f"error: run 'nope' has no results in the lake ({home.lake})"
     code, _, err = compare(home, capsys, "run-a", "run-a")
-    assert code == 2 and "two different runs" in err
+    assert code == 2 and "two different sides" in err
     code, _, err = compare(home, capsys, "run-a", "run-a", "--margin", "-1")
     assert code == 2 and err.strip() == "error: --margin -1: must be 0 or more"
     assert not (home.lake / "pairwise").exists()
@@ -235,3 +235,38 @@ def test_estimate_counts_both_orders(home: Paths, capsys: pytest.CaptureFixture[
     assert not (home.lake / "pairwise").exists()
     code, out, _ = compare(home, capsys, "run-a", "run-b", "--estimate")
     assert "judge calls:   0" in out
+
+
+def test_two_candidates_of_one_run(home: Paths, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [
+        result_record("run-p", sid, candidate=cand, accuracy=s, completeness=s,
+                      coverage_percent=s, response=f"{cand} {sid}")
+        for cand, scores in (("terse", (90.0, 40.0)), ("cite", (60.0, 80.0)))
+        for sid, s in zip(("q1", "q2"), scores, strict=True)
+    ]  # fmt: skip
+    write_part(home.lake, "runs", "run-p", 0, [run_record("run-p")])
+    write_part(home.lake, "results", "run-p", 1, rows)
+    code, out, err = compare(home, capsys, "run-p:terse", "run-p:cite")
+    assert code == 0, err
+    cid = out.strip().splitlines()[-1]
+    got = read_table(home.lake, "pairwise", cid).to_pylist()
+    assert [(r["sample_id"], r["candidate"], r["candidate_b"], r["winner"]) for r in got] == [
+        ("q1", "terse", "cite", "a"),
+        ("q2", "terse", "cite", "b"),
+    ]
+    with read_connection(home.warehouse) as con:
+        players = con.execute(
+            "SELECT player, run_id, candidate, name, games FROM ratings ORDER BY player"
+        ).fetchall()
+        summary = con.execute(
+            "SELECT candidate_a, candidate_b, wins_a, wins_b FROM pairwise_summary "
+            "WHERE domain = '(all)'"
+        ).fetchall()
+    assert players == [
+        ("run-p:cite", "run-p", "cite", "run run-p", 2),
+        ("run-p:terse", "run-p", "terse", "run run-p", 2),
+    ]
+    assert summary == [("terse", "cite", 1, 1)]
+    code, _, err = compare(home, capsys, "run-p:terse", "run-p:nope")
+    assert code == 2
+    assert err.strip() == "error: run 'run-p' has no candidate 'nope' (it has 'cite', 'terse')"

@@ -173,6 +173,7 @@ CREATE TABLE IF NOT EXISTS "pairwise" (
     "iteration" BIGINT NOT NULL,
     "sample_id" VARCHAR NOT NULL,
     "candidate" VARCHAR,
+    "candidate_b" VARCHAR,
     "domain" VARCHAR,
     "winner" VARCHAR,
     "consistent" BOOLEAN,

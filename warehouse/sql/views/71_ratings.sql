@@ -1,23 +1,32 @@
--- Elo ratings of every run that took part in a comparison. Each judged pair of the latest
--- comparison of each pair of runs is one game (win 1, tie 0.5, loss 0), played in order of
+-- Elo ratings of every system that took part in a comparison: a run (player = run id) or
+-- one candidate of a run (player = run_id:candidate). Each judged pair of the latest
+-- comparison of each pair of players is one game (win 1, tie 0.5, loss 0), played in order of
 -- comparison time, comparison, iteration, sample and candidate; every run starts at 1000
 -- and K = 32. Pairs the judge failed on are not games. Elo depends on the order of games:
 -- the fixed order above makes the view deterministic.
 CREATE OR REPLACE VIEW ratings AS
-WITH RECURSIVE latest AS (
-    SELECT *
+WITH RECURSIVE sides AS (
+    SELECT
+        *,
+        CASE WHEN candidate = '' THEN run_a ELSE run_a || ':' || candidate END AS player_a,
+        CASE WHEN coalesce(candidate_b, candidate) = '' THEN run_b
+             ELSE run_b || ':' || coalesce(candidate_b, candidate) END AS player_b
     FROM pairwise
     WHERE winner IS NOT NULL
+),
+latest AS (
+    SELECT *
+    FROM sides
     QUALIFY comparison_id = max(comparison_id)
-        OVER (PARTITION BY least(run_a, run_b), greatest(run_a, run_b))
+        OVER (PARTITION BY least(player_a, player_b), greatest(player_a, player_b))
 ),
 games AS (
     SELECT
         row_number() OVER (
             ORDER BY compared_at, comparison_id, iteration, sample_id, candidate
         ) AS game,
-        run_a,
-        run_b,
+        player_a AS run_a,
+        player_b AS run_b,
         CASE winner WHEN 'a' THEN 1.0 WHEN 'b' THEN 0.0 ELSE 0.5 END AS score_a
     FROM latest
 ),
@@ -61,7 +70,10 @@ record AS (
 )
 SELECT
     rank() OVER (ORDER BY f.rating DESC) AS rank,
-    f.run_id,
+    f.run_id AS player,
+    split_part(f.run_id, ':', 1) AS run_id,
+    CASE WHEN f.run_id LIKE '%:%' THEN substr(f.run_id, strpos(f.run_id, ':') + 1) ELSE '' END
+        AS candidate,
     r.name,
     f.rating,
     rec.wins + rec.ties + rec.losses AS games,
@@ -70,4 +82,4 @@ SELECT
     rec.losses
 FROM final AS f
 JOIN record AS rec USING (run_id)
-LEFT JOIN runs AS r USING (run_id);
+LEFT JOIN runs AS r ON r.run_id = split_part(f.run_id, ':', 1);
