@@ -405,7 +405,36 @@ class RunConfig(Frozen):
         )
 
 
-# --------------------------------------------------------------------------- records
+# --------------------------------------------------------------------------- conversations
+
+
+TurnRole = Literal["user", "assistant"]
+
+
+class ConversationTurn(Frozen):
+    """One turn of a multi-turn conversation (the eval-harness write-up's CSV row)."""
+
+    turn: int = Field(ge=1)
+    """Position in the conversation, from 1."""
+    role: TurnRole
+    """``user`` (a message to send) or ``assistant`` (a reply to generate and grade)."""
+    content: str = ""
+    """The user's message; for an assistant turn, a recorded reply (empty: generate one)."""
+    expected: str = ""
+    """What the assistant should do or say at this turn (its behavioural expectation)."""
+
+
+class Conversation(Frozen):
+    """A multi-turn test case: turns in order, graded turn by turn and as a whole."""
+
+    id: str = Field(min_length=1)
+    """Conversation id (``conversation_id``)."""
+    scenario: str = ""
+    """What the conversation is about, for people."""
+    chatbot_role: str = ""
+    """The role the assistant must keep (role adherence)."""
+    turns: tuple[ConversationTurn, ...]
+    """Turns ordered by ``turn``; at least one assistant turn, every user turn has text."""
 
 
 class RunRecord(Frozen):
