@@ -474,7 +474,36 @@ class RunConfig(Frozen):
         )
 
 
-# --------------------------------------------------------------------------- records
+# --------------------------------------------------------------------------- conversations
+
+
+TurnRole = Literal["user", "assistant"]
+
+
+class ConversationTurn(Frozen):
+    """One turn of a multi-turn conversation (the eval-harness write-up's CSV row)."""
+
+    turn: int = Field(ge=1)
+    """Position in the conversation, from 1."""
+    role: TurnRole
+    """``user`` (a message to send) or ``assistant`` (a reply to generate and grade)."""
+    content: str = ""
+    """The user's message; for an assistant turn, a recorded reply (empty: generate one)."""
+    expected: str = ""
+    """What the assistant should do or say at this turn (its behavioural expectation)."""
+
+
+class Conversation(Frozen):
+    """A multi-turn test case: turns in order, graded turn by turn and as a whole."""
+
+    id: str = Field(min_length=1)
+    """Conversation id (``conversation_id``)."""
+    scenario: str = ""
+    """What the conversation is about, for people."""
+    chatbot_role: str = ""
+    """The role the assistant must keep (role adherence)."""
+    turns: tuple[ConversationTurn, ...]
+    """Turns ordered by ``turn``; at least one assistant turn, every user turn has text."""
 
 
 class RunRecord(Frozen):
@@ -816,6 +845,55 @@ class SampleScoreRecord(Frozen):
     """Why, in a sentence."""
 
 
+PairWinner = Literal["a", "b", "tie"]
+
+
+class PairwiseRecord(Frozen):
+    """One head-to-head judgment: which of two runs answered one case better
+    (``evalhouse compare-runs A B``)."""
+
+    comparison_id: str
+    """The ``compare-runs`` invocation (sortable by time); the lake partition's run_id."""
+    run_a: str
+    """The first run named on the command line."""
+    run_b: str
+    """The second run."""
+    iteration: int
+    """Iteration of both runs whose answers were compared."""
+    sample_id: str
+    """Test-case id."""
+    candidate: str = ""
+    """Run A's candidate whose answers were compared (empty for a run's own responses)."""
+    candidate_b: str = ""
+    """Run B's candidate (the same as ``candidate`` unless two candidates were compared,
+    ``compare-runs RUN:PROMPT_1 RUN:PROMPT_2``)."""
+    domain: str | None = None
+    """Domain of the case (from run A)."""
+    winner: PairWinner | None = None
+    """``a``, ``b`` or ``tie``; a pair judged differently in the two orders is a tie.
+    Null when the judge failed (see ``error``)."""
+    consistent: bool | None = None
+    """Whether both orders (A shown first, B shown first) gave the same winner; False pairs
+    were recorded as ties (position bias)."""
+    a_first: PairWinner | None = None
+    """The judgment with A's answer shown first."""
+    b_first: PairWinner | None = None
+    """The judgment with B's answer shown first, in terms of runs (``a`` = run A won)."""
+    score_a: float | None = None
+    """Run A's quality score the local rule compared (mean of accuracy, completeness and
+    coverage_percent, 0-100); null for LLM judges."""
+    score_b: float | None = None
+    """Run B's quality score (local rule)."""
+    reason: str = ""
+    """Why: the local rule's figures, or the judge's reasons in both orders."""
+    judge: str
+    """``local`` (the deterministic rule) or the LLM judge (``openai:MODEL``, ...)."""
+    error: str | None = None
+    """Why the pair could not be judged; null when it was."""
+    compared_at: datetime
+    """When the comparison ran (UTC, naive)."""
+
+
 LAKE_TABLES: dict[str, type[Frozen]] = {
     "runs": RunRecord,
     "results": ResultRecord,
@@ -826,6 +904,7 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "iteration_metrics": IterationMetricsRecord,
     "grader_scores": GraderScoreRecord,
     "sample_scores": SampleScoreRecord,
+    "pairwise": PairwiseRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

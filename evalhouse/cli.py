@@ -444,6 +444,64 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------------------- compare-runs
+
+
+def cmd_compare_runs(args: argparse.Namespace) -> int:
+    paths = _paths(args)
+    import asyncio
+
+    from engine import pairwise
+
+    if args.concurrency < 1:
+        raise UsageError(f"--concurrency {args.concurrency}: must be at least 1")
+    if args.margin < 0:
+        raise UsageError(f"--margin {args.margin:g}: must be 0 or more")
+    side_a, side_b = pairwise.Side.parse(args.run_a), pairwise.Side.parse(args.run_b)
+    pairs = pairwise.pairs_from_lake(paths.lake, side_a, side_b)
+    if args.estimate:
+        print(pairwise.estimate_pairs(pairs, args.judge).render())
+        return EXIT_OK
+    judge = None
+    if args.judge.strip() != "local":
+        from engine.judges.base import JudgeError
+        from engine.judges.factory import build_llm_judge
+
+        try:
+            judge = build_llm_judge(args.judge, cache_dir=paths.cache, concurrency=args.concurrency)
+        except JudgeError as exc:
+            raise UsageError(f"--judge {args.judge}: {exc}") from exc
+    now = pairwise.utc_now()
+    cid = pairwise.new_comparison_id(now)
+    _err(f"comparing {len(pairs)} pairs of {args.run_a} and {args.run_b} with {args.judge}")
+
+    async def judged() -> tuple[Any, Any]:
+        try:
+            return await pairwise.compare_pairs(
+                pairs, judge, run_a=side_a.run_id, run_b=side_b.run_id, comparison_id=cid,
+                now=now, margin=args.margin,
+            )  # fmt: skip
+        finally:
+            if judge is not None:
+                await judge.aclose()
+
+    records, usage = asyncio.run(judged())
+    pairwise.write_comparison(paths.lake, records)
+    for t in pairwise.tally(records):
+        low, high = t.a_interval
+        _err(
+            f"{t.domain}: A wins {t.wins_a}, ties {t.ties}, B wins {t.wins_b}"
+            f" (A win rate 95% CI {low:.2f}-{high:.2f}; {t.inconsistent} inconsistent orders,"
+            f" {t.errors} errors)"
+        )
+    if usage.calls:
+        _err(f"judge calls: {usage.calls}, ${usage.cost_usd:.4f}")
+    if not args.no_ingest:
+        ingest_now(paths, quiet=True)
+    print(cid)
+    return EXIT_OK
+
+
 # ----------------------------------------------------------------------------- check
 
 
@@ -756,6 +814,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_check)
 
     _testset_parser(sub, common)
+
+    p = sub.add_parser(
+        "compare-runs", parents=[common], help="judge which of two runs answered each case better"
+    )
+    p.add_argument("run_a", help="RUN_ID, or RUN_ID:CANDIDATE for one candidate of a run")
+    p.add_argument("run_b", help="RUN_ID, or RUN_ID:CANDIDATE")
+    p.add_argument(
+        "--judge",
+        default="local",
+        help="local (rule over stored scores) | openai:MODEL | anthropic:MODEL | ollama:MODEL",
+    )
+    p.add_argument(
+        "--margin", type=float, default=5.0, help="local rule: quality points that are a tie"
+    )
+    p.add_argument("--concurrency", type=int, default=8, help="judge calls in flight")
+    p.add_argument("--no-ingest", action="store_true", help="write the lake only")
+    p.add_argument("--estimate", action="store_true", help="print calls and cost, judge nothing")
+    p.set_defaults(func=cmd_compare_runs)
 
     p = sub.add_parser("dashboard", parents=[common], help="serve the dashboard")
     p.add_argument("--port", type=_port, default=8501)

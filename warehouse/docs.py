@@ -26,6 +26,8 @@ _TABLE_INTROS = {
     "iteration_metrics": "Aggregates of each iteration: answer-synthesis metrics, cost, analysis.",
     "grader_scores": "One row per grader per sample per candidate (graders as files).",
     "sample_scores": "Named metrics of added scorers, one row per metric per sample (long form).",
+    "pairwise": "One row per case two runs both answered, judged head to head by "
+    "`evalhouse compare-runs A B` (run_id of its lake partition = comparison_id).",
 }
 
 

@@ -11,9 +11,10 @@ from engine.graders.base import (
     GraderResult,
     SyncGrader,
 )
+from engine.graders.local_rubric import LocalJudgeRefusal
 from engine.graders.options import BUILTIN_TYPES
 from engine.graders.registry import build_grader, load_graders, resolve_specs
-from engine.graders.rubric import LocalJudgeRefusal, RubricJudge, RubricVerdict
+from engine.graders.rubric import RubricJudge
 from engine.graders.spec import (
     GRADER_TYPES,
     GraderFileError,
@@ -21,6 +22,7 @@ from engine.graders.spec import (
     GraderSpec,
     read_grader_file,
 )
+from engine.judges.base import RubricVerdict
 
 __all__ = [
     "BUILTIN_TYPES",

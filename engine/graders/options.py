@@ -280,3 +280,59 @@ OPTION_MODELS: dict[str, type[Options]] = {
     **{name: BuiltinOptions for name in BUILTIN_TYPES},
 }
 """The options model of each grader type."""
+
+
+# --------------------------------------------------------------------------- judged types
+
+
+class GEvalOptions(Options):
+    """``g-eval``: a criterion scored 1-5 by a judge following evaluation steps."""
+
+    rubric: str
+    """The evaluation criterion (the write-up's g-eval files call it ``rubric``)."""
+    steps: tuple[str, ...] | None = None
+    """Evaluation steps; None asks the judge to write them from the rubric once (cached)."""
+
+    @field_validator("rubric")
+    @classmethod
+    def _not_blank(cls, rubric: str) -> str:
+        if not rubric.strip():
+            raise ValueError("the rubric is empty")
+        return rubric
+
+    @field_validator("steps")
+    @classmethod
+    def _some_steps(cls, steps: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if steps is not None and not any(s.strip() for s in steps):
+            raise ValueError("give at least one step, or leave 'steps' out to have them written")
+        return steps
+
+
+class JudgedOptions(Options):
+    """``factuality``, ``answer-relevance``, ``context-recall``, ``context-relevance``: no
+    options beyond ``threshold``."""
+
+
+JUDGED_TYPES: tuple[str, ...] = (
+    "g-eval",
+    "factuality",
+    "answer-relevance",
+    "context-recall",
+    "context-relevance",
+)
+"""Graders a judge scores by a fixed method (the write-up's ``promptfoo`` assertions)."""
+
+OPTION_MODELS.update({"g-eval": GEvalOptions, **{name: JudgedOptions for name in JUDGED_TYPES[1:]}})
+
+PROMPTFOO_ASSERTIONS: dict[str, str] = {
+    "g-eval": "g-eval",
+    "factuality": "factuality",
+    "answer-relevance": "answer-relevance",
+    "context-recall": "context-recall",
+    "context-relevance": "context-relevance",
+    "llm-rubric": "llm-rubric",
+    # promptfoo's context-faithfulness is RAGAS faithfulness: our claim-faithfulness.
+    "context-faithfulness": "claim-faithfulness",
+}
+"""``type: promptfoo`` files: their ``assertion`` and the native grader type that runs it
+(an assertion named like a native type runs that type)."""

@@ -22,6 +22,7 @@ from engine.graders.deterministic import (
     JsonSchemaGrader,
     RegexGrader,
 )
+from engine.graders.judged import JUDGED_GRADERS
 from engine.graders.options import BUILTIN_TYPES, OVERLAP_OPTIONS
 from engine.graders.overlap import OverlapGrader
 from engine.graders.rubric import RubricGrader
@@ -56,6 +57,8 @@ def build_grader(
         return RubricGrader(spec, judge)
     if kind in BUILTIN_TYPES:
         return BuiltinGrader(spec)
+    if kind in JUDGED_GRADERS:
+        return JUDGED_GRADERS[kind](spec, judge)
     raise GraderConfigError(f"grader {spec.id!r}: no implementation for type {kind!r}")
 
 

@@ -7,8 +7,10 @@ write-up's, so HTTP judges can implement ``grade_rubric`` with two calls:
 ``rubric_messages(...)`` then ``parse_rubric_reply(text)``.
 
 The local judge is deterministic (claim splitting, embeddings and rules): it cannot read
-a rubric, and pretending would give numbers that mean nothing. Binding an ``llm-rubric``
-grader to it raises ``LocalJudgeRefusal`` while graders are loaded, before any call.
+a free rubric, and pretending would give numbers that mean nothing. It grades rubrics made
+of checkable criteria (``engine.graders.local_rubric``: "mentions X", "under N words",
+"cites a source", ...); any other criterion raises ``LocalJudgeRefusal`` naming it while
+graders are loaded, before any call.
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from pydantic import Field
-
 from engine.graders.base import (
     GradeInput,
     Grader,
@@ -28,10 +28,15 @@ from engine.graders.base import (
     GraderResult,
     passes,
 )
+from engine.graders.local_rubric import (
+    Criterion,
+    LocalJudgeRefusal,
+    compile_rubric,
+    grade_locally,
+)
 from engine.graders.options import RubricOptions
 from engine.graders.spec import GraderSpec
-from engine.judges.base import JudgeError, JudgeResponseError, Usage
-from engine.models import Frozen
+from engine.judges.base import JudgeError, JudgeResponseError, RubricVerdict, Usage
 
 RUBRIC_SYSTEM_PROMPT = (
     "You are an evaluation judge. Assess the output against the given criteria.\n"
@@ -41,17 +46,6 @@ RUBRIC_SYSTEM_PROMPT = (
 """The write-up's system prompt for rubric judging."""
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
-
-
-class RubricVerdict(Frozen):
-    """A judge's grade of one output against one rubric."""
-
-    score: float = Field(ge=0.0, le=1.0)
-    """0-1, as the rubric asks."""
-    reason: str = ""
-    """The judge's brief explanation."""
-    usage: Usage = Usage()
-    """What the call cost."""
 
 
 @runtime_checkable
@@ -68,10 +62,6 @@ class RubricJudge(Protocol):
     ) -> RubricVerdict:
         """Grade ``answer`` against ``rubric``. Raises JudgeError / JudgeResponseError."""
         ...
-
-
-class LocalJudgeRefusal(GraderConfigError):
-    """An ``llm-rubric`` grader was bound to the deterministic local judge."""
 
 
 def rubric_user_prompt(
@@ -127,40 +117,60 @@ def parse_rubric_reply(text: str, usage: Usage | None = None) -> RubricVerdict:
     )
 
 
+def where(spec: GraderSpec) -> str:
+    """``grader 'id' (file)`` for messages."""
+    return f"grader {spec.id!r}" + (f" ({spec.source})" if spec.source else "")
+
+
+def is_local(judge: object | None) -> bool:
+    """Whether ``judge`` is the deterministic local judge."""
+    return judge is not None and str(getattr(judge, "name", "")) == "local"
+
+
 def require_rubric_judge(spec: GraderSpec, judge: object | None) -> RubricJudge:
     """The judge, checked to be able to grade rubrics. Raises GraderConfigError otherwise."""
-    where = f" ({spec.source})" if spec.source else ""
     if judge is None:
         raise GraderConfigError(
-            f"grader {spec.id!r}{where} is an llm-rubric and needs a judge; none was configured"
+            f"{where(spec)} is {spec.type} and needs a judge; none was configured"
         )
-    name = str(getattr(judge, "name", ""))
-    if name == "local":
+    if is_local(judge):
         raise LocalJudgeRefusal(
-            f"grader {spec.id!r}{where} is an llm-rubric: its rubric must be read by a language "
+            f"{where(spec)} is an {spec.type}: its rubric must be read by a language "
             "model, and the local judge is deterministic and cannot grade free rubrics. Run "
             "with --judge openai:MODEL, anthropic:MODEL or ollama:MODEL, or leave this grader out."
         )
     if not isinstance(judge, RubricJudge):
         raise GraderConfigError(
-            f"grader {spec.id!r}{where} is an llm-rubric, but judge {name!r} has no "
+            f"{where(spec)} is {spec.type}, but judge {getattr(judge, 'name', '?')!r} has no "
             "grade_rubric method"
         )
     return judge
 
 
 class RubricGrader(Grader):
-    """Asks the judge to grade the output by the rubric; pass = score >= threshold."""
+    """Asks the judge to grade the output by the rubric; pass = score >= threshold.
+
+    With the local judge the rubric's criteria are checked by rule (compiled here, so an
+    uncheckable criterion is refused before anything runs)."""
 
     def __init__(self, spec: GraderSpec, judge: object | None) -> None:
         super().__init__(spec)
         assert isinstance(spec.options, RubricOptions)
         self._rubric = spec.options.rubric
-        self._judge = require_rubric_judge(spec, judge)
         self._threshold = spec.threshold if spec.threshold is not None else 0.7
+        self._criteria: tuple[Criterion, ...] = ()
+        self._judge: RubricJudge | None = None
+        if is_local(judge):
+            self._criteria = compile_rubric(self._rubric, f"{where(spec)} is an {spec.type}")
+        else:
+            self._judge = require_rubric_judge(spec, judge)
 
     async def grade(self, sample: GradeInput) -> GraderResult:
-        """One judge call. Raises GraderError when the judge fails or answers badly."""
+        """One judge call (none with the local judge). Raises GraderError when the judge
+        fails or answers badly."""
+        if self._judge is None:
+            score, reason = grade_locally(self._criteria, sample.output)
+            return GraderResult(passed=passes(score, self._threshold), score=score, reason=reason)
         try:
             verdict = await self._judge.grade_rubric(
                 self._rubric,

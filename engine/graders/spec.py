@@ -41,9 +41,11 @@ from engine.errors import InputError
 from engine.files import MAX_SPEC_BYTES, UserFileError, read_user_bytes
 from engine.graders.options import (
     BUILTIN_TYPES,
+    JUDGED_TYPES,
     OPTION_MODELS,
     OVERLAP_OPTIONS,
     OVERLAP_THRESHOLDS,
+    PROMPTFOO_ASSERTIONS,
     RULE_TYPES,
     BuiltinOptions,
     JsonSchemaOptions,
@@ -59,6 +61,8 @@ GRADER_TYPES: tuple[str, ...] = (
     *BUILTIN_TYPES,
 )
 """Every grader type a file may name."""
+
+GRADER_TYPES = (*GRADER_TYPES, *JUDGED_TYPES)
 
 TYPE_ALIASES: dict[str, str] = {
     "llm-judge": "llm-rubric",
@@ -84,6 +88,13 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     # The write-up's context-faithfulness threshold.
     "claim-faithfulness": 0.8,
     **OVERLAP_THRESHOLDS,
+    # The write-up's promptfoo grader files: g-eval-coherence, factuality, context-recall
+    # and context-relevance use 0.7, answer-relevance 0.8.
+    "g-eval": 0.7,
+    "factuality": 0.7,
+    "answer-relevance": 0.8,
+    "context-recall": 0.7,
+    "context-relevance": 0.7,
 }
 """Threshold of each scored type when the file gives none."""
 
@@ -262,6 +273,10 @@ def _normalise(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], list[Gra
         else:
             data["options"] = data.pop("config")
     data.pop("config", None)
+    # The write-up's promptfoo files cite their method for people; nothing reads it.
+    for note in ("inspiration", "reference"):
+        if isinstance(data.get(note), str):
+            data.pop(note)
     options = data.get("options")
     if options is None:
         data["options"] = options = {}
@@ -278,7 +293,34 @@ def _normalise(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], list[Gra
                 problems.append(GraderProblem(file, "rubric", "rubric is given twice"))
             options["rubric"] = data.pop("rubric")
         data["options"] = options
+        if data.get("type") == "promptfoo":
+            problems += _promptfoo_type(data, options, file)
     return data, problems
+
+
+def _promptfoo_type(
+    data: dict[str, Any], options: dict[str, Any], file: str
+) -> list[GraderProblem]:
+    """``type: promptfoo`` with ``assertion: X`` (the write-up's files) becomes the native
+    type that runs X; promptfoo's ``value`` is the rubric of ``llm-rubric``/``g-eval``."""
+    assertion = options.pop("assertion", None)
+    if not isinstance(assertion, str):
+        known = ", ".join(PROMPTFOO_ASSERTIONS)
+        return [
+            GraderProblem(file, "options.assertion", f"is required for type promptfoo ({known})")
+        ]
+    kind = PROMPTFOO_ASSERTIONS.get(assertion, assertion)
+    if kind not in GRADER_TYPES:
+        known = ", ".join(sorted(set(PROMPTFOO_ASSERTIONS) | set(GRADER_TYPES)))
+        return [
+            GraderProblem(
+                file, "options.assertion", f"unknown assertion {assertion!r} (known: {known})"
+            )
+        ]
+    if kind in ("llm-rubric", "g-eval") and "value" in options and "rubric" not in options:
+        options["rubric"] = options.pop("value")
+    data["type"] = kind
+    return []
 
 
 def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) -> GraderSpec:

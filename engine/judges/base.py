@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from pydantic import Field
+
 from engine.models import Frozen, Verdict
 
 
@@ -109,6 +111,17 @@ class MetricScore(Frozen):
     """Why."""
     usage: Usage = Usage()
     """What the scoring cost."""
+
+
+class RubricVerdict(Frozen):
+    """A judge's grade of one output against one free rubric (grader files)."""
+
+    score: float = Field(ge=0.0, le=1.0)
+    """0-1, as the grader files of the eval-harness write-up ask."""
+    reason: str = ""
+    """The judge's brief explanation."""
+    usage: Usage = Usage()
+    """What the call cost."""
 
 
 class ChunkUse(Frozen):

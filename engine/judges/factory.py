@@ -2,7 +2,9 @@
 ``ollama:MODEL``. The composition root (CLI, runner) calls this; evaluators never do.
 
 API keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY; none for
-Ollama) and are never stored in the judge's name, the cache or any record.
+Ollama) and are never stored in the judge's name, the cache or any record. Base URLs come
+from OPENAI_BASE_URL, ANTHROPIC_BASE_URL and OLLAMA_BASE_URL (default
+``http://127.0.0.1:11434``) when set.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from engine.embedders.base import Embedder
 from engine.judges.anthropic import AnthropicJudge, AnthropicWire
 from engine.judges.base import Judge, JudgeError
 from engine.judges.cache import JudgeCache
-from engine.judges.http_client import HttpJudgeClient
+from engine.judges.http_client import HttpJudge, HttpJudgeClient
 from engine.judges.local import LocalJudge
 from engine.judges.openai_compat import OpenAICompatJudge, OpenAIWire
 from engine.judges.pricing import PriceTable
@@ -47,6 +49,30 @@ def build_judge(
     spec = spec.strip()
     if spec == "local":
         return LocalJudge(embedder)
+    return build_llm_judge(
+        spec,
+        cache_dir=cache_dir,
+        base_url=base_url,
+        prices=prices,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_retries=max_retries if retries is None else retries,
+    )
+
+
+def build_llm_judge(
+    spec: str,
+    *,
+    cache_dir: Path | None,
+    base_url: str | None = None,
+    prices: Mapping[str, Any] | None = None,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    max_retries: int = 4,
+) -> HttpJudge:
+    """The LLM judge named by ``spec`` (``openai:MODEL``, ``anthropic:MODEL``,
+    ``ollama:MODEL``), without the embedder only the local judge needs. Raises JudgeError."""
+    spec = spec.strip()
     provider, sep, model = spec.partition(":")
     if not sep or not model:
         raise JudgeError(
@@ -60,7 +86,7 @@ def build_judge(
         "prices": table,
         "concurrency": concurrency,
         "timeout": timeout,
-        "max_retries": max_retries if retries is None else retries,
+        "max_retries": max_retries,
     }
     if provider == "openai":
         key = env_secret("OPENAI_API_KEY")
@@ -71,7 +97,8 @@ def build_judge(
             HttpJudgeClient(OpenAIWire("openai"), base_url=url, api_key=key, **common)
         )
     if provider == "ollama":
-        url = base_url or OLLAMA_BASE_URL
+        # Ollama often runs on another machine or port than the default.
+        url = base_url or os.environ.get("OLLAMA_BASE_URL") or OLLAMA_BASE_URL
         return OpenAICompatJudge(
             HttpJudgeClient(OpenAIWire("ollama"), base_url=url, api_key=None, **common)
         )

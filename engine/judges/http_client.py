@@ -47,6 +47,7 @@ from engine.judges.base import (
     Usage,
 )
 from engine.judges.cache import JudgeCache, cache_key
+from engine.judges.graded import GRADED_PROMPTS, GradedCalls
 from engine.judges.pricing import PriceTable
 from engine.judges.replies import (
     parse_chunk_use,
@@ -119,6 +120,7 @@ PROMPT_NAMES = (
     "rag_relevance",
     "chunk_used",
     "repair",
+    *GRADED_PROMPTS,
 )
 
 
@@ -362,8 +364,9 @@ def _numbered(texts: Sequence[str]) -> str:
     return "\n\n".join(f"[{i + 1}] {t}" for i, t in enumerate(texts)) or "(no context)"
 
 
-class HttpJudge:
-    """An LLM judge over HTTP; the wire format decides the provider."""
+class HttpJudge(GradedCalls):
+    """An LLM judge over HTTP; the wire format decides the provider. Grader-file calls
+    (rubrics, G-Eval, factuality, context relevance) come from ``GradedCalls``."""
 
     def __init__(self, client: HttpJudgeClient, *, prompt_version: str = "v1") -> None:
         self.client = client

@@ -19,6 +19,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from engine.candidates import Candidate
+from engine.graders.options import JUDGED_TYPES
 from engine.lake import list_parts
 from engine.models import RunConfig, TestCase
 from engine.run.plan import run_files, template_errors, with_project
@@ -227,14 +228,20 @@ def _notes(
             f"{len(candidates)} candidates x {len(cases)} cases"
             + (f"; {len(skipped)} answers skipped (template errors)" if skipped else "")
         )
+    judged = sum(1 for g in grader_specs if getattr(g, "type", "") in JUDGED_TYPES)
     if grader_specs:
         notes.append(
-            f"{len(grader_specs)} graders ({rubrics} llm-rubric: one judge call per answer each)"
+            f"{len(grader_specs)} graders ({rubrics} llm-rubric: one judge call per answer each"
+            + (f"; {judged} judged: g-eval, factuality, relevance, recall" if judged else "")
+            + ")"
         )
     if config.judge == "local":
         notes.append("local judge: no judge API calls, no judge cost")
         if rubrics:
-            notes.append("llm-rubric graders need --judge openai:MODEL (or another LLM judge)")
+            notes.append(
+                "llm-rubric graders need --judge openai:MODEL (or another LLM judge) unless "
+                "every criterion of their rubric is one the local judge checks by rule"
+            )
     elif model_prices(config.judge, config.prices) == (0.0, 0.0):
         notes.append(f"no price known for {config.judge}: judge cost counted as 0")
     if any(lane.prices == (0.0, 0.0) for lane in lanes if lane.candidate):

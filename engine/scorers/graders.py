@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from engine.graders import GradeInput, Grader, GraderError, SyncGrader
 from engine.judges.base import Usage
 from engine.models import GraderScoreRecord, RunConfig, SampleKey, TestCase
-from engine.run.plan import CandidatePlan, run_files
 from engine.scorers.base import (
     AnswerEstimate,
     BaseScorer,
@@ -35,6 +35,10 @@ from engine.scorers.judge import (
     tokens,
 )
 from engine.scorers.registry import register
+
+if TYPE_CHECKING:  # the run package builds on the scorers, not the other way round
+    from engine.run.plan import CandidatePlan
+from engine.text import split_sentences
 
 _Verdict = tuple[float | None, bool | None, str, Usage]
 
@@ -130,21 +134,41 @@ class GraderScorer(BaseScorer):
         )
 
 
+def judged_calls(spec_type: str, case: TestCase) -> int:
+    """Judge calls one answer costs a grader of ``spec_type`` with an LLM judge: one for a
+    rubric, G-Eval (its steps call is paid once per run), factuality, answer relevance and
+    context relevance; one claim extraction (unless the case gives claims) plus one
+    verification per expected claim for context recall; none for the other types."""
+    if spec_type in ("llm-rubric", "g-eval", "factuality", "answer-relevance"):
+        return 1
+    if spec_type == "context-relevance":
+        return 1 if case.effective_context else 0
+    if spec_type == "context-recall":
+        given = len(case.expected_answer.claims)
+        if given:
+            return given
+        return 1 + max(1, len(split_sentences(case.expected_answer.text)))
+    return 0
+
+
 def estimate_graders(config: RunConfig) -> AnswerEstimate:
-    """One judge call per ``llm-rubric`` grader and answer (nothing with the local judge,
-    which refuses rubrics before the run starts)."""
+    """The judge calls of the run's judged graders per answer (nothing with the local
+    judge, which checks rubrics by rule and refuses what it cannot check before the run)."""
     if config.judge == "local" or not config.uses_graders:
         return no_calls(config)
+    from engine.run.plan import run_files  # the run package imports the scorers
+
     _, specs = run_files(config)
-    rubrics = sum(1 for spec in specs if spec.type == "llm-rubric")
+    kinds = [spec.type for spec in specs]
     price_in, price_out = model_prices(config.judge, config.prices)
 
     def per_answer(case: TestCase, response: str | None) -> CallEstimate:
+        calls = sum(judged_calls(kind, case) for kind in kinds)
         answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
         context = tokens("\n".join(case.effective_context) or " ")
-        sent = rubrics * (PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer + context)
-        received = rubrics * JUDGE_OUTPUT_TOKENS
-        return CallEstimate(rubrics, sent, received, (sent * price_in + received * price_out) / 1e6)
+        sent = calls * (PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer + context)
+        received = calls * JUDGE_OUTPUT_TOKENS
+        return CallEstimate(calls, sent, received, (sent * price_in + received * price_out) / 1e6)
 
     return per_answer
 

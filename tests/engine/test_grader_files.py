@@ -31,7 +31,8 @@ BAD = DATA / "bad_graders"
 TYPES = (
     "exact-match, contains, regex, json-schema, semantic-similarity, rouge-l, bleu, chrf, "
     "levenshtein, llm-rubric, accuracy, completeness, attribution, faithfulness, "
-    "answer-synthesis, claim-faithfulness, rag"
+    "answer-synthesis, claim-faithfulness, rag, g-eval, factuality, answer-relevance, "
+    "context-recall, context-relevance"
 )
 
 BAD_FILES: dict[str, list[str]] = {

@@ -171,6 +171,27 @@ CREATE TABLE IF NOT EXISTS "sample_scores" (
     "reason" VARCHAR
 );
 
+CREATE TABLE IF NOT EXISTS "pairwise" (
+    "comparison_id" VARCHAR NOT NULL,
+    "run_a" VARCHAR NOT NULL,
+    "run_b" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "candidate_b" VARCHAR,
+    "domain" VARCHAR,
+    "winner" VARCHAR,
+    "consistent" BOOLEAN,
+    "a_first" VARCHAR,
+    "b_first" VARCHAR,
+    "score_a" DOUBLE,
+    "score_b" DOUBLE,
+    "reason" VARCHAR,
+    "judge" VARCHAR NOT NULL,
+    "error" VARCHAR,
+    "compared_at" TIMESTAMP NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "runs_log" (
     "run_id" VARCHAR NOT NULL,
     "name" VARCHAR NOT NULL,
