@@ -369,9 +369,13 @@ class Runner:
                 if len(self.buffer) >= FLUSH_EVERY:
                     await self._flush()
 
+        done_ticking = asyncio.Event()
+
         async def ticker() -> None:
-            while True:
-                await asyncio.sleep(0.25)
+            # Stopped by an event, never cancelled: a cancelled flush could drop its batch.
+            while not done_ticking.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done_ticking.wait(), 0.25)
                 if self.buffer and time.monotonic() - self.last_flush >= FLUSH_SECONDS:
                     await self._flush()
 
@@ -382,9 +386,8 @@ class Runner:
         try:
             await self._wait_workers(workers)
         finally:
-            tick.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await tick
+            done_ticking.set()
+            await tick  # lets a flush in progress finish, and raises its error
             await self._flush()
 
     async def _wait_workers(self, workers: list[asyncio.Task[None]]) -> None:
@@ -419,8 +422,17 @@ class Runner:
         async with self._flush_lock:
             batch, self.buffer = self.buffer, []
             self.last_flush = time.monotonic()
-            if batch:
-                await asyncio.to_thread(self.writer.write, batch)
+            if not batch:
+                return
+            # Shielded: cancelling a queued executor job would drop the batch silently
+            # (found with two runs in one home: the thread pool was busy with analyzer
+            # batches when an iteration ended). A cancelled flush waits for its write.
+            write = asyncio.get_running_loop().run_in_executor(None, self.writer.write, batch)
+            try:
+                await asyncio.shield(write)
+            except asyncio.CancelledError:
+                await asyncio.wait([write])
+                raise
 
     def _interval_reached(self, iteration: int) -> bool:
         """``--until-ci``: whether every lane's 95% interval of the metric's mean over

@@ -147,15 +147,22 @@ def test_promptfoo_scores_and_claims_by_hand(
     # "Acme offers a 14-day free trial." names neither the domain nor a brand: 0, poor.
     assert rows["test-2"]["attribution"] == 0.0
     assert rows["test-2"]["attribution_tier"] == "poor"
-    # promptfoo tests carry no claims (`contains: $49` is kept in metadata): completeness
-    # is null, never 0, and no claim rows are written
+    # promptfoo tests carry no hand-written claims (`contains: $49` is kept in metadata);
+    # since claims are derived from any reference (issue 11), the factuality and similar
+    # values become derived claims: completeness is scored and claim rows are written.
     claims = (
         Warehouse(home.warehouse)
-        .sql("SELECT count(*) AS n FROM claims WHERE run_id = $r", {"r": run_id})
-        .frame["n"][0]
+        .sql(
+            "SELECT sample_id, claims_source, claim_text FROM claims WHERE run_id = $r",
+            {"r": run_id},
+        )
+        .frame.to_dicts()
     )
-    assert claims == 0
-    assert rows["test-1"]["completeness"] is None and rows["test-2"]["completeness"] is None
+    assert {"test-1", "test-2"} <= {c["sample_id"] for c in claims}
+    assert {c["claims_source"] for c in claims} == {"derived"}
+    assert any("$49" in c["claim_text"] for c in claims if c["sample_id"] == "test-1")
+    assert rows["test-1"]["completeness"] is not None
+    assert rows["test-2"]["completeness"] is not None
     # the context-grounded case is judged for faithfulness by the local judge
     assert rows["test-1"]["judge_faithfulness"] is not None
 
