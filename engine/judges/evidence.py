@@ -18,12 +18,12 @@ import numpy as np
 from engine.embedders.base import Vectors
 from engine.judges.base import ClaimVerdict
 from engine.judges.combiner import CORRECTNESS_FEATURES, FEATURES, Floats
+from engine.judges.quantities import quantities
 from engine.judges.rules import (
     content_stems,
     contradiction,
     entities,
     missing_details,
-    quantities,
     uncovered_parts,
 )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.judges.rules import contradiction, missing_details, quantities, uncovered_parts
+from engine.judges.quantities import quantities
+from engine.judges.rules import contradiction, missing_details, uncovered_parts
 
 FIRES = [
     ("negation", "Acme does not offer a free plan.", "Acme offers a free plan."),

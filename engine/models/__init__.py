@@ -1,0 +1,110 @@
+"""The schema of evalhouse: every record that crosses a boundary is defined here.
+
+These frozen pydantic models are the single source of truth. The Parquet schema of
+the lake (``engine.lake``) and the DuckDB DDL of the warehouse (``warehouse.schema``)
+are derived from them; a golden test pins the DDL. Field docstrings are the
+documentation analysts read in ``warehouse/README.md``.
+
+Two families live here:
+
+* **inputs**: the native test-set format (``TestCase`` and its parts) and run
+  configuration (``RunConfig``, ``AnalyzerConfig``, ``TierThresholds``);
+* **records**: one model per warehouse table (``ResultRecord`` -> ``results``, ...),
+  registered in ``LAKE_TABLES``.
+"""
+
+from engine.models.base import (
+    AttributionType,
+    ClaimsSource,
+    ClaimStatus,
+    Frozen,
+    Importance,
+    RunStatus,
+    Tier,
+    Verdict,
+)
+from engine.models.config import (
+    LEGACY_OPTION_PATHS,
+    AccuracyConfig,
+    AnalyzerConfig,
+    AttributionConfig,
+    CompletenessConfig,
+    HttpEndpointOptions,
+    ModelPrice,
+    OptionError,
+    RagWeights,
+    RunConfig,
+    TargetOptions,
+    TierThresholds,
+    UntilCi,
+    nest_options,
+)
+from engine.models.inputs import (
+    Conversation,
+    ConversationTurn,
+    ExpectedAnswer,
+    ExpectedClaim,
+    GroundTruthChunk,
+    TestCase,
+    TurnRole,
+)
+from engine.models.records import (
+    LAKE_TABLES,
+    AttributionRecord,
+    ClaimRecord,
+    GraderScoreRecord,
+    HighlightRecord,
+    IterationMetricsRecord,
+    PairWinner,
+    PairwiseRecord,
+    ResultRecord,
+    RunRecord,
+    SampleKey,
+    SampleScoreRecord,
+    VerdictRecord,
+)
+
+__all__ = [
+    "LAKE_TABLES",
+    "LEGACY_OPTION_PATHS",
+    "AccuracyConfig",
+    "AnalyzerConfig",
+    "AttributionConfig",
+    "AttributionRecord",
+    "AttributionType",
+    "ClaimRecord",
+    "ClaimStatus",
+    "ClaimsSource",
+    "CompletenessConfig",
+    "Conversation",
+    "ConversationTurn",
+    "ExpectedAnswer",
+    "ExpectedClaim",
+    "Frozen",
+    "GraderScoreRecord",
+    "GroundTruthChunk",
+    "HighlightRecord",
+    "HttpEndpointOptions",
+    "Importance",
+    "IterationMetricsRecord",
+    "ModelPrice",
+    "OptionError",
+    "PairWinner",
+    "PairwiseRecord",
+    "RagWeights",
+    "ResultRecord",
+    "RunConfig",
+    "RunRecord",
+    "RunStatus",
+    "SampleKey",
+    "SampleScoreRecord",
+    "TargetOptions",
+    "TestCase",
+    "Tier",
+    "TierThresholds",
+    "TurnRole",
+    "UntilCi",
+    "Verdict",
+    "VerdictRecord",
+    "nest_options",
+]

@@ -1,0 +1,361 @@
+"""Run settings: ``RunConfig`` and its typed parts, stored as JSON in ``runs.config``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from engine.errors import InputError
+from engine.models.base import (
+    Frozen,
+    Tier,
+)
+from engine.models.records import ResultRecord
+
+
+class TierThresholds(Frozen):
+    """Lower bounds (0-100) of the score tiers; below ``fair`` is ``poor``."""
+
+    excellent: float = 85.0
+    """Scores at or above this are excellent."""
+    good: float = 70.0
+    """Scores at or above this (and below excellent) are good."""
+    fair: float = 50.0
+    """Scores at or above this (and below good) are fair."""
+
+    @field_validator("fair")
+    @classmethod
+    def _ordered(cls, fair: float) -> float:
+        if not 0.0 <= fair <= 100.0:
+            raise ValueError("tier thresholds must lie in 0..100")
+        return fair
+
+    def tier(self, score: float) -> Tier:
+        """The tier of a 0-100 score."""
+        if score >= self.excellent:
+            return "excellent"
+        if score >= self.good:
+            return "good"
+        if score >= self.fair:
+            return "fair"
+        return "poor"
+
+
+class AccuracyConfig(Frozen):
+    """How accuracy compares the response with the expected answer."""
+
+    chunking: Literal["none", "sentences", "paragraphs"] = "none"
+    """Split the response before comparing: not at all, by sentence or by paragraph."""
+    aggregation: Literal["max", "mean"] = "max"
+    """How chunk similarities combine into one score."""
+
+
+class CompletenessConfig(Frozen):
+    """How expected claims are searched in the response."""
+
+    similarity_threshold: float | None = None
+    """Cosine at or above which a claim counts as found. ``None`` takes the embedder's
+    calibrated default (0.75 for OpenAI-style embedders, as the spec says)."""
+    require_all_required: bool = False
+    """When true, a response missing any required claim is flagged as failing."""
+    require_shared_word: bool = True
+    """A span states a claim only if it also shares a content word with it (brand and domain
+    names aside): sentences about one product embed close together, and cosine alone
+    counted unrelated claims as found (demo data: precision 0.79 without, 0.94 with)."""
+    derive_claims: bool = True
+    """When a case has an expected answer text and no claims, cut the text into atomic
+    claims (``claims_source = 'derived'``) so completeness is measured for every case."""
+    check_contradictions: bool = True
+    """Read the best span of a found claim with the contradiction rules (numbers, units,
+    dates, negation, names, antonyms): a span that states something else makes the claim
+    ``contradicted``, not found."""
+
+
+class AttributionConfig(Frozen):
+    """Weights of the attribution score."""
+
+    url_weight: float = 100.0
+    """Points for citing a URL of the domain (full or partial path)."""
+    domain_weight: float = 75.0
+    """Points for naming the domain (with or without www., any case)."""
+    brand_weight: float = 50.0
+    """Points for naming a brand of the domain."""
+    multi_mention_bonus: float = 10.0
+    """Points added for each mention after the first."""
+    max_score: float = 100.0
+    """Cap of the attribution score."""
+
+
+class AnalyzerConfig(Frozen):
+    """Settings of the response analyzer, stored with every run (spec defaults)."""
+
+    accuracy: AccuracyConfig = AccuracyConfig()
+    """Accuracy settings."""
+    completeness: CompletenessConfig = CompletenessConfig()
+    """Completeness settings."""
+    attribution: AttributionConfig = AttributionConfig()
+    """Attribution settings."""
+    tiers: TierThresholds = TierThresholds()
+    """Tier thresholds applied to every 0-100 metric."""
+    max_response_chars: int = 20_000
+    """Longer responses are scored in chunks and flagged ``response_truncated``."""
+
+
+class RagWeights(Frozen):
+    """Weights of the RAG overall score (white paper defaults): finite and at least 0 (a
+    negative weight left every overall score null without a word)."""
+
+    correctness: float = Field(default=0.4, ge=0.0, allow_inf_nan=False)
+    """Weight of correctness."""
+    faithfulness: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
+    """Weight of faithfulness."""
+    precision: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
+    """Weight of context precision."""
+    recall: float = Field(default=0.2, ge=0.0, allow_inf_nan=False)
+    """Weight of context recall."""
+    relevance: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
+    """Weight of answer relevance."""
+
+
+class TargetOptions(Frozen):
+    """How the run's target (and every candidate's) is called."""
+
+    timeout_s: float = Field(default=60.0, gt=0.0, le=3600.0)
+    """Time limit of one request to the target, in seconds."""
+    backoff_s: float = Field(default=0.5, ge=0.0, le=60.0)
+    """First wait before a retry; doubled on every retry, with jitter."""
+    prompt: str = "v1"
+    """System prompt of the ``openai`` target: a packaged version (``v1``) or a file path."""
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    """Sampling temperature of the ``openai`` target (a candidate's own wins)."""
+    include_context: bool = False
+    """Send the case's context passages to the ``openai`` target with the question."""
+    price_in: float | None = Field(default=None, ge=0.0)
+    """US dollars per million input tokens; None takes the model's known price."""
+    price_out: float | None = Field(default=None, ge=0.0)
+    """US dollars per million output tokens; None takes the model's known price."""
+
+
+class HttpEndpointOptions(Frozen):
+    """How the ``http:URL`` target builds its request and reads the answer."""
+
+    body: str = '{"query": "{{query}}"}'
+    """JSON body template; ``{{query}}``, ``{{id}}``, ``{{metadata.x}}``, ``{{env.NAME}}``."""
+    answer_path: str | None = None
+    """Where the answer is in the response JSON (``$.data.answer``); None tries usual keys."""
+    contexts_path: str | None = None
+    """Where the retrieved passages are in the response JSON, if anywhere."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Request headers; values may use ``{{env.NAME}}`` so secrets stay in the environment."""
+
+
+ModelPrice = tuple[float, float]
+"""(input, output) US dollars per million tokens."""
+
+LEGACY_OPTION_PATHS: dict[str, tuple[str, ...]] = {
+    "target_timeout_s": ("target_options", "timeout_s"),
+    "target_backoff_s": ("target_options", "backoff_s"),
+    "target_prompt": ("target_options", "prompt"),
+    "target_temperature": ("target_options", "temperature"),
+    "target_include_context": ("target_options", "include_context"),
+    "target_price_in": ("target_options", "price_in"),
+    "target_price_out": ("target_options", "price_out"),
+    "http_body": ("http", "body"),
+    "http_answer_path": ("http", "answer_path"),
+    "http_contexts_path": ("http", "contexts_path"),
+    "http_headers": ("http", "headers"),
+    "candidates": ("candidates",),
+    "graders": ("graders",),
+    "project": ("project",),
+    "project_digest": ("project_digest",),
+    "prices": ("prices",),
+    "cancel_grace_s": ("cancel_grace_s",),
+}
+"""The flat ``--option`` names (and keys of the ``extra`` dict of run configs stored before
+the options were typed) and the ``RunConfig`` field each one sets."""
+
+
+class OptionError(InputError):
+    """An ``--option`` (or config key) that names no setting, or a value it cannot take."""
+
+
+def nest_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Flat option names (``target_timeout_s``, as given to ``--option``) or dotted paths
+    (``target_options.timeout_s``) as the nested ``RunConfig`` fields they set.
+
+    Raises OptionError naming an unknown key and the known ones, so a typo is refused
+    instead of stored.
+    """
+    nested: dict[str, Any] = {}
+    for key, value in options.items():
+        path = LEGACY_OPTION_PATHS.get(key) or tuple(key.split("."))
+        if not _is_field_path(path):
+            known = ", ".join(sorted(LEGACY_OPTION_PATHS))
+            raise OptionError(f"--option {key}: unknown option; known options: {known}")
+        section = nested
+        for part in path[:-1]:
+            section = section.setdefault(part, {})
+        section[path[-1]] = value
+    return nested
+
+
+def _is_field_path(path: tuple[str, ...]) -> bool:
+    model: Any = RunConfig
+    for part in path:
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return False
+        field = model.model_fields.get(part)
+        if field is None or part in _NOT_OPTIONS:
+            return False
+        model = field.annotation
+    return True
+
+
+_NOT_OPTIONS = frozenset({"name", "test_set"})
+"""Fields that have flags of their own and no ``--option``."""
+
+
+def _ids(value: Any) -> Any:
+    """``"a, b"`` -> ``("a", "b")``; lists kept; duplicates and blanks dropped."""
+    items = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, list | tuple) and all(isinstance(i, str) for i in items):
+        return tuple(dict.fromkeys(i.strip() for i in items if i.strip()))
+    return value
+
+
+class UntilCi(Frozen):
+    """``--until-ci METRIC=WIDTH``: stop iterating once the metric's mean is known this well."""
+
+    metric: str = Field(min_length=1)
+    """A numeric ``results`` column (``accuracy``, ``overall``, ``passed`` as 0/1, ...)."""
+    width: float = Field(gt=0.0)
+    """Widest acceptable 95% interval of the metric's mean, in the metric's own units."""
+
+    @field_validator("metric")
+    @classmethod
+    def _numeric_column(cls, metric: str) -> str:
+        numeric = [
+            name
+            for name, info in ResultRecord.model_fields.items()
+            if name != "iteration"
+            and info.annotation in (float | None, bool | None, int | None, float, int)
+        ]
+        if metric not in numeric:
+            raise ValueError(f"{metric!r} is not a numeric results column ({', '.join(numeric)})")
+        return metric
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        """``"accuracy=2.0"`` (the flag's form) as well as a mapping."""
+        if isinstance(data, str):
+            metric, sep, width = data.partition("=")
+            if not sep:
+                raise ValueError("expected METRIC=WIDTH, for example accuracy=2.0")
+            return {"metric": metric.strip(), "width": width.strip()}
+        return data
+
+
+class RunConfig(Frozen):
+    """Everything that decides what a run computes; stored as JSON in ``runs.config``."""
+
+    name: str = Field(min_length=1)
+    """Human name of the run."""
+    test_set: str
+    """Path of the test set as given."""
+    iterations: int = Field(default=1, ge=1, le=1000)
+    """How many times every sample is evaluated."""
+    judge: str = "local"
+    """Judge spec: ``local``, ``openai:MODEL``, ``anthropic:MODEL`` or ``ollama:MODEL``."""
+    embedder: str = "local"
+    """Embedder spec: ``local`` or ``openai:MODEL``."""
+    target: str = "recorded"
+    """Where responses come from: ``recorded``, ``openai:MODEL`` or ``http:URL``."""
+    concurrency: int = Field(default=5, ge=1, le=256)
+    """Samples evaluated at once."""
+    retries: int = Field(default=2, ge=0, le=10)
+    """Retries of a failing call (target, judge, embedder) before the sample is an error row."""
+    max_failed_fraction: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Fraction of error rows above which the run exits with code 1."""
+    analyzer: AnalyzerConfig = AnalyzerConfig()
+    """Response analyzer settings."""
+    rag_weights: RagWeights = RagWeights()
+    """Weights of the RAG overall score."""
+    target_options: TargetOptions = TargetOptions()
+    """How the target and candidate targets are called."""
+    http: HttpEndpointOptions = HttpEndpointOptions()
+    """Request and answer layout of the ``http:URL`` target."""
+    candidates: tuple[str, ...] | None = None
+    """Candidate ids to answer every case (``--candidates``); None answers with the target."""
+    graders: tuple[str, ...] | None = None
+    """Grader ids (``--graders``); None takes the candidates' recommendations, else all."""
+    project: str | None = None
+    """Folder holding ``candidates/`` and ``graders/`` (absolute once the run starts)."""
+    project_digest: str | None = None
+    """sha256 of the project's candidate and grader files when the run started: a resume
+    with changed files is refused."""
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Judge prices by model name (or prefix), overriding the packaged table."""
+    cancel_grace_s: float = Field(default=30.0, ge=0.0, le=3600.0)
+    """After Ctrl-C, how long samples in flight may finish before they are abandoned."""
+    until_ci: UntilCi | None = None
+    """Stop iterating once every lane's 95% interval of ``metric`` (over its iteration
+    means) is at most ``width`` wide; ``iterations`` is the most it runs."""
+    cascade: bool = False
+    """With an LLM judge: the local judge scores every sample first and the LLM judge
+    only those it cannot decide clearly (``results.scored_by`` says which)."""
+    column_map: dict[str, str] = Field(default_factory=dict)
+    """Test-set columns renamed to native fields before the format is detected
+    (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the
+    run so a resumed run reads the file the same way."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _move_legacy_extra(cls, data: Any) -> Any:
+        """Configs stored before the options were typed kept them in ``extra``: move the
+        known keys to their fields (so old runs resume) and drop the rest, which nothing
+        ever read."""
+        if not isinstance(data, dict) or "extra" not in data:
+            return data
+        data = dict(data)
+        legacy = data.pop("extra") or {}
+        for key, value in legacy.items() if isinstance(legacy, dict) else ():
+            path = LEGACY_OPTION_PATHS.get(key)
+            if path is None:
+                continue
+            if len(path) == 1:
+                data.setdefault(path[0], value)
+            else:
+                section = dict(data.get(path[0]) or {})
+                section.setdefault(path[1], value)
+                data[path[0]] = section
+        return data
+
+    @field_validator("candidates", "graders", mode="before")
+    @classmethod
+    def _id_list(cls, value: Any) -> Any:
+        return None if value is None else _ids(value)
+
+    @field_validator("candidates", "graders")
+    @classmethod
+    def _some_ids(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is not None and not value:
+            raise ValueError("names no id")
+        return value
+
+    @property
+    def uses_graders(self) -> bool:
+        """Whether the run answers with candidates or grades outputs (``--candidates`` or
+        ``--graders``)."""
+        return self.candidates is not None or self.graders is not None
+
+    def computing(self) -> dict[str, Any]:
+        """The settings that decide what the run computes: everything but its pace
+        (``concurrency``, ``retries``, ``max_failed_fraction``, ``cancel_grace_s``), which
+        may change when a run resumes. Two runs with equal ``computing()`` are one run."""
+        return self.model_dump(
+            mode="json",
+            exclude={"concurrency", "retries", "max_failed_fraction", "cancel_grace_s"},
+        )
