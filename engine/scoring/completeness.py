@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -92,6 +93,7 @@ _STOPWORDS = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def content_tokens(text: str, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
     """Content words of ``text``: lower-cased, stop words and ``ignore`` dropped, words
     cut to 5 letters (a crude stem: "founded" ~ "founder"), numbers kept whole."""

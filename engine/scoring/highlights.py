@@ -67,7 +67,7 @@ class HighlightResult:
 
 
 def _non_space(text: str) -> int:
-    return sum(1 for ch in text if not ch.isspace())
+    return sum(map(len, text.split()))
 
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
