@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import polars as pl
+from pydantic import ValidationError
 
+from engine.models import TierThresholds
 from warehouse.db import QueryResult, read_connection, run_query
 
 
@@ -146,6 +148,20 @@ def previous_run(wh: Warehouse, run_id: str) -> str | None:
     """The run that started just before ``run_id``, if any."""
     frame = wh.named("previous_run", run_id=run_id)
     return None if frame.is_empty() else str(frame["run_id"][0])
+
+
+@named_query
+def run_tiers(wh: Warehouse, run_id: str) -> TierThresholds:
+    """The tier thresholds ``run_id`` was scored with (``runs.config`` analyzer.tiers); the
+    defaults when the run or its config does not say, or says something out of range."""
+    frame = wh.named("run_tiers", run_id=run_id)
+    if frame.is_empty():
+        return TierThresholds()
+    given = {k: v for k, v in frame.row(0, named=True).items() if v is not None}
+    try:
+        return TierThresholds(**given)
+    except ValidationError:
+        return TierThresholds()
 
 
 @named_query

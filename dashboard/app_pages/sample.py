@@ -119,10 +119,15 @@ if result["flags"]:
     st.caption("Flags: " + safe_text(", ".join(result["flags"])))
 
 cols = st.columns(3)
+tiers = data.query(q.run_tiers, run_id)
 for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
     value = result[metric]
+    tier = tier_badge(value, tiers)
     # null means not applicable (no claims, nothing to attribute): say so, not "0" or "—"
-    col.metric(f"{metric.title()} {tier_badge(value)}", "n/a" if value is None else f"{value:.1f}")
+    col.metric(
+        f"{metric.title()} · {tier}" if tier else metric.title(),
+        "n/a" if value is None else f"{value:.1f}",
+    )
 judge = st.columns(4)
 
 

@@ -22,12 +22,30 @@ metric = c1.selectbox("Metric", METRICS, key="trends_metric")
 chosen = c2.multiselect("Domains", domains, key="trends_domains", placeholder="All domains")
 frame = data.query(q.trends, tuple(chosen)) if chosen else everything
 
-st.altair_chart(charts.trend_chart(frame, metric))
-st.caption("Bands: excellent ≥ 85, good ≥ 70, fair ≥ 50, poor below. Hover a point for details.")
+latest = str(runs["run_id"][0])
+tiers = data.query(q.run_tiers, latest)
+st.altair_chart(charts.trend_chart(frame, metric, tiers))
+st.caption(
+    f"Bands: the tiers of the latest run ({latest}): excellent ≥ {tiers.excellent:g}, "
+    f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Hover a point for details."
+)
 wide = (
     frame.filter(pl.col("metric") == metric)
     .pivot(on="domain", index=["started_at", "run_name", "run_id"], values="score")
     .sort("started_at")
 )
-st.dataframe(wide, hide_index=True)
+st.dataframe(
+    wide,
+    hide_index=True,
+    column_config={
+        "started_at": st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+        "run_name": "Run",
+        "run_id": "Run ID",
+        **{
+            d: st.column_config.NumberColumn(d, format="%.1f")
+            for d in wide.columns
+            if d not in ("started_at", "run_name", "run_id")
+        },
+    },
+)
 download_csv(frame, f"trends-{metric}.csv", key="trends_csv")

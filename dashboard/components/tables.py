@@ -1,12 +1,15 @@
-"""Display forms of tables: badges, arrows and colours for ``st.dataframe``."""
+"""Display forms of tables: human labels, one number format, tier pills and deltas coloured
+only when they are beyond noise, for ``st.dataframe``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import polars as pl
 
-from dashboard.components.badges import delta_color, delta_text, tier_badge
+from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
+from engine.models import TierThresholds
 
 METRIC_TITLES = {
     "accuracy": "Accuracy",
@@ -14,27 +17,87 @@ METRIC_TITLES = {
     "attribution": "Attribution",
 }
 
+OVERVIEW_COLUMNS = ("Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples", "Errors")
+"""The Overview table, one row per domain and metric: a new metric adds rows, never a
+column, so the key columns stay on screen at 1440 px."""
 
-def overview_display(frame: pl.DataFrame) -> pl.DataFrame:
-    """The Overview table as shown: score, tier badge, Δ arrow and noise verdict per metric."""
-    columns: dict[str, list[Any]] = {
-        "Domain": list(frame["domain"]),
-        "Samples": list(frame["samples"]),
-        "Errors": list(frame["errors"]),
+
+def score_format(low: float, high: float) -> str:
+    """The one number format of a score on the ``low..high`` scale: one decimal for 0-100,
+    two for 1-5 and 0-1."""
+    return "%.1f" if high - low > 10 else "%.2f"
+
+
+def human_label(column: str) -> str:
+    """``mean_delta`` -> ``Mean Δ``; ``found_percent`` -> ``Found %`` (column headers)."""
+    words = column.split("_")
+    out = []
+    for word in words:
+        if word == "delta":
+            out.append("Δ")
+        elif word in ("percent", "pct"):
+            out.append("%")
+        elif word == "id":
+            out.append("ID")
+        elif word == "usd":
+            out.append("($)")
+        else:
+            out.append(word)
+    text = " ".join(out)
+    return text[:1].upper() + text[1:]
+
+
+def human_columns(frame: pl.DataFrame) -> dict[str, str]:
+    """Column config labels for every column of ``frame``: ``{"mean_delta": "Mean Δ", ...}``."""
+    return {c: human_label(c) for c in frame.columns}
+
+
+def overview_display(
+    frame: pl.DataFrame, thresholds: TierThresholds | None = None
+) -> tuple[pl.DataFrame, list[bool | None]]:
+    """The Overview table as shown (``OVERVIEW_COLUMNS``) and, per row, whether its Δ is
+    beyond noise. Tiers use the run's own ``thresholds``."""
+    rows: list[dict[str, Any]] = []
+    beyond: list[bool | None] = []
+    for rec in frame.iter_rows(named=True):
+        for metric, title in METRIC_TITLES.items():
+            mean = rec[f"{metric}_mean"]
+            rows.append(
+                {
+                    "Domain": rec["domain"],
+                    "Metric": title,
+                    "Score": None if mean is None else round(float(mean), 1),
+                    "Tier": tier_badge(mean, thresholds),
+                    "Δ": delta_text(rec[f"{metric}_delta"]),
+                    "Noise": rec[f"{metric}_noise"],
+                    "Samples": rec["samples"],
+                    "Errors": rec["errors"],
+                }
+            )
+            beyond.append(rec.get(f"{metric}_beyond_noise"))
+    schema = {
+        "Domain": pl.String,
+        "Metric": pl.String,
+        "Score": pl.Float64,
+        "Tier": pl.String,
+        "Δ": pl.String,
+        "Noise": pl.String,
+        "Samples": pl.Int64,
+        "Errors": pl.Int64,
     }
-    for metric, title in METRIC_TITLES.items():
-        means = list(frame[f"{metric}_mean"])
-        columns[title] = [None if v is None else round(float(v), 1) for v in means]
-        columns[f"{title} tier"] = [tier_badge(v) for v in means]
-        columns[f"{title} Δ"] = [delta_text(v) for v in frame[f"{metric}_delta"]]
-        columns[f"{title} noise"] = list(frame[f"{metric}_noise"])
-    return pl.DataFrame(columns, strict=False)
+    return pl.DataFrame(rows, schema=schema), beyond
 
 
-def overview_styled(frame: pl.DataFrame) -> Any:
-    """The Overview table as a pandas Styler with green/red deltas."""
-    shown = overview_display(frame).to_pandas()
-    delta_cols = [c for c in shown.columns if c.endswith(" Δ")]
-    return shown.style.map(delta_color, subset=delta_cols).format(
-        {t: "{:.1f}" for t in METRIC_TITLES.values()}, na_rep="—"
+def overview_styled(frame: pl.DataFrame, thresholds: TierThresholds | None = None) -> Any:
+    """The Overview table as a pandas Styler: tier pills, Δ green/red only beyond noise."""
+    shown, beyond = overview_display(frame, thresholds)
+    table = shown.to_pandas()
+
+    def deltas(column: pd.Series) -> list[str]:
+        return [delta_color(v, b) for v, b in zip(column, beyond, strict=True)]
+
+    return (
+        table.style.map(tier_style, subset=["Tier"])
+        .apply(deltas, subset=["Δ"])
+        .format({"Score": "{:.1f}"}, na_rep="—")
     )
