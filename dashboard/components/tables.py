@@ -37,10 +37,8 @@ def human_label(column: str) -> str:
             out.append("Δ")
         elif word in ("percent", "pct"):
             out.append("%")
-        elif word == "id":
-            out.append("ID")
-        elif word == "usd":
-            out.append("($)")
+        elif word in ("id", "ai", "url", "rag", "usd"):
+            out.append(word.upper())
         else:
             out.append(word)
     text = " ".join(out)
@@ -101,3 +99,41 @@ def overview_styled(frame: pl.DataFrame, thresholds: TierThresholds | None = Non
         .apply(deltas, subset=["Δ"])
         .format({"Score": "{:.1f}"}, na_rep="—")
     )
+
+
+_ZERO_TO_HUNDRED = ("accuracy", "completeness", "attribution", "score", "delta", "percent")
+_ONE_TO_FIVE = ("judge_faithfulness", "judge_completeness", "rag_", "overall")
+_ZERO_TO_ONE = ("claim_faithfulness", "similarity", "pass_rate", "weight")
+_WIDE_TEXT = ("claim_text", "query", "evidence", "reason", "response", "matched_text")
+
+
+def _number_format(column: str) -> str | None:
+    if column.endswith("cost_usd"):
+        return "$%.4f"
+    # 1-5 and 0-1 before 0-100: "judge_completeness" is on 1-5, "completeness" on 0-100
+    if any(column.startswith(p) or column == p for p in _ONE_TO_FIVE):
+        return score_format(1, 5)
+    if any(column.endswith(p) for p in _ZERO_TO_ONE):
+        return score_format(0, 1)
+    if any(p in column for p in _ZERO_TO_HUNDRED):
+        return score_format(0, 100)
+    return None
+
+
+def column_config(frame: pl.DataFrame, **overrides: Any) -> dict[str, Any]:
+    """``st.dataframe`` column config of a warehouse frame: human labels, the one number
+    format per scale, long text columns wide, and ``overrides`` by column name."""
+    import streamlit as st
+
+    out: dict[str, Any] = {}
+    for name, dtype in frame.schema.items():
+        label = human_label(name)
+        fmt = _number_format(name)
+        if dtype.is_float() and fmt is not None:
+            out[name] = st.column_config.NumberColumn(label, format=fmt)
+        elif name in _WIDE_TEXT:
+            out[name] = st.column_config.TextColumn(label, width="medium")
+        else:
+            out[name] = label
+    out.update(overrides)
+    return out

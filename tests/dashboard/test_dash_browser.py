@@ -192,6 +192,44 @@ def _host(request_url: str) -> str | None:
     return parsed.hostname
 
 
+KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample")
+"""Pages whose every table must show all its columns at 1440 px."""
+
+# Glide data grid draws the headers on a canvas (its accessible header cells have no box),
+# so "every key column header is on screen" is checked as: the grid does not scroll
+# sideways and its box lies inside the viewport.
+_GRID_JS = """
+(el) => {
+  const s = el.querySelector('.dvn-scroller');
+  const box = el.getBoundingClientRect();
+  return {
+    scroll: s ? s.scrollWidth : null,
+    visible: s ? s.clientWidth : null,
+    right: box.right,
+    headers: [...el.querySelectorAll('[role=columnheader]')].map((h) => h.innerText),
+  };
+}
+"""
+
+
+def hidden_columns(page: Any) -> list[str]:
+    """Tables whose columns do not all fit on screen, or that show raw snake_case headers."""
+    problems = []
+    grids = page.get_by_test_id("stDataFrame")
+    for i in range(grids.count()):
+        if not grids.nth(i).is_visible():
+            continue
+        grid = grids.nth(i).evaluate(_GRID_JS)
+        if grid["scroll"] is None or grid["scroll"] > grid["visible"] + 1:
+            problems.append(f"table {i} scrolls sideways {grid}")
+        if grid["right"] > WIDTH:
+            problems.append(f"table {i} ends off screen {grid}")
+        raw = [h for h in grid["headers"] if "_" in h]
+        if raw:
+            problems.append(f"table {i} raw headers {raw}")
+    return problems
+
+
 def drawn_marks(page: Any) -> list[dict[str, int]]:
     """Drawn Vega marks per chart on the page (after the charts have rendered)."""
     charts = page.locator("[data-testid='stVegaLiteChart']")
@@ -205,6 +243,7 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
     foreign: list[str] = []
     blank: list[str] = []
     emoji: list[str] = []
+    cut: list[str] = []
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         # Streamlit scrolls inside its main block, so a full-page screenshot is the viewport:
@@ -236,11 +275,14 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
                 ]
                 if name == "trends" and (marks[0]["line"] < 1 or marks[0]["symbol"] < 3):
                     blank.append(f"trends: no score line over the tier bands {marks[0]}")
+                if name in KEY_TABLE_PAGES:
+                    cut += [f"{name}: {p}" for p in hidden_columns(page)]
                 found = _EMOJI.findall(main.inner_text())
                 if found:
                     emoji.append(f"{name}: {sorted(set(found))}")
         finally:
             browser.close()
     assert blank == [], blank
+    assert cut == [], cut
     assert emoji == [], emoji
     assert foreign == [], foreign

@@ -84,6 +84,17 @@ def test_candidate_filter(app: AppFactory, fixture_home: Paths) -> None:
     assert rows["acme.example", "Accuracy"]["Score"] == 72.5
 
 
+def test_run_own_tier_thresholds(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home)
+    at.selectbox(key="overview_run").set_value("rc").run()
+    at.selectbox(key="overview_candidate_rc").set_value("long").run()
+    rows = rows_by(at)
+    # rc's config says 90/80/60: 72.5 is fair and 50 poor (the defaults: good and fair)
+    assert rows["acme.example", "Accuracy"]["Tier"] == "fair"
+    assert rows["acme.example", "Completeness"]["Tier"] == "poor"
+    assert "fair ≥ 60" in at.get("html")[0].proto.body
+
+
 def test_empty_warehouse_says_how_to_create_data(app: AppFactory, empty_home: Paths) -> None:
     at = app(empty_home)
     assert "make demo" in at.info[0].value

@@ -90,7 +90,7 @@ def test_sample_page_from_query_params(app: AppFactory, fixture_home: Paths) -> 
     ]
     (found,) = table(at, "evidence")
     assert found["claim_text"] == "Acme Pro costs $20 per month."
-    missing = table(at, "importance", nth=1)
+    missing = table(at, "importance", nth=0)  # Missing first: what needs attention
     assert [r["claim_text"] for r in missing] == ["Support is closed on Sundays."]
     verdicts = {r["verdict"] for r in table(at, "verdict")}
     assert verdicts == {"SUPPORTED", "CONTRADICTED"}
