@@ -151,6 +151,21 @@ def previous_run(wh: Warehouse, run_id: str) -> str | None:
 
 
 @named_query
+def baseline_run(wh: Warehouse, run_id: str) -> str | None:
+    """The default baseline of ``run_id``: the latest earlier run of the same test set, else
+    of the same name; None when there is neither."""
+    frame = wh.named("baseline_run", run_id=run_id)
+    return None if frame.is_empty() else str(frame["run_id"][0])
+
+
+@named_query
+def run_cards(wh: Warehouse, run_id: str) -> dict[str, Any]:
+    """One run's headline numbers (samples, errors, pass rate, overall, cost, p50/p95
+    latency) with the standard deviations and counts their noise checks need."""
+    return wh.named("run_cards", run_id=run_id).row(0, named=True)
+
+
+@named_query
 def run_tiers(wh: Warehouse, run_id: str) -> TierThresholds:
     """The tier thresholds ``run_id`` was scored with (``runs.config`` analyzer.tiers); the
     defaults when the run or its config does not say, or says something out of range."""

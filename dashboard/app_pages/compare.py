@@ -26,7 +26,7 @@ candidate = baseline_candidate = None
 if mode == "Two runs":
     c1, c2 = st.columns(2)
     challenger = c1.selectbox("Challenger", run_ids, format_func=labels.get, key="compare_run")
-    previous = data.query(q.previous_run, challenger)
+    previous = data.query(q.baseline_run, challenger)
     others = [r for r in run_ids if r != challenger] or run_ids
     baseline = c2.selectbox(
         "Baseline",

@@ -8,6 +8,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.badges import tier_legend
+from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
 from warehouse import queries as q
@@ -21,7 +22,7 @@ run_ids = list(runs["run_id"])
 labels = run_label(runs)
 left, right = st.columns(2)
 run_id = left.selectbox("Run", run_ids, index=0, format_func=labels.get, key="overview_run")
-previous = data.query(q.previous_run, run_id)
+previous = data.query(q.baseline_run, run_id)
 NO_BASELINE = ""
 baseline_options = [NO_BASELINE, *[r for r in run_ids if r != run_id]]
 chosen = right.selectbox(
@@ -32,6 +33,14 @@ chosen = right.selectbox(
     key=f"overview_baseline_{run_id}",
 )
 baseline = chosen or None
+
+base_cards = None if baseline is None else data.query(q.run_cards, baseline)
+show_run_cards(run_cards(data.query(q.run_cards, run_id), base_cards))
+st.caption(
+    "Whole run, every iteration; each card's change is against the baseline, coloured only "
+    "when it is beyond noise (95% interval, normal approximation). The filters below apply "
+    "to the tables."
+)
 
 options = data.query(q.run_filters, run_id)
 f1, f2, f3 = st.columns(3)
