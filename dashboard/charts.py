@@ -70,7 +70,10 @@ def tier_bands(thresholds: TierThresholds | None = None) -> alt.Chart:
 
 
 def trend_chart(
-    frame: pl.DataFrame, metric: str, thresholds: TierThresholds | None = None
+    frame: pl.DataFrame,
+    metric: str,
+    thresholds: TierThresholds | None = None,
+    title: str | None = None,
 ) -> alt.LayerChart:
     """Score over runs, one line per domain, over tier bands.
 
@@ -83,7 +86,11 @@ def trend_chart(
         .mark_line(point=True)
         .encode(
             x=alt.X("started_at:T", title="run started"),
-            y=alt.Y("score:Q", title=f"{metric} (mean)", scale=alt.Scale(domain=[0, 100])),
+            y=alt.Y(
+                "score:Q",
+                title=f"{title or metric} (mean, 0-100)",
+                scale=alt.Scale(domain=[0, 100]),
+            ),
             color=alt.Color(
                 "domain:N", scale=alt.Scale(scheme="tableau10"), legend=alt.Legend(title="domain")
             ),

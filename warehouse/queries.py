@@ -79,7 +79,28 @@ def named_query(fn: QueryFn) -> QueryFn:
 
 
 METRICS = ("accuracy", "completeness", "attribution")
-"""The analyzer metrics (0-100) the dashboard shows."""
+"""The analyzer metrics (0-100) the Overview table shows."""
+
+METRIC_LABELS = {
+    "accuracy": "Accuracy",
+    "completeness": "Completeness",
+    "attribution": "Attribution",
+    "judge_faithfulness": "Judge faithfulness",
+    "judge_completeness": "Judge completeness",
+    "pass_rate": "Rubric pass rate",
+    "claim_faithfulness": "Claim faithfulness",
+    "rag_correctness": "RAG correctness",
+    "rag_faithfulness": "RAG faithfulness",
+    "rag_precision": "RAG precision",
+    "rag_recall": "RAG recall",
+    "rag_relevance": "RAG relevance",
+    "rag_overall": "RAG overall",
+}
+"""Every metric Trends and Compare offer, in its 0-100 form (1-5 -> (s - 1) x 25, 0-1 ->
+x 100, pass -> 0 or 100), with its human name."""
+
+ALL_METRICS = tuple(METRIC_LABELS)
+"""The names of ``METRIC_LABELS``."""
 
 PAGE_SIZE = 50
 """Rows per page of every paginated detail table."""
@@ -129,8 +150,8 @@ class SampleRef:
 
 
 def _check_metric(metric: str) -> str:
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    if metric not in ALL_METRICS:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(ALL_METRICS)}")
     return metric
 
 

@@ -11,7 +11,7 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
 from warehouse import queries as q
-from warehouse.queries import METRICS, PAGE_SIZE
+from warehouse.queries import ALL_METRICS, METRIC_LABELS, PAGE_SIZE
 
 st.title("Compare runs")
 
@@ -49,7 +49,9 @@ else:
     candidate = c2.selectbox("Challenger candidate", rest, key="compare_cand_chal")
 
 c1, c2 = st.columns(2)
-metric = c1.selectbox("Metric", METRICS, key="compare_metric")
+metric = c1.selectbox(
+    "Metric (0-100 form)", ALL_METRICS, format_func=METRIC_LABELS.get, key="compare_metric"
+)
 tolerance = c2.number_input(
     "Tolerance (points)",
     min_value=0.0,

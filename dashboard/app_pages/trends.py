@@ -9,7 +9,7 @@ from dashboard import charts, data
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from warehouse import queries as q
-from warehouse.queries import METRICS
+from warehouse.queries import ALL_METRICS, METRIC_LABELS
 
 st.title("Trends")
 
@@ -18,16 +18,21 @@ runs = runs_or_stop()
 everything = data.query(q.trends)
 domains = sorted(set(everything["domain"]))
 c1, c2 = st.columns([1, 3])
-metric = c1.selectbox("Metric", METRICS, key="trends_metric")
+# Only metrics some run has (a run without a judge has no judge metrics).
+present = set(everything["metric"])
+offered = [m for m in ALL_METRICS if m in present] or list(ALL_METRICS[:3])
+metric = c1.selectbox("Metric", offered, format_func=METRIC_LABELS.get, key="trends_metric")
 chosen = c2.multiselect("Domains", domains, key="trends_domains", placeholder="All domains")
 frame = data.query(q.trends, tuple(chosen)) if chosen else everything
 
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)
-st.altair_chart(charts.trend_chart(frame, metric, tiers))
+st.altair_chart(charts.trend_chart(frame, metric, tiers, title=METRIC_LABELS[metric]))
 st.caption(
     f"Bands: the tiers of the latest run ({latest}): excellent ≥ {tiers.excellent:g}, "
-    f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Hover a point for details."
+    f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Every metric in its 0-100 "
+    "form: 1-5 scores as (s - 1) × 25, 0-1 ratios × 100, pass rate in %. Hover a point for "
+    "details."
 )
 wide = (
     frame.filter(pl.col("metric") == metric)

@@ -25,6 +25,40 @@ def test_trends_table_and_domain_filter(app: AppFactory, fixture_home: Paths) ->
     assert len(at.get("vega_lite_chart")) == 1
 
 
+def test_trends_offer_judge_metrics_in_their_0_100_form(
+    app: AppFactory, fixture_home: Paths
+) -> None:
+    at = app(fixture_home, "trends")
+    options = at.selectbox(key="trends_metric").options
+    # only r2's acme-q1 has a judge: faithfulness 4 and completeness 3 (1-5), a failed
+    # pass and claim faithfulness 0.5; no run has RAG metrics, so they are not offered
+    for label in ("Judge faithfulness", "Judge completeness", "Rubric pass rate"):
+        assert label in options
+    assert "RAG overall" not in options
+    at.selectbox(key="trends_metric").set_value("judge_faithfulness").run()
+    rows = {r["run_id"]: r for r in table(at, "run_name")}
+    assert list(rows) == ["r2"] and rows["r2"]["acme.example"] == 75.0  # (4 - 1) * 25
+    at.selectbox(key="trends_metric").set_value("judge_completeness").run()
+    assert table(at, "run_name")[0]["acme.example"] == 50.0  # (3 - 1) * 25
+    at.selectbox(key="trends_metric").set_value("claim_faithfulness").run()
+    assert table(at, "run_name")[0]["acme.example"] == 50.0  # 0.5 * 100
+    at.selectbox(key="trends_metric").set_value("pass_rate").run()
+    assert table(at, "run_name")[0]["acme.example"] == 0.0
+
+
+def test_compare_on_a_judge_metric(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    at.selectbox(key="compare_run").set_value("r2").run()
+    at.selectbox(key="compare_metric").set_value("judge_faithfulness").run()
+    # r1 has no judge scores: every paired sample is "not scored", none regressed
+    counts = {r["domain"]: r for r in table(at, "worst_delta")}
+    assert counts["acme.example"]["not_scored"] == 2
+    assert {m.label: m.value for m in at.metric}["Regressed"] == "0"
+    samples = {r["sample_id"]: r for r in table(at, "challenger_score")}
+    assert samples["acme-q1"]["challenger_score"] == 75.0
+    assert samples["acme-q1"]["status"] == "not scored"
+
+
 def test_compare_two_runs(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
