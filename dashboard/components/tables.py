@@ -10,12 +10,9 @@ import polars as pl
 
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
 from engine.models import TierThresholds
+from warehouse.queries import METRIC_LABELS
 
-METRIC_TITLES = {
-    "accuracy": "Accuracy",
-    "completeness": "Completeness",
-    "attribution": "Attribution",
-}
+METRIC_TITLES = METRIC_LABELS
 
 OVERVIEW_COLUMNS = ("Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples", "Errors")
 """The Overview table, one row per domain and metric: a new metric adds rows, never a
@@ -54,12 +51,15 @@ def overview_display(
     frame: pl.DataFrame, thresholds: TierThresholds | None = None
 ) -> tuple[pl.DataFrame, list[bool | None]]:
     """The Overview table as shown (``OVERVIEW_COLUMNS``) and, per row, whether its Δ is
-    beyond noise. Tiers use the run's own ``thresholds``."""
+    beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form;
+    a metric neither run has (no judge, no RAG) gets no row."""
     rows: list[dict[str, Any]] = []
     beyond: list[bool | None] = []
     for rec in frame.iter_rows(named=True):
         for metric, title in METRIC_TITLES.items():
             mean = rec[f"{metric}_mean"]
+            if mean is None and rec[f"baseline_{metric}_mean"] is None:
+                continue
             rows.append(
                 {
                     "Domain": rec["domain"],

@@ -106,3 +106,19 @@ def test_missing_warehouse_says_how_to_create_data(app: AppFactory, missing_home
     assert "make demo" in at.info[0].value
     assert "evalhouse ingest" in at.info[0].value
     assert not at.dataframe and not at.exception
+
+
+def test_judge_metrics_in_their_0_100_form(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home)
+    # only r2's acme-q1 has a judge; against r1 (no judge) its judge metrics show a score
+    # and no Δ
+    at.selectbox(key="overview_run").set_value("r2").run()
+    rows = rows_by(at)
+    faith = rows["acme.example", "Judge faithfulness"]
+    assert (faith["Score"], faith["Tier"], faith["Δ"]) == (75.0, "good", "")  # (4 - 1) * 25
+    assert faith["Noise"] == "not measured in both runs"
+    assert rows["acme.example", "Judge completeness"]["Score"] == 50.0  # (3 - 1) * 25
+    assert rows["acme.example", "Claim faithfulness"]["Score"] == 50.0  # 0.5 * 100
+    assert rows["acme.example", "Rubric pass rate"]["Tier"] == "poor"  # failed: 0
+    assert ("beta.example", "Judge faithfulness") not in rows  # no judge there in either run
+    assert ("acme.example", "RAG overall") not in rows
