@@ -102,6 +102,17 @@ x 100, pass -> 0 or 100), with its human name."""
 ALL_METRICS = tuple(METRIC_LABELS)
 """The names of ``METRIC_LABELS``."""
 
+GRADER_PREFIX = "grader:"
+"""Trends name a grader's score (0-1, shown x 100) ``grader:<grader id>``."""
+
+
+def metric_label(metric: str) -> str:
+    """The human name of a metric, a grader's included (``grader:x`` -> ``Grader x``)."""
+    if metric.startswith(GRADER_PREFIX):
+        return f"Grader {metric.removeprefix(GRADER_PREFIX)}"
+    return METRIC_LABELS.get(metric, metric)
+
+
 PAGE_SIZE = 50
 """Rows per page of every paginated detail table."""
 

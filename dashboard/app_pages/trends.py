@@ -9,7 +9,7 @@ from dashboard import charts, data
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from warehouse import queries as q
-from warehouse.queries import ALL_METRICS, METRIC_LABELS
+from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label
 
 st.title("Trends")
 
@@ -21,13 +21,14 @@ c1, c2 = st.columns([1, 3])
 # Only metrics some run has (a run without a judge has no judge metrics).
 present = set(everything["metric"])
 offered = [m for m in ALL_METRICS if m in present] or list(ALL_METRICS[:3])
-metric = c1.selectbox("Metric", offered, format_func=METRIC_LABELS.get, key="trends_metric")
+offered += sorted(m for m in present if m.startswith(GRADER_PREFIX))
+metric = c1.selectbox("Metric", offered, format_func=metric_label, key="trends_metric")
 chosen = c2.multiselect("Domains", domains, key="trends_domains", placeholder="All domains")
 frame = data.query(q.trends, tuple(chosen)) if chosen else everything
 
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)
-st.altair_chart(charts.trend_chart(frame, metric, tiers, title=METRIC_LABELS[metric]))
+st.altair_chart(charts.trend_chart(frame, metric, tiers, title=metric_label(metric)))
 st.caption(
     f"Bands: the tiers of the latest run ({latest}): excellent ≥ {tiers.excellent:g}, "
     f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Every metric in its 0-100 "

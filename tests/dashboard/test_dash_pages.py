@@ -44,6 +44,11 @@ def test_trends_offer_judge_metrics_in_their_0_100_form(
     assert table(at, "run_name")[0]["acme.example"] == 50.0  # 0.5 * 100
     at.selectbox(key="trends_metric").set_value("pass_rate").run()
     assert table(at, "run_name")[0]["acme.example"] == 0.0
+    # r2's acme-q1 has one grader score, 1.0 (0-1) -> 100
+    assert "Grader mentions-price" in at.selectbox(key="trends_metric").options
+    at.selectbox(key="trends_metric").set_value("grader:mentions-price").run()
+    rows = table(at, "run_name")
+    assert [(r["run_id"], r["acme.example"]) for r in rows] == [("r2", 100.0)]
 
 
 def test_compare_on_a_judge_metric(app: AppFactory, fixture_home: Paths) -> None:

@@ -1,7 +1,7 @@
 -- Trends: per run and domain, each metric's mean in its 0-100 form (1-5 scores map to
 -- (s - 1) * 25, 0-1 ratios to x * 100, the rubric pass to 0 or 100), with the run's name,
 -- start and the sample count (long form: one row per metric that has a value).
--- $domains null = every domain.
+-- Grader scores (0-1) join as metric 'grader:<grader id>', x 100. $domains null = every domain.
 WITH per_run AS (
     SELECT run_id, domain, count(DISTINCT sample_id) AS samples,
            avg(accuracy) AS accuracy, avg(completeness) AS completeness,
@@ -33,4 +33,12 @@ CROSS JOIN LATERAL (
            ('rag_overall', p.rag_overall)
 ) AS u(metric, score)
 WHERE u.score IS NOT NULL
-ORDER BY p.domain, u.metric, r.started_at, p.run_id;
+UNION ALL
+SELECT g.run_id, any_value(r.name), any_value(r.started_at), res.domain,
+       count(DISTINCT g.sample_id), 'grader:' || g.grader, avg(g.score) * 100
+FROM grader_scores AS g
+JOIN results AS res USING (run_id, iteration, sample_id, candidate)
+JOIN runs AS r ON r.run_id = g.run_id
+WHERE g.score IS NOT NULL AND ($domains IS NULL OR list_contains($domains, res.domain))
+GROUP BY g.run_id, res.domain, g.grader
+ORDER BY domain, metric, started_at, run_id;
