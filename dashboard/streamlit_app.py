@@ -35,6 +35,7 @@ PAGES = [
         icon=":material/link:",
         url_path="attribution",
     ),
+    st.Page("app_pages/runs.py", title="Runs", icon=":material/list:", url_path="runs"),
     st.Page("app_pages/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 

@@ -183,6 +183,13 @@ def previous_run(wh: Warehouse, run_id: str) -> str | None:
 
 
 @named_query
+def runs_detail(wh: Warehouse) -> pl.DataFrame:
+    """Every run, newest first: state, duration, headline numbers, judge, embedder, prompt
+    version, test set and hash, config (the Runs page)."""
+    return wh.named("runs_detail")
+
+
+@named_query
 def baseline_run(wh: Warehouse, run_id: str) -> str | None:
     """The default baseline of ``run_id``: the latest earlier run of the same test set, else
     of the same name; None when there is neither."""

@@ -152,6 +152,7 @@ PAGES = {
     "claims": ("claims", "Most-missed claims"),
     "sample": ("sample?run=r2&sample=acme-q1&iteration=1", "Response"),
     "attribution": ("attribution", "Mention rates per domain"),
+    "runs": ("runs", "One run"),
     "sql": ("sql", "SQL"),
 }
 CHARTS_AT_LEAST = {"overview": 1, "trends": 1, "compare": 1, "attribution": 2}
@@ -192,7 +193,7 @@ def _host(request_url: str) -> str | None:
     return parsed.hostname
 
 
-KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample")
+KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample", "runs")
 """Pages whose every table must show all its columns at 1440 px."""
 
 # Glide data grid draws the headers on a canvas (its accessible header cells have no box),
