@@ -125,7 +125,7 @@ def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
         alt.Chart(long)
         .mark_bar()
         .encode(
-            x=alt.X("samples:Q", stack="zero"),
+            x=alt.X("samples:Q", stack="zero", axis=alt.Axis(tickMinStep=1, format="d")),
             y=alt.Y("domain:N", title=None, sort=list(frame["domain"])),
             color=alt.Color("status:N", scale=scale, legend=alt.Legend(title="samples")),
             tooltip=["domain:N", "status:N", "samples:Q"],

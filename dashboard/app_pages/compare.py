@@ -10,8 +10,9 @@ from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.side_by_side import side_by_side
 from warehouse import queries as q
-from warehouse.queries import ALL_METRICS, METRIC_LABELS, PAGE_SIZE
+from warehouse.queries import ALL_METRICS, METRIC_LABELS, PAGE_SIZE, SampleRef
 
 st.title("Compare runs")
 
@@ -117,3 +118,24 @@ shown = samples.drop("total_rows")
 st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown))
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)
+
+st.subheader("Side by side")
+if shown.is_empty():
+    st.info("No sample on this page to show side by side.")
+else:
+    picked = st.selectbox(
+        "Sample", list(shown["sample_id"]), key=f"compare_side_{baseline}_{challenger}"
+    )
+    picked_row = shown.filter(shown["sample_id"] == picked).row(0, named=True)
+    side_by_side(
+        (
+            f"Baseline: {labels.get(baseline, baseline)}"
+            + (f" · {baseline_candidate}" if baseline_candidate else ""),
+            SampleRef(baseline, picked, int(picked_row["iteration"]), baseline_candidate or ""),
+        ),
+        (
+            f"Challenger: {labels.get(challenger, challenger)}"
+            + (f" · {candidate}" if candidate else ""),
+            SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
+        ),
+    )

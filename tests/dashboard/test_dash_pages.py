@@ -156,3 +156,21 @@ def test_runs_page_lists_every_run_with_details(app: AppFactory, fixture_home: P
     facts = dict((r["Field"], r["Value"]) for r in table(at, "Field"))
     assert facts["Test set"].endswith("fixture.jsonl")
     assert at.json[0].value.replace(" ", "").find('"fair":60') >= 0  # rc's own tiers
+
+
+def test_compare_side_by_side(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    at.selectbox(key="compare_run").set_value("r2").run()
+    box = at.selectbox(key="compare_side_r1_r2")
+    assert box.value == "acme-q2"  # the largest regression first
+    box.set_value("acme-q1").run()
+    grids = [f.value for f in at.dataframe if list(f.value.columns) == ["Score", "Value"]]
+    baseline, challenger = (dict(zip(g["Score"], g["Value"], strict=True)) for g in grids)
+    # acme-q1: accuracy 80 in r1, 90 in r2; only r2 has a judge (faithfulness 4, pass failed)
+    assert (baseline["Accuracy"], challenger["Accuracy"]) == ("80.0", "90.0")
+    assert baseline["Judge faithfulness (1-5)"] == "—"
+    assert challenger["Judge faithfulness (1-5)"] == "4.00"
+    assert challenger["Rubric pass"] == "fail"
+    responses = [h.proto.body for h in at.get("html") if "eh-response" in h.proto.body]
+    assert len(responses) == 2
+    assert "&lt;script&gt;" in responses[1] and "<script>" not in responses[1]
