@@ -188,7 +188,9 @@ def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
             x=alt.X("started_at:T", title="run started"),
             y=alt.Y("percent:Q", scale=alt.Scale(domain=[0, 100]), title="% of responses"),
             color=alt.Color("mention:N", legend=alt.Legend(title="mention")),
-            strokeDash=alt.StrokeDash("domain:N", legend=alt.Legend(title="domain")),
+            strokeDash=alt.StrokeDash(
+                "domain:N", legend=alt.Legend(title="domain", symbolType="stroke")
+            ),
             tooltip=[
                 alt.Tooltip("run_name:N", title="run"),
                 alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d"),

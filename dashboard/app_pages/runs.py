@@ -17,8 +17,9 @@ st.title("Runs")
 
 runs = runs_or_stop()
 detail = data.query(q.runs_detail)
+# The run id (long for real runs) is in the picker and the facts below, not in this table:
+# every column of it stays on screen at 1440 px.
 overview = detail.select(
-    "run_id",
     "name",
     "status",
     "started_at",
@@ -33,11 +34,19 @@ overview = detail.select(
 st.dataframe(
     overview,
     hide_index=True,
+    # Numbers get narrow columns so judge and embedder names (long with real models) fit
+    # without a sideways scroll at 1440 px.
     column_config=tables.column_config(
         overview,
+        status=st.column_config.TextColumn("Status", width="small"),
         started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
-        duration_s=st.column_config.NumberColumn("Duration (s)", format="%d"),
-        pass_rate_percent=st.column_config.NumberColumn("Pass rate %", format="%.1f"),
+        duration_s=st.column_config.NumberColumn("Duration (s)", format="%d", width="small"),
+        samples=st.column_config.NumberColumn("Samples", width="small"),
+        errors=st.column_config.NumberColumn("Errors", width="small"),
+        pass_rate_percent=st.column_config.NumberColumn(
+            "Pass rate %", format="%.1f", width="small"
+        ),
+        cost_usd=st.column_config.NumberColumn("Cost USD", format="$%.4f", width="small"),
     ),
     key="runs_table",
 )
@@ -49,6 +58,7 @@ run_id = st.selectbox(
 )
 row = detail.filter(detail["run_id"] == run_id).row(0, named=True)
 facts = {
+    "Run ID": row["run_id"],
     "Status": row["status"],
     "Started": str(row["started_at"]),
     "Finished": str(row["finished_at"] or "—"),

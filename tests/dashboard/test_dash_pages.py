@@ -146,15 +146,15 @@ def test_pages_on_empty_and_missing_warehouse(
 
 def test_runs_page_lists_every_run_with_details(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "runs")
-    rows = {r["run_id"]: r for r in table(at, "duration_s")}
-    assert list(rows) == ["r3", "r2", "r1", "rc"]  # newest first
+    rows = {r["name"]: r for r in table(at, "duration_s")}
+    assert list(rows) == ["week 3", "week 2", "week 1", "prompt test"]  # newest first
     # r2: 10 result rows, one error, one judge verdict (failed)
-    assert (rows["r2"]["samples"], rows["r2"]["errors"]) == (10, 1)
-    assert rows["r2"]["pass_rate_percent"] == 0.0
-    assert rows["r3"]["status"] == "completed" and rows["r3"]["judge"] == "local"
+    assert (rows["week 2"]["samples"], rows["week 2"]["errors"]) == (10, 1)
+    assert rows["week 2"]["pass_rate_percent"] == 0.0
+    assert rows["week 3"]["status"] == "completed" and rows["week 3"]["judge"] == "local"
     at.selectbox(key="runs_detail_run").set_value("rc").run()
     facts = dict((r["Field"], r["Value"]) for r in table(at, "Field"))
-    assert facts["Test set"].endswith("fixture.jsonl")
+    assert facts["Run ID"] == "rc" and facts["Test set"].endswith("fixture.jsonl")
     assert at.json[0].value.replace(" ", "").find('"fair":60') >= 0  # rc's own tiers
 
 
