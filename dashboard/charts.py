@@ -49,19 +49,32 @@ def _bands(thresholds: TierThresholds, top: float = 100.0) -> pl.DataFrame:
 
 
 def tier_bands(thresholds: TierThresholds | None = None) -> alt.Chart:
-    """Translucent horizontal tier bands (0-100) to layer behind a score line."""
+    """Translucent horizontal tier bands (0-100) to layer behind a score line.
+
+    Layer it with ``resolve_scale(color="independent")``: sharing one colour scale with the
+    line layer leaves the lines without a colour (the tier domain has no domain names).
+    """
     return (
         alt.Chart(_bands(thresholds or TierThresholds()))
         .mark_rect(opacity=0.12)
         .encode(
             y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 100])),
             y2="high:Q",
-            color=alt.Color("tier:N", scale=_TIER_SCALE, legend=None),
+            color=alt.Color(
+                "tier:N",
+                scale=_TIER_SCALE,
+                legend=alt.Legend(title="tier band", orient="right", symbolOpacity=0.6),
+            ),
         )
     )
 
 
-def trend_chart(frame: pl.DataFrame, metric: str) -> alt.LayerChart:
+def trend_chart(
+    frame: pl.DataFrame,
+    metric: str,
+    thresholds: TierThresholds | None = None,
+    title: str | None = None,
+) -> alt.LayerChart:
     """Score over runs, one line per domain, over tier bands.
 
     ``frame``: run_id, run_name, started_at, domain, samples, metric, score (``queries.trends``);
@@ -73,8 +86,14 @@ def trend_chart(frame: pl.DataFrame, metric: str) -> alt.LayerChart:
         .mark_line(point=True)
         .encode(
             x=alt.X("started_at:T", title="run started"),
-            y=alt.Y("score:Q", title=f"{metric} (mean)", scale=alt.Scale(domain=[0, 100])),
-            color=alt.Color("domain:N", title="domain"),
+            y=alt.Y(
+                "score:Q",
+                title=f"{title or metric} (mean, 0-100)",
+                scale=alt.Scale(domain=[0, 100]),
+            ),
+            color=alt.Color(
+                "domain:N", scale=alt.Scale(scheme="tableau10"), legend=alt.Legend(title="domain")
+            ),
             tooltip=[
                 alt.Tooltip("run_name:N", title="run"),
                 alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d %H:%M"),
@@ -84,7 +103,11 @@ def trend_chart(frame: pl.DataFrame, metric: str) -> alt.LayerChart:
             ],
         )
     )
-    return alt.layer(tier_bands(), line).properties(height=320)
+    return (
+        alt.layer(tier_bands(thresholds), line)
+        .resolve_scale(color="independent")
+        .properties(height=320)
+    )
 
 
 def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
@@ -102,39 +125,57 @@ def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
         alt.Chart(long)
         .mark_bar()
         .encode(
-            x=alt.X("samples:Q", stack="zero"),
+            x=alt.X("samples:Q", stack="zero", axis=alt.Axis(tickMinStep=1, format="d")),
             y=alt.Y("domain:N", title=None, sort=list(frame["domain"])),
-            color=alt.Color("status:N", scale=scale),
+            color=alt.Color("status:N", scale=scale, legend=alt.Legend(title="samples")),
             tooltip=["domain:N", "status:N", "samples:Q"],
         )
     )
 
 
 def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
-    """Mention rates per domain and AI provider, one small chart per mention type."""
+    """Mention rates per domain and AI provider, one small chart per mention type.
+
+    Providers are grouped bars inside a domain's row (``yOffset``), not a row facet per
+    domain: row facets overlapped their labels once there were more than a few domains.
+    """
     long = frame.unpivot(
         index=["domain", "ai_provider"],
         on=["url_percent", "domain_percent", "brand_percent"],
         variable_name="mention",
         value_name="percent",
-    ).with_columns(pl.col("mention").str.replace("_percent", ""))
+    ).with_columns(
+        pl.col("mention").replace_strict(
+            {"url_percent": "URL", "domain_percent": "domain", "brand_percent": "brand"}
+        )
+    )
     return (
         alt.Chart(long)
         .mark_bar()
         .encode(
-            x=alt.X("percent:Q", scale=alt.Scale(domain=[0, 100]), title="% of responses"),
-            y=alt.Y("ai_provider:N", title=None),
-            color=alt.Color("ai_provider:N", legend=None),
-            row=alt.Row("domain:N", title=None),
-            column=alt.Column("mention:N", title=None),
+            x=alt.X(
+                "percent:Q",
+                scale=alt.Scale(domain=[0, 100]),
+                title="% of responses",
+                axis=alt.Axis(tickCount=5),
+            ),
+            y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=220)),
+            yOffset=alt.YOffset("ai_provider:N"),
+            color=alt.Color("ai_provider:N", legend=alt.Legend(title="AI provider")),
+            column=alt.Column(
+                "mention:N",
+                title=None,
+                sort=["URL", "domain", "brand"],
+                header=alt.Header(labelFontSize=13, labelExpr="'mentions ' + datum.value"),
+            ),
             tooltip=[
                 "domain:N",
-                "ai_provider:N",
+                alt.Tooltip("ai_provider:N", title="AI provider"),
                 "mention:N",
                 alt.Tooltip("percent:Q", format=".1f"),
             ],
         )
-        .properties(width=160, height=60)
+        .properties(width=220, height=alt.Step(14))
     )
 
 
@@ -146,8 +187,10 @@ def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
         .encode(
             x=alt.X("started_at:T", title="run started"),
             y=alt.Y("percent:Q", scale=alt.Scale(domain=[0, 100]), title="% of responses"),
-            color=alt.Color("mention:N"),
-            strokeDash=alt.StrokeDash("domain:N"),
+            color=alt.Color("mention:N", legend=alt.Legend(title="mention")),
+            strokeDash=alt.StrokeDash(
+                "domain:N", legend=alt.Legend(title="domain", symbolType="stroke")
+            ),
             tooltip=[
                 alt.Tooltip("run_name:N", title="run"),
                 alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d"),

@@ -133,10 +133,10 @@ def _noise_for(
     iterations = int(row["iterations"] or 1)  # type: ignore[call-overload]
     out: dict[str, NoiseCheck] = {}
     deltas: pl.DataFrame | None = None
-    for metric in q.METRICS:
+    for metric in q.ALL_METRICS:
         delta = row[f"{metric}_delta"]
         if delta is None:
-            out[metric] = NoiseCheck("none", note="no baseline")
+            out[metric] = NoiseCheck("none", note="not measured in both runs")
         elif iterations > 1:
             out[metric] = iteration_check(
                 float(delta),  # type: ignore[arg-type]
@@ -157,19 +157,19 @@ def _noise_for(
 def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filters) -> pl.DataFrame:
     """Per-domain metrics of a run vs a baseline, with a noise verdict per delta."""
     frame = q.domain_metrics(wh, run_id, baseline, filters)
-    labels: dict[str, list[str]] = {m: [] for m in q.METRICS}
-    flags: dict[str, list[bool | None]] = {m: [] for m in q.METRICS}
+    labels: dict[str, list[str]] = {m: [] for m in q.ALL_METRICS}
+    flags: dict[str, list[bool | None]] = {m: [] for m in q.ALL_METRICS}
     for row in frame.iter_rows(named=True):
         if baseline is None:
-            checks = {m: NoiseCheck("none", note="no baseline") for m in q.METRICS}
+            checks = {m: NoiseCheck("none", note="no baseline") for m in q.ALL_METRICS}
         else:
             checks = _noise_for(wh, row, run_id, baseline, filters)
         for metric, check in checks.items():
             labels[metric].append(check.label())
             flags[metric].append(check.beyond_noise)
     return frame.with_columns(
-        *(pl.Series(f"{m}_noise", labels[m], dtype=pl.String) for m in q.METRICS),
-        *(pl.Series(f"{m}_beyond_noise", flags[m], dtype=pl.Boolean) for m in q.METRICS),
+        *(pl.Series(f"{m}_noise", labels[m], dtype=pl.String) for m in q.ALL_METRICS),
+        *(pl.Series(f"{m}_beyond_noise", flags[m], dtype=pl.Boolean) for m in q.ALL_METRICS),
     )
 
 

@@ -5,13 +5,18 @@ streamlit run dashboard/streamlit_app.py -- --home DIR     (or: evalhouse dashbo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from dashboard.components.errors import show_error, show_no_data
 from dashboard.components.launch_form import launch_sidebar
 from warehouse.db import WarehouseError, WarehouseMissing
 
-st.set_page_config(page_title="evalhouse", page_icon=":material/analytics:", layout="wide")
+# A shipped PNG, not a ":material/...:" icon: Streamlit fetches those favicons from
+# fonts.gstatic.com, and the dashboard must work (and stay quiet) offline.
+FAVICON = Path(__file__).resolve().with_name("favicon.png")
+st.set_page_config(page_title="evalhouse", page_icon=str(FAVICON), layout="wide")
 
 PAGES = [
     st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
@@ -30,6 +35,7 @@ PAGES = [
         icon=":material/link:",
         url_path="attribution",
     ),
+    st.Page("app_pages/runs.py", title="Runs", icon=":material/list:", url_path="runs"),
     st.Page("app_pages/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import polars as pl
+from pydantic import ValidationError
 
+from engine.models import TierThresholds
 from warehouse.db import (
     QueryError,
     QueryResult,
@@ -89,7 +91,39 @@ def named_query(fn: QueryFn) -> QueryFn:
 
 
 METRICS = ("accuracy", "completeness", "attribution")
-"""The analyzer metrics (0-100) the dashboard shows."""
+"""The analyzer metrics (0-100) the Overview table shows."""
+
+METRIC_LABELS = {
+    "accuracy": "Accuracy",
+    "completeness": "Completeness",
+    "attribution": "Attribution",
+    "judge_faithfulness": "Judge faithfulness",
+    "judge_completeness": "Judge completeness",
+    "pass_rate": "Rubric pass rate",
+    "claim_faithfulness": "Claim faithfulness",
+    "rag_correctness": "RAG correctness",
+    "rag_faithfulness": "RAG faithfulness",
+    "rag_precision": "RAG precision",
+    "rag_recall": "RAG recall",
+    "rag_relevance": "RAG relevance",
+    "rag_overall": "RAG overall",
+}
+"""Every metric Trends and Compare offer, in its 0-100 form (1-5 -> (s - 1) x 25, 0-1 ->
+x 100, pass -> 0 or 100), with its human name."""
+
+ALL_METRICS = tuple(METRIC_LABELS)
+"""The names of ``METRIC_LABELS``."""
+
+GRADER_PREFIX = "grader:"
+"""Trends name a grader's score (0-1, shown x 100) ``grader:<grader id>``."""
+
+
+def metric_label(metric: str) -> str:
+    """The human name of a metric, a grader's included (``grader:x`` -> ``Grader x``)."""
+    if metric.startswith(GRADER_PREFIX):
+        return f"Grader {metric.removeprefix(GRADER_PREFIX)}"
+    return METRIC_LABELS.get(metric, metric)
+
 
 PAGE_SIZE = 50
 """Rows per page of every paginated detail table."""
@@ -139,8 +173,8 @@ class SampleRef:
 
 
 def _check_metric(metric: str) -> str:
-    if metric not in METRICS:
-        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    if metric not in ALL_METRICS:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(ALL_METRICS)}")
     return metric
 
 
@@ -158,6 +192,42 @@ def previous_run(wh: Warehouse, run_id: str) -> str | None:
     """The run that started just before ``run_id``, if any."""
     frame = wh.named("previous_run", run_id=run_id)
     return None if frame.is_empty() else str(frame["run_id"][0])
+
+
+@named_query
+def runs_detail(wh: Warehouse) -> pl.DataFrame:
+    """Every run, newest first: state, duration, headline numbers, judge, embedder, prompt
+    version, test set and hash, config (the Runs page)."""
+    return wh.named("runs_detail")
+
+
+@named_query
+def baseline_run(wh: Warehouse, run_id: str) -> str | None:
+    """The default baseline of ``run_id``: the latest earlier run of the same test set, else
+    of the same name; None when there is neither."""
+    frame = wh.named("baseline_run", run_id=run_id)
+    return None if frame.is_empty() else str(frame["run_id"][0])
+
+
+@named_query
+def run_cards(wh: Warehouse, run_id: str) -> dict[str, Any]:
+    """One run's headline numbers (samples, errors, pass rate, overall, cost, p50/p95
+    latency) with the standard deviations and counts their noise checks need."""
+    return wh.named("run_cards", run_id=run_id).row(0, named=True)
+
+
+@named_query
+def run_tiers(wh: Warehouse, run_id: str) -> TierThresholds:
+    """The tier thresholds ``run_id`` was scored with (``runs.config`` analyzer.tiers); the
+    defaults when the run or its config does not say, or says something out of range."""
+    frame = wh.named("run_tiers", run_id=run_id)
+    if frame.is_empty():
+        return TierThresholds()
+    given = {k: v for k, v in frame.row(0, named=True).items() if v is not None}
+    try:
+        return TierThresholds(**given)
+    except ValidationError:
+        return TierThresholds()
 
 
 @named_query

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
 from warehouse import queries as q
@@ -25,10 +26,7 @@ else:
     st.dataframe(
         rates,
         hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(c.replace("_percent", " %"), format="%.1f")
-            for c in ("url_percent", "domain_percent", "brand_percent", "any_percent")
-        },
+        column_config=tables.column_config(rates),
     )
     download_csv(rates, f"attribution-{run_id}.csv", key="attribution_rates_csv")
     st.altair_chart(charts.attribution_rate_chart(rates))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
@@ -25,7 +26,7 @@ else:
     st.dataframe(
         per_domain,
         hide_index=True,
-        column_config={"found_percent": st.column_config.NumberColumn("found %", format="%.1f")},
+        column_config=tables.column_config(per_domain),
     )
     download_csv(per_domain, f"claims-{run_id}-domains.csv", key="claims_domain_csv")
 
@@ -44,7 +45,7 @@ else:
     total = int(per_query["total_rows"][0]) if per_query.height else 0
     st.caption(f"{total} queries, most missing claims first; page {page_no}")
     shown = per_query.drop("total_rows")
-    st.dataframe(shown, hide_index=True)
+    st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown))
     download_csv(shown, f"claims-{run_id}-queries.csv", key="claims_query_csv")
     sample_picker(shown, key="claims_open_query", run_id=run_id)
 
@@ -62,7 +63,7 @@ else:
     st.dataframe(
         missed,
         hide_index=True,
-        column_config={"missed_percent": st.column_config.NumberColumn("missed %", format="%.1f")},
+        column_config=tables.column_config(missed),
     )
     download_csv(missed, "most-missed-claims.csv", key="claims_missed_csv")
     sample_picker(

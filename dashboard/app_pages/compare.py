@@ -6,11 +6,13 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.side_by_side import side_by_side
 from warehouse import queries as q
-from warehouse.queries import METRICS, PAGE_SIZE
+from warehouse.queries import ALL_METRICS, METRIC_LABELS, PAGE_SIZE, SampleRef
 
 st.title("Compare runs")
 
@@ -25,7 +27,7 @@ candidate = baseline_candidate = None
 if mode == "Two runs":
     c1, c2 = st.columns(2)
     challenger = c1.selectbox("Challenger", run_ids, format_func=labels.get, key="compare_run")
-    previous = data.query(q.previous_run, challenger)
+    previous = data.query(q.baseline_run, challenger)
     others = [r for r in run_ids if r != challenger] or run_ids
     baseline = c2.selectbox(
         "Baseline",
@@ -48,7 +50,9 @@ else:
     candidate = c2.selectbox("Challenger candidate", rest, key="compare_cand_chal")
 
 c1, c2 = st.columns(2)
-metric = c1.selectbox("Metric", METRICS, key="compare_metric")
+metric = c1.selectbox(
+    "Metric (0-100 form)", ALL_METRICS, format_func=METRIC_LABELS.get, key="compare_metric"
+)
 tolerance = c2.number_input(
     "Tolerance (points)",
     min_value=0.0,
@@ -78,7 +82,7 @@ m3.metric("Unchanged", totals["unchanged"])
 
 st.subheader("Per domain")
 st.altair_chart(charts.compare_counts_chart(counts))
-st.dataframe(counts, hide_index=True)
+st.dataframe(counts, hide_index=True, column_config=tables.column_config(counts))
 download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
 
 st.subheader("Per sample")
@@ -111,6 +115,27 @@ samples = data.query(
 total = int(samples["total_rows"][0]) if samples.height else 0
 st.caption(f"{total} samples, largest regression first; page {page_no}")
 shown = samples.drop("total_rows")
-st.dataframe(shown, hide_index=True)
+st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown))
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)
+
+st.subheader("Side by side")
+if shown.is_empty():
+    st.info("No sample on this page to show side by side.")
+else:
+    picked = st.selectbox(
+        "Sample", list(shown["sample_id"]), key=f"compare_side_{baseline}_{challenger}"
+    )
+    picked_row = shown.filter(shown["sample_id"] == picked).row(0, named=True)
+    side_by_side(
+        (
+            f"Baseline: {labels.get(baseline, baseline)}"
+            + (f" · {baseline_candidate}" if baseline_candidate else ""),
+            SampleRef(baseline, picked, int(picked_row["iteration"]), baseline_candidate or ""),
+        ),
+        (
+            f"Challenger: {labels.get(challenger, challenger)}"
+            + (f" · {candidate}" if candidate else ""),
+            SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
+        ),
+    )

@@ -7,6 +7,8 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.components import tables
+from dashboard.components.badges import tier_legend
+from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
 from warehouse import queries as q
@@ -20,7 +22,7 @@ run_ids = list(runs["run_id"])
 labels = run_label(runs)
 left, right = st.columns(2)
 run_id = left.selectbox("Run", run_ids, index=0, format_func=labels.get, key="overview_run")
-previous = data.query(q.previous_run, run_id)
+previous = data.query(q.baseline_run, run_id)
 NO_BASELINE = ""
 baseline_options = [NO_BASELINE, *[r for r in run_ids if r != run_id]]
 chosen = right.selectbox(
@@ -31,6 +33,14 @@ chosen = right.selectbox(
     key=f"overview_baseline_{run_id}",
 )
 baseline = chosen or None
+
+base_cards = None if baseline is None else data.query(q.run_cards, baseline)
+show_run_cards(run_cards(data.query(q.run_cards, run_id), base_cards))
+st.caption(
+    "Whole run, every iteration; each card's change is against the baseline, coloured only "
+    "when it is beyond noise (95% interval, normal approximation). The filters below apply "
+    "to the tables."
+)
 
 options = data.query(q.run_filters, run_id)
 f1, f2, f3 = st.columns(3)
@@ -62,18 +72,27 @@ if frame.is_empty():
     st.stop()
 
 st.subheader("Scores per domain")
+tiers = data.query(q.run_tiers, run_id)
+tier_legend(tiers)
 st.caption(
-    "Tier badges: 🟢 excellent ≥ 85 · 🔵 good ≥ 70 · 🟡 fair ≥ 50 · 🔴 poor. "
-    "Δ is the change against the baseline; the noise column says whether the 95% interval "
-    "of the change excludes zero (from iterations when the run has several, else a paired "
-    "bootstrap over samples)."
+    "Δ is the change against the baseline, coloured only when it is beyond noise: the 95% "
+    "interval of the change excludes zero (from iterations when the run has several, else a "
+    "paired bootstrap over samples). Grey Δ: within noise or no verdict."
 )
-st.dataframe(tables.overview_styled(frame), hide_index=True, key="overview_table")
+st.dataframe(
+    tables.overview_styled(frame, tiers),
+    hide_index=True,
+    key="overview_table",
+    column_config={
+        "Domain": st.column_config.TextColumn(pinned=True),
+        "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="large"),
+    },
+)
 download_csv(
     frame.drop(pl.selectors.ends_with("_sd")), f"overview-{run_id}.csv", key="overview_csv"
 )
 
 st.subheader("Tier distribution")
-tiers = data.query(q.tier_distribution, run_id, filters)
-st.altair_chart(charts.tier_distribution_chart(tiers))
-download_csv(tiers, f"tiers-{run_id}.csv", key="overview_tiers_csv")
+mix = data.query(q.tier_distribution, run_id, filters)
+st.altair_chart(charts.tier_distribution_chart(mix))
+download_csv(mix, f"tiers-{run_id}.csv", key="overview_tiers_csv")

@@ -10,6 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data
+from dashboard.components import tables
 from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
@@ -51,7 +52,8 @@ with st.expander("Find a sample", expanded=sample_id is None):
     )
     total = int(listing["total_rows"][0]) if listing.height else 0
     st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
-    st.dataframe(listing.drop("total_rows"), hide_index=True)
+    shown_listing = listing.drop("total_rows")
+    st.dataframe(shown_listing, hide_index=True, column_config=tables.column_config(shown_listing))
     if listing.height:
         keys = [
             f"{s}|{i}|{c}"
@@ -119,10 +121,15 @@ if result["flags"]:
     st.caption("Flags: " + safe_text(", ".join(result["flags"])))
 
 cols = st.columns(3)
+tiers = data.query(q.run_tiers, run_id)
 for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
     value = result[metric]
+    tier = tier_badge(value, tiers)
     # null means not applicable (no claims, nothing to attribute): say so, not "0" or "—"
-    col.metric(f"{metric.title()} {tier_badge(value)}", "n/a" if value is None else f"{value:.1f}")
+    col.metric(
+        f"{metric.title()} · {tier}" if tier else metric.title(),
+        "n/a" if value is None else f"{value:.1f}",
+    )
 judge = st.columns(4)
 
 
@@ -177,18 +184,13 @@ st.subheader("Expected claims")
 claims = detail["claims"]
 found = claims.filter(pl.col("found"))
 missing = claims.filter(~pl.col("found"))
-c1, c2 = st.columns(2)
-with c1:
-    st.markdown(f"**Found ({found.height})**")
-    st.dataframe(
-        found.select("claim_id", "claim_text", "importance", "similarity", "evidence"),
-        hide_index=True,
-    )
-with c2:
-    st.markdown(f"**Missing ({missing.height})**")
-    st.dataframe(
-        missing.select("claim_id", "claim_text", "importance", "similarity"), hide_index=True
-    )
+# One above the other, full width: side by side, each table scrolled its columns away.
+st.markdown(f"**Missing ({missing.height})**")
+missing_shown = missing.select("claim_id", "claim_text", "importance", "similarity")
+st.dataframe(missing_shown, hide_index=True, column_config=tables.column_config(missing_shown))
+st.markdown(f"**Found ({found.height})**")
+found_shown = found.select("claim_id", "claim_text", "importance", "similarity", "evidence")
+st.dataframe(found_shown, hide_index=True, column_config=tables.column_config(found_shown))
 download_csv(claims, f"claims-{run_id}-{sample_id}.csv", key="sample_claims_csv")
 
 st.subheader("Judge")
@@ -196,12 +198,14 @@ if result["judge_reasoning"]:
     st.caption("Reasoning")
     st.text(result["judge_reasoning"])
 verdicts = detail["verdicts"]
-st.dataframe(
-    verdicts.select("claim_index", "claim_text", "verdict", "evidence", "rule", "similarity"),
-    hide_index=True,
+verdicts_shown = verdicts.select(
+    "claim_index", "claim_text", "verdict", "evidence", "rule", "similarity"
 )
+st.dataframe(verdicts_shown, hide_index=True, column_config=tables.column_config(verdicts_shown))
 download_csv(verdicts, f"verdicts-{run_id}-{sample_id}.csv", key="sample_verdicts_csv")
 if detail["graders"].height:
     st.markdown("**Graders**")
-    st.dataframe(detail["graders"], hide_index=True)
+    st.dataframe(
+        detail["graders"], hide_index=True, column_config=tables.column_config(detail["graders"])
+    )
     download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")

@@ -9,7 +9,7 @@ from dashboard import charts, data
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from warehouse import queries as q
-from warehouse.queries import METRICS
+from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label
 
 st.title("Trends")
 
@@ -18,16 +18,40 @@ runs = runs_or_stop()
 everything = data.query(q.trends)
 domains = sorted(set(everything["domain"]))
 c1, c2 = st.columns([1, 3])
-metric = c1.selectbox("Metric", METRICS, key="trends_metric")
+# Only metrics some run has (a run without a judge has no judge metrics).
+present = set(everything["metric"])
+offered = [m for m in ALL_METRICS if m in present] or list(ALL_METRICS[:3])
+offered += sorted(m for m in present if m.startswith(GRADER_PREFIX))
+metric = c1.selectbox("Metric", offered, format_func=metric_label, key="trends_metric")
 chosen = c2.multiselect("Domains", domains, key="trends_domains", placeholder="All domains")
 frame = data.query(q.trends, tuple(chosen)) if chosen else everything
 
-st.altair_chart(charts.trend_chart(frame, metric))
-st.caption("Bands: excellent ≥ 85, good ≥ 70, fair ≥ 50, poor below. Hover a point for details.")
+latest = str(runs["run_id"][0])
+tiers = data.query(q.run_tiers, latest)
+st.altair_chart(charts.trend_chart(frame, metric, tiers, title=metric_label(metric)))
+st.caption(
+    f"Bands: the tiers of the latest run ({latest}): excellent ≥ {tiers.excellent:g}, "
+    f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Every metric in its 0-100 "
+    "form: 1-5 scores as (s - 1) × 25, 0-1 ratios × 100, pass rate in %. Hover a point for "
+    "details."
+)
 wide = (
     frame.filter(pl.col("metric") == metric)
     .pivot(on="domain", index=["started_at", "run_name", "run_id"], values="score")
     .sort("started_at")
 )
-st.dataframe(wide, hide_index=True)
+st.dataframe(
+    wide,
+    hide_index=True,
+    column_config={
+        "started_at": st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+        "run_name": "Run",
+        "run_id": "Run ID",
+        **{
+            d: st.column_config.NumberColumn(d, format="%.1f")
+            for d in wide.columns
+            if d not in ("started_at", "run_name", "run_id")
+        },
+    },
+)
 download_csv(frame, f"trends-{metric}.csv", key="trends_csv")

@@ -1,4 +1,5 @@
-"""Tier badges and delta arrows (plain text, so they work in tables and CSV alike)."""
+"""Tier badges and delta arrows: plain text (so they work in tables and CSV alike), coloured
+with CSS by the table styler. No emoji: without an emoji font they render as boxes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ TIER_COLORS = {"excellent": "#1a9850", "good": "#66bd63", "fair": "#fdae61", "po
 TIER_ORDER = ("excellent", "good", "fair", "poor")
 """Tiers from best to worst."""
 
-_TIER_ICON = {"excellent": "🟢", "good": "🔵", "fair": "🟡", "poor": "🔴"}
+TIER_BACKGROUNDS = {
+    "excellent": "#d9f0d3",
+    "good": "#e5f5e0",
+    "fair": "#fee8c8",
+    "poor": "#fcd5d0",
+}
+"""Light cell backgrounds of the tier pills (dark text stays readable on them)."""
 
 
 def tier_of(score: float | None, thresholds: TierThresholds | None = None) -> str | None:
@@ -23,9 +30,21 @@ def tier_of(score: float | None, thresholds: TierThresholds | None = None) -> st
 
 
 def tier_badge(score: float | None, thresholds: TierThresholds | None = None) -> str:
-    """``🟢 excellent`` style badge of a score; empty for no score."""
+    """The tier name of a score (``excellent``); empty for no score. Tables colour it with
+    ``tier_style``."""
     tier = tier_of(score, thresholds)
-    return "" if tier is None else f"{_TIER_ICON[tier]} {tier}"
+    return "" if tier is None else tier
+
+
+def tier_style(text: object) -> str:
+    """CSS of a tier cell: the tier's light background and a left bar in its colour."""
+    tier = str(text)
+    if tier not in TIER_BACKGROUNDS:
+        return ""
+    return (
+        f"background-color: {TIER_BACKGROUNDS[tier]}; color: #1f2328; "
+        f"border-left: 4px solid {TIER_COLORS[tier]}"
+    )
 
 
 def delta_text(delta: float | None) -> str:
@@ -39,11 +58,40 @@ def delta_text(delta: float | None) -> str:
     return f"= {delta:+.1f}"
 
 
-def delta_color(text: object) -> str:
-    """CSS for a delta cell: green up, red down (used with a pandas Styler)."""
+def delta_color(text: object, beyond_noise: bool | None = True) -> str:
+    """CSS for a delta cell: green up, red down, and grey when the change is within noise or
+    has no noise verdict (``beyond_noise`` not True): colour says "this is real"."""
     value = str(text)
+    if not value:
+        return ""
+    if beyond_noise is not True:
+        return "color: #6e7781"
     if value.startswith("▲"):
         return "color: #1a7f37; font-weight: 600"
     if value.startswith("▼"):
         return "color: #cf222e; font-weight: 600"
     return ""
+
+
+def tier_legend_html(thresholds: TierThresholds | None = None) -> str:
+    """The tier pills with the run's thresholds, as HTML (numbers and fixed words only)."""
+    t = thresholds or TierThresholds()
+    bounds = {
+        "excellent": f"≥ {t.excellent:g}",
+        "good": f"≥ {t.good:g}",
+        "fair": f"≥ {t.fair:g}",
+        "poor": f"< {t.fair:g}",
+    }
+    pills = " ".join(
+        f'<span style="{tier_style(tier)}; padding: 1px 8px; border-radius: 3px; '
+        f'margin-right: 6px; font-size: 0.875rem">{tier} {bounds[tier]}</span>'
+        for tier in TIER_ORDER
+    )
+    return f'<div class="eh-tier-legend">Tiers of this run: {pills}</div>'
+
+
+def tier_legend(thresholds: TierThresholds | None = None) -> None:
+    """Draw ``tier_legend_html`` on the page."""
+    import streamlit as st
+
+    st.html(tier_legend_html(thresholds))

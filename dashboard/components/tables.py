@@ -1,40 +1,139 @@
-"""Display forms of tables: badges, arrows and colours for ``st.dataframe``."""
+"""Display forms of tables: human labels, one number format, tier pills and deltas coloured
+only when they are beyond noise, for ``st.dataframe``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import polars as pl
 
-from dashboard.components.badges import delta_color, delta_text, tier_badge
+from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
+from engine.models import TierThresholds
+from warehouse.queries import METRIC_LABELS
 
-METRIC_TITLES = {
-    "accuracy": "Accuracy",
-    "completeness": "Completeness",
-    "attribution": "Attribution",
-}
+METRIC_TITLES = METRIC_LABELS
+
+OVERVIEW_COLUMNS = ("Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples", "Errors")
+"""The Overview table, one row per domain and metric: a new metric adds rows, never a
+column, so the key columns stay on screen at 1440 px."""
 
 
-def overview_display(frame: pl.DataFrame) -> pl.DataFrame:
-    """The Overview table as shown: score, tier badge, Δ arrow and noise verdict per metric."""
-    columns: dict[str, list[Any]] = {
-        "Domain": list(frame["domain"]),
-        "Samples": list(frame["samples"]),
-        "Errors": list(frame["errors"]),
+def score_format(low: float, high: float) -> str:
+    """The one number format of a score on the ``low..high`` scale: one decimal for 0-100,
+    two for 1-5 and 0-1."""
+    return "%.1f" if high - low > 10 else "%.2f"
+
+
+def human_label(column: str) -> str:
+    """``mean_delta`` -> ``Mean Δ``; ``found_percent`` -> ``Found %`` (column headers)."""
+    words = column.split("_")
+    out = []
+    for word in words:
+        if word == "delta":
+            out.append("Δ")
+        elif word in ("percent", "pct"):
+            out.append("%")
+        elif word in ("id", "ai", "url", "rag", "usd"):
+            out.append(word.upper())
+        else:
+            out.append(word)
+    text = " ".join(out)
+    return text[:1].upper() + text[1:]
+
+
+def human_columns(frame: pl.DataFrame) -> dict[str, str]:
+    """Column config labels for every column of ``frame``: ``{"mean_delta": "Mean Δ", ...}``."""
+    return {c: human_label(c) for c in frame.columns}
+
+
+def overview_display(
+    frame: pl.DataFrame, thresholds: TierThresholds | None = None
+) -> tuple[pl.DataFrame, list[bool | None]]:
+    """The Overview table as shown (``OVERVIEW_COLUMNS``) and, per row, whether its Δ is
+    beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form;
+    a metric neither run has (no judge, no RAG) gets no row."""
+    rows: list[dict[str, Any]] = []
+    beyond: list[bool | None] = []
+    for rec in frame.iter_rows(named=True):
+        for metric, title in METRIC_TITLES.items():
+            mean = rec[f"{metric}_mean"]
+            if mean is None and rec[f"baseline_{metric}_mean"] is None:
+                continue
+            rows.append(
+                {
+                    "Domain": rec["domain"],
+                    "Metric": title,
+                    "Score": None if mean is None else round(float(mean), 1),
+                    "Tier": tier_badge(mean, thresholds),
+                    "Δ": delta_text(rec[f"{metric}_delta"]),
+                    "Noise": rec[f"{metric}_noise"],
+                    "Samples": rec["samples"],
+                    "Errors": rec["errors"],
+                }
+            )
+            beyond.append(rec.get(f"{metric}_beyond_noise"))
+    schema = {
+        "Domain": pl.String,
+        "Metric": pl.String,
+        "Score": pl.Float64,
+        "Tier": pl.String,
+        "Δ": pl.String,
+        "Noise": pl.String,
+        "Samples": pl.Int64,
+        "Errors": pl.Int64,
     }
-    for metric, title in METRIC_TITLES.items():
-        means = list(frame[f"{metric}_mean"])
-        columns[title] = [None if v is None else round(float(v), 1) for v in means]
-        columns[f"{title} tier"] = [tier_badge(v) for v in means]
-        columns[f"{title} Δ"] = [delta_text(v) for v in frame[f"{metric}_delta"]]
-        columns[f"{title} noise"] = list(frame[f"{metric}_noise"])
-    return pl.DataFrame(columns, strict=False)
+    return pl.DataFrame(rows, schema=schema), beyond
 
 
-def overview_styled(frame: pl.DataFrame) -> Any:
-    """The Overview table as a pandas Styler with green/red deltas."""
-    shown = overview_display(frame).to_pandas()
-    delta_cols = [c for c in shown.columns if c.endswith(" Δ")]
-    return shown.style.map(delta_color, subset=delta_cols).format(
-        {t: "{:.1f}" for t in METRIC_TITLES.values()}, na_rep="—"
+def overview_styled(frame: pl.DataFrame, thresholds: TierThresholds | None = None) -> Any:
+    """The Overview table as a pandas Styler: tier pills, Δ green/red only beyond noise."""
+    shown, beyond = overview_display(frame, thresholds)
+    table = shown.to_pandas()
+
+    def deltas(column: pd.Series) -> list[str]:
+        return [delta_color(v, b) for v, b in zip(column, beyond, strict=True)]
+
+    return (
+        table.style.map(tier_style, subset=["Tier"])
+        .apply(deltas, subset=["Δ"])
+        .format({"Score": "{:.1f}"}, na_rep="—")
     )
+
+
+_ZERO_TO_HUNDRED = ("accuracy", "completeness", "attribution", "score", "delta", "percent")
+_ONE_TO_FIVE = ("judge_faithfulness", "judge_completeness", "rag_", "overall")
+_ZERO_TO_ONE = ("claim_faithfulness", "similarity", "pass_rate", "weight")
+_WIDE_TEXT = ("claim_text", "query", "evidence", "reason", "response", "matched_text")
+
+
+def _number_format(column: str) -> str | None:
+    if column.endswith("cost_usd"):
+        return "$%.4f"
+    # 1-5 and 0-1 before 0-100: "judge_completeness" is on 1-5, "completeness" on 0-100
+    if any(column.startswith(p) or column == p for p in _ONE_TO_FIVE):
+        return score_format(1, 5)
+    if any(column.endswith(p) for p in _ZERO_TO_ONE):
+        return score_format(0, 1)
+    if any(p in column for p in _ZERO_TO_HUNDRED):
+        return score_format(0, 100)
+    return None
+
+
+def column_config(frame: pl.DataFrame, **overrides: Any) -> dict[str, Any]:
+    """``st.dataframe`` column config of a warehouse frame: human labels, the one number
+    format per scale, long text columns wide, and ``overrides`` by column name."""
+    import streamlit as st
+
+    out: dict[str, Any] = {}
+    for name, dtype in frame.schema.items():
+        label = human_label(name)
+        fmt = _number_format(name)
+        if dtype.is_float() and fmt is not None:
+            out[name] = st.column_config.NumberColumn(label, format=fmt)
+        elif name in _WIDE_TEXT:
+            out[name] = st.column_config.TextColumn(label, width="medium")
+        else:
+            out[name] = label
+    out.update(overrides)
+    return out

@@ -12,6 +12,8 @@ Overview r2 vs r1, by hand:
 - beta   accuracy 60 vs 40 (+20) (beta-q2 failed in r2: no scores)
 - gamma  completeness 65 vs 50 (+15): six samples, every one up 10..20 -> beyond noise
 Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, within noise.
+``rc`` stores tiers 90/80/60 in its config: candidate long's accuracy 72.5 is "fair" there
+(the default thresholds would say "good"), completeness 50 is "poor" (default "fair").
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ RESPONSE = (
     "<script>alert(1)</script> **Acme** support is open on Sundays."
 )
 """The response of acme-q1 in r2: untrusted text with HTML and Markdown in it."""
+
+
+RC_CONFIG = json.dumps({"analyzer": {"tiers": {"excellent": 90, "good": 80, "fair": 60}}})
+"""``rc`` was scored with its own tiers (90/80/60): its 72.5 is fair, not the default good."""
 
 
 def _span(text: str, part: str) -> tuple[int, int]:
@@ -88,6 +94,7 @@ def write_fixture_lake(paths: Paths) -> None:
                     name=name,
                     iterations=iterations,
                     test_set=str(paths.test_sets / "fixture.jsonl"),
+                    config=RC_CONFIG if run_id == "rc" else "{}",
                 )
             ],
         )

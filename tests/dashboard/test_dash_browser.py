@@ -4,14 +4,17 @@ Playwright with Debian's chromium. Screenshots go to ``test-artifacts/``."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,3 +138,152 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             page.screenshot(path=str(ARTIFACTS / "launched-run.png"), full_page=True)
         finally:
             browser.close()
+
+
+# ----------------------------------------------------------------------------- every page
+# What a person sees at 1440 px: every chart draws marks, nothing is fetched from outside
+# 127.0.0.1, no emoji (boxes without an emoji font) and a screenshot of each page.
+
+WIDTH = 1440
+PAGES = {
+    "overview": ("", "Scores per domain"),
+    "trends": ("trends", "Trends"),
+    "compare": ("compare", "Per sample"),
+    "claims": ("claims", "Most-missed claims"),
+    "sample": ("sample?run=r2&sample=acme-q1&iteration=1", "Response"),
+    "attribution": ("attribution", "Mention rates per domain"),
+    "runs": ("runs", "One run"),
+    "sql": ("sql", "SQL"),
+}
+CHARTS_AT_LEAST = {"overview": 1, "trends": 1, "compare": 1, "attribution": 2}
+"""Pages and the number of charts each must draw on the fixture home."""
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+# Vega's SVG renderer: each mark is a <path> inside <g class="mark-line|mark-rect|...">.
+# A mark without a stroke and without a fill draws nothing (the Trends bug: the line layer
+# got no colour from a colour scale shared with the tier bands).
+_DRAWN_MARKS_JS = """
+(chart) => {
+  const out = {line: 0, rect: 0, symbol: 0};
+  const visible = (p) => {
+    const s = getComputedStyle(p);
+    const stroke = p.getAttribute('stroke') || s.stroke;
+    const fill = p.getAttribute('fill') || s.fill;
+    const painted = (c) =>
+      c && c !== 'none' && c !== 'transparent' && !c.startsWith('rgba(0, 0, 0, 0)');
+    return (painted(stroke) && s.strokeOpacity !== '0') || (painted(fill) && s.fillOpacity !== '0');
+  };
+  for (const kind of Object.keys(out)) {
+    for (const p of chart.querySelectorAll(`svg g.mark-${kind} path`)) {
+      if (visible(p) && (p.getAttribute('d') || '').length > 3) out[kind] += 1;
+    }
+  }
+  return out;
+}
+"""
+
+_EMOJI = re.compile("[\U0001f300-\U0001faff\U00002600-\U000027bf\U0001f000-\U0001f2ff]")
+
+
+def _host(request_url: str) -> str | None:
+    parsed = urllib.parse.urlsplit(request_url)
+    if parsed.scheme in ("data", "blob", "about", "chrome-extension"):
+        return None
+    return parsed.hostname
+
+
+KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample", "runs")
+"""Pages whose every table must show all its columns at 1440 px."""
+
+# Glide data grid draws the headers on a canvas (its accessible header cells have no box),
+# so "every key column header is on screen" is checked as: the grid does not scroll
+# sideways and its box lies inside the viewport.
+_GRID_JS = """
+(el) => {
+  const s = el.querySelector('.dvn-scroller');
+  const box = el.getBoundingClientRect();
+  return {
+    scroll: s ? s.scrollWidth : null,
+    visible: s ? s.clientWidth : null,
+    right: box.right,
+    headers: [...el.querySelectorAll('[role=columnheader]')].map((h) => h.innerText),
+  };
+}
+"""
+
+
+def hidden_columns(page: Any) -> list[str]:
+    """Tables whose columns do not all fit on screen, or that show raw snake_case headers."""
+    problems = []
+    grids = page.get_by_test_id("stDataFrame")
+    for i in range(grids.count()):
+        if not grids.nth(i).is_visible():
+            continue
+        grid = grids.nth(i).evaluate(_GRID_JS)
+        if grid["scroll"] is None or grid["scroll"] > grid["visible"] + 1:
+            problems.append(f"table {i} scrolls sideways {grid}")
+        if grid["right"] > WIDTH:
+            problems.append(f"table {i} ends off screen {grid}")
+        raw = [h for h in grid["headers"] if "_" in h]
+        if raw:
+            problems.append(f"table {i} raw headers {raw}")
+    return problems
+
+
+def drawn_marks(page: Any) -> list[dict[str, int]]:
+    """Drawn Vega marks per chart on the page (after the charts have rendered)."""
+    charts = page.locator("[data-testid='stVegaLiteChart']")
+    return [charts.nth(i).evaluate(_DRAWN_MARKS_JS) for i in range(charts.count())]
+
+
+def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, _paths = served
+    ARTIFACTS.mkdir(exist_ok=True)
+    foreign: list[str] = []
+    blank: list[str] = []
+    emoji: list[str] = []
+    cut: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        # Streamlit scrolls inside its main block, so a full-page screenshot is the viewport:
+        # a tall viewport shows the whole page; the width is the one that matters.
+        page = browser.new_page(viewport={"width": WIDTH, "height": 2400})
+        page.on(
+            "request",
+            lambda r: None if _host(r.url) in (None, *LOOPBACK) else foreign.append(r.url),
+        )
+        try:
+            for name, (path, landmark) in PAGES.items():
+                page.goto(f"{url}/{path}")
+                main = page.get_by_test_id("stMain")
+                main.get_by_text(landmark).first.wait_for(timeout=30_000)
+                want = CHARTS_AT_LEAST.get(name, 0)
+                if want:
+                    page.locator(
+                        "[data-testid='stVegaLiteChart'] svg g[class^='mark-']"
+                    ).first.wait_for(state="attached", timeout=30_000)
+                page.wait_for_timeout(1500)  # let the last chart and table finish drawing
+                page.screenshot(path=str(ARTIFACTS / f"page-{name}-{WIDTH}.png"), full_page=True)
+                marks = drawn_marks(page)
+                if len(marks) < want:
+                    blank.append(f"{name}: {len(marks)} charts, expected {want}")
+                blank += [
+                    f"{name}: chart {i} draws no marks {c}"
+                    for i, c in enumerate(marks)
+                    if sum(c.values()) == 0
+                ]
+                if name == "trends" and (marks[0]["line"] < 1 or marks[0]["symbol"] < 3):
+                    blank.append(f"trends: no score line over the tier bands {marks[0]}")
+                if name in KEY_TABLE_PAGES:
+                    cut += [f"{name}: {p}" for p in hidden_columns(page)]
+                found = _EMOJI.findall(main.inner_text())
+                if found:
+                    emoji.append(f"{name}: {sorted(set(found))}")
+        finally:
+            browser.close()
+    assert blank == [], blank
+    assert cut == [], cut
+    assert emoji == [], emoji
+    assert foreign == [], foreign

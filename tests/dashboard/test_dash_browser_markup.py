@@ -120,7 +120,8 @@ def test_planted_markup_shows_as_text(served: tuple[str, Paths]) -> None:
             assert link.locator("img").count() == 0
         finally:
             browser.close()
-    # Nothing planted was fetched. (Streamlit itself fetches the page icon's SVG from
-    # fonts.gstatic.com; that request comes from the app, not from data.)
+    # Nothing planted was fetched, and nothing at all left 127.0.0.1 (the page icon is a
+    # shipped PNG, not a Material icon Streamlit would fetch from fonts.gstatic.com).
     planted = ("198.51.100.7", "evil.example")
     assert [u for u in foreign if any(h in u for h in planted)] == []
+    assert foreign == []

@@ -3,61 +3,74 @@ on an empty warehouse and on a missing one."""
 
 from __future__ import annotations
 
+from streamlit.testing.v1 import AppTest
+
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory, table
+
+
+def rows_by(at: AppTest) -> dict[tuple[str, str], dict[str, object]]:
+    """The Overview table (one row per domain and metric) keyed by (domain, metric)."""
+    return {(str(r["Domain"]), str(r["Metric"])): r for r in table(at, "Noise")}
 
 
 def test_default_is_latest_run_against_previous(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home)
     assert at.selectbox(key="overview_run").value == "r3"
     assert at.selectbox(key="overview_baseline_r3").value == "r2"
-    (row,) = table(at, "Accuracy noise")
-    assert row["Domain"] == "acme.example"
-    assert row["Accuracy"] == 81.0
-    assert row["Accuracy tier"] == "🔵 good"
-    assert row["Accuracy Δ"] == "▲ +1.0"
+    rows = rows_by(at)
+    assert {d for d, _ in rows} == {"acme.example"}
+    row = rows["acme.example", "Accuracy"]
+    assert row["Score"] == 81.0
+    assert row["Tier"] == "good"
+    assert row["Δ"] == "▲ +1.0"
     # two iterations (80, 82): sd sqrt(2), se 1, t(1) = 12.706 -> +1 ± 12.7
-    assert row["Accuracy noise"] == "within noise [-11.7, +13.7] (iterations)"
-    assert row["Completeness tier"] == "🟢 excellent"
+    assert row["Noise"] == "within noise [-11.7, +13.7] (iterations)"
+    assert rows["acme.example", "Completeness"]["Tier"] == "excellent"
 
 
 def test_week2_against_week1_deltas_and_bootstrap(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home)
     at.selectbox(key="overview_run").set_value("r2").run()
     assert at.selectbox(key="overview_baseline_r2").value == "r1"
-    rows = {r["Domain"]: r for r in table(at, "Accuracy noise")}
-    acme, beta, gamma = rows["acme.example"], rows["beta.example"], rows["gamma.example"]
-    assert (acme["Accuracy"], acme["Accuracy Δ"]) == (80.0, "▼ -5.0")
-    assert (acme["Completeness"], acme["Completeness Δ"]) == (90.0, "▲ +10.0")
-    assert acme["Attribution Δ"] == "▲ +12.5"
-    assert acme["Accuracy noise"] == "too few paired samples (2)"
-    assert (beta["Accuracy"], beta["Errors"], beta["Accuracy Δ"]) == (60.0, 1, "▲ +20.0")
-    assert beta["Accuracy tier"] == "🟡 fair"
+    rows = rows_by(at)
+    acme = rows["acme.example", "Accuracy"]
+    assert (acme["Score"], acme["Δ"]) == (80.0, "▼ -5.0")
+    comp = rows["acme.example", "Completeness"]
+    assert (comp["Score"], comp["Δ"]) == (90.0, "▲ +10.0")
+    assert rows["acme.example", "Attribution"]["Δ"] == "▲ +12.5"
+    assert acme["Noise"] == "too few paired samples (2)"
+    beta = rows["beta.example", "Accuracy"]
+    assert (beta["Score"], beta["Errors"], beta["Δ"]) == (60.0, 1, "▲ +20.0")
+    assert beta["Tier"] == "fair"
     # gamma: six paired samples, every completeness up by 10..20 -> beyond noise
-    assert gamma["Completeness Δ"] == "▲ +15.0"
-    assert str(gamma["Completeness noise"]).startswith("beyond noise [+1")
-    assert str(gamma["Completeness noise"]).endswith("(bootstrap)")
-    assert gamma["Accuracy noise"] == "within noise [+0.0, +0.0] (bootstrap)"
-    assert gamma["Attribution tier"] == "🔴 poor"
+    gamma = rows["gamma.example", "Completeness"]
+    assert gamma["Δ"] == "▲ +15.0"
+    assert str(gamma["Noise"]).startswith("beyond noise [+1")
+    assert str(gamma["Noise"]).endswith("(bootstrap)")
+    assert rows["gamma.example", "Accuracy"]["Noise"] == "within noise [+0.0, +0.0] (bootstrap)"
+    assert rows["gamma.example", "Attribution"]["Tier"] == "poor"
 
 
 def test_provider_and_tag_filters(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home)
     at.selectbox(key="overview_run").set_value("r2").run()
     at.multiselect(key="overview_providers_r2").set_value(["claude"]).run()
-    (row,) = table(at, "Accuracy noise")
-    assert (row["Domain"], row["Accuracy"], row["Accuracy Δ"]) == ("acme.example", 70.0, "▼ -20.0")
+    rows = rows_by(at)
+    assert {d for d, _ in rows} == {"acme.example"}
+    row = rows["acme.example", "Accuracy"]
+    assert (row["Score"], row["Δ"]) == (70.0, "▼ -20.0")
     at.multiselect(key="overview_providers_r2").set_value([]).run()
     at.selectbox(key="overview_tag_r2").set_value("pricing").run()
-    rows = {r["Domain"]: r["Accuracy"] for r in table(at, "Accuracy noise")}
-    assert rows == {"acme.example": 90.0, "beta.example": 60.0}
+    scores = {d: r["Score"] for (d, m), r in rows_by(at).items() if m == "Accuracy"}
+    assert scores == {"acme.example": 90.0, "beta.example": 60.0}
 
 
 def test_no_baseline_and_csv(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home)
     at.selectbox(key="overview_baseline_r3").set_value("").run()
-    (row,) = table(at, "Accuracy noise")
-    assert row["Accuracy Δ"] == "" and row["Accuracy noise"] == "no baseline"
+    row = rows_by(at)["acme.example", "Accuracy"]
+    assert row["Δ"] == "" and row["Noise"] == "no baseline"
     buttons = [b for b in at.get("download_button")]
     assert len(buttons) == 2
 
@@ -66,8 +79,20 @@ def test_candidate_filter(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home)
     at.selectbox(key="overview_run").set_value("rc").run()
     at.selectbox(key="overview_candidate_rc").set_value("long").run()
-    (row,) = table(at, "Accuracy noise")
-    assert row["Accuracy"] == 72.5
+    rows = rows_by(at)
+    assert {d for d, _ in rows} == {"acme.example"}
+    assert rows["acme.example", "Accuracy"]["Score"] == 72.5
+
+
+def test_run_own_tier_thresholds(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home)
+    at.selectbox(key="overview_run").set_value("rc").run()
+    at.selectbox(key="overview_candidate_rc").set_value("long").run()
+    rows = rows_by(at)
+    # rc's config says 90/80/60: 72.5 is fair and 50 poor (the defaults: good and fair)
+    assert rows["acme.example", "Accuracy"]["Tier"] == "fair"
+    assert rows["acme.example", "Completeness"]["Tier"] == "poor"
+    assert "fair ≥ 60" in at.get("html")[0].proto.body
 
 
 def test_empty_warehouse_says_how_to_create_data(app: AppFactory, empty_home: Paths) -> None:
@@ -81,3 +106,19 @@ def test_missing_warehouse_says_how_to_create_data(app: AppFactory, missing_home
     assert "make demo" in at.info[0].value
     assert "evalhouse ingest" in at.info[0].value
     assert not at.dataframe and not at.exception
+
+
+def test_judge_metrics_in_their_0_100_form(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home)
+    # only r2's acme-q1 has a judge; against r1 (no judge) its judge metrics show a score
+    # and no Δ
+    at.selectbox(key="overview_run").set_value("r2").run()
+    rows = rows_by(at)
+    faith = rows["acme.example", "Judge faithfulness"]
+    assert (faith["Score"], faith["Tier"], faith["Δ"]) == (75.0, "good", "")  # (4 - 1) * 25
+    assert faith["Noise"] == "not measured in both runs"
+    assert rows["acme.example", "Judge completeness"]["Score"] == 50.0  # (3 - 1) * 25
+    assert rows["acme.example", "Claim faithfulness"]["Score"] == 50.0  # 0.5 * 100
+    assert rows["acme.example", "Rubric pass rate"]["Tier"] == "poor"  # failed: 0
+    assert ("beta.example", "Judge faithfulness") not in rows  # no judge there in either run
+    assert ("acme.example", "RAG overall") not in rows

@@ -25,6 +25,45 @@ def test_trends_table_and_domain_filter(app: AppFactory, fixture_home: Paths) ->
     assert len(at.get("vega_lite_chart")) == 1
 
 
+def test_trends_offer_judge_metrics_in_their_0_100_form(
+    app: AppFactory, fixture_home: Paths
+) -> None:
+    at = app(fixture_home, "trends")
+    options = at.selectbox(key="trends_metric").options
+    # only r2's acme-q1 has a judge: faithfulness 4 and completeness 3 (1-5), a failed
+    # pass and claim faithfulness 0.5; no run has RAG metrics, so they are not offered
+    for label in ("Judge faithfulness", "Judge completeness", "Rubric pass rate"):
+        assert label in options
+    assert "RAG overall" not in options
+    at.selectbox(key="trends_metric").set_value("judge_faithfulness").run()
+    rows = {r["run_id"]: r for r in table(at, "run_name")}
+    assert list(rows) == ["r2"] and rows["r2"]["acme.example"] == 75.0  # (4 - 1) * 25
+    at.selectbox(key="trends_metric").set_value("judge_completeness").run()
+    assert table(at, "run_name")[0]["acme.example"] == 50.0  # (3 - 1) * 25
+    at.selectbox(key="trends_metric").set_value("claim_faithfulness").run()
+    assert table(at, "run_name")[0]["acme.example"] == 50.0  # 0.5 * 100
+    at.selectbox(key="trends_metric").set_value("pass_rate").run()
+    assert table(at, "run_name")[0]["acme.example"] == 0.0
+    # r2's acme-q1 has one grader score, 1.0 (0-1) -> 100
+    assert "Grader mentions-price" in at.selectbox(key="trends_metric").options
+    at.selectbox(key="trends_metric").set_value("grader:mentions-price").run()
+    rows = table(at, "run_name")
+    assert [(r["run_id"], r["acme.example"]) for r in rows] == [("r2", 100.0)]
+
+
+def test_compare_on_a_judge_metric(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    at.selectbox(key="compare_run").set_value("r2").run()
+    at.selectbox(key="compare_metric").set_value("judge_faithfulness").run()
+    # r1 has no judge scores: every paired sample is "not scored", none regressed
+    counts = {r["domain"]: r for r in table(at, "worst_delta")}
+    assert counts["acme.example"]["not_scored"] == 2
+    assert {m.label: m.value for m in at.metric}["Regressed"] == "0"
+    samples = {r["sample_id"]: r for r in table(at, "challenger_score")}
+    assert samples["acme-q1"]["challenger_score"] == 75.0
+    assert samples["acme-q1"]["status"] == "not scored"
+
+
 def test_compare_two_runs(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
@@ -103,3 +142,35 @@ def test_pages_on_empty_and_missing_warehouse(
         at = app(home, page)
         assert "make demo" in at.info[0].value
         assert not at.dataframe
+
+
+def test_runs_page_lists_every_run_with_details(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "runs")
+    rows = {r["name"]: r for r in table(at, "duration_s")}
+    assert list(rows) == ["week 3", "week 2", "week 1", "prompt test"]  # newest first
+    # r2: 10 result rows, one error, one judge verdict (failed)
+    assert (rows["week 2"]["samples"], rows["week 2"]["errors"]) == (10, 1)
+    assert rows["week 2"]["pass_rate_percent"] == 0.0
+    assert rows["week 3"]["status"] == "completed" and rows["week 3"]["judge"] == "local"
+    at.selectbox(key="runs_detail_run").set_value("rc").run()
+    facts = dict((r["Field"], r["Value"]) for r in table(at, "Field"))
+    assert facts["Run ID"] == "rc" and facts["Test set"].endswith("fixture.jsonl")
+    assert at.json[0].value.replace(" ", "").find('"fair":60') >= 0  # rc's own tiers
+
+
+def test_compare_side_by_side(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    at.selectbox(key="compare_run").set_value("r2").run()
+    box = at.selectbox(key="compare_side_r1_r2")
+    assert box.value == "acme-q2"  # the largest regression first
+    box.set_value("acme-q1").run()
+    grids = [f.value for f in at.dataframe if list(f.value.columns) == ["Score", "Value"]]
+    baseline, challenger = (dict(zip(g["Score"], g["Value"], strict=True)) for g in grids)
+    # acme-q1: accuracy 80 in r1, 90 in r2; only r2 has a judge (faithfulness 4, pass failed)
+    assert (baseline["Accuracy"], challenger["Accuracy"]) == ("80.0", "90.0")
+    assert baseline["Judge faithfulness (1-5)"] == "—"
+    assert challenger["Judge faithfulness (1-5)"] == "4.00"
+    assert challenger["Rubric pass"] == "fail"
+    responses = [h.proto.body for h in at.get("html") if "eh-response" in h.proto.body]
+    assert len(responses) == 2
+    assert "&lt;script&gt;" in responses[1] and "<script>" not in responses[1]

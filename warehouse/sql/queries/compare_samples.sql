@@ -1,11 +1,26 @@
+-- Every metric in its 0-100 form (DESIGN.md): 1-5 scores map to (s - 1) * 25, 0-1 ratios to
+-- x * 100, the rubric pass to 0 or 100; the analyzer metrics are 0-100 already.
 -- Compare: per sample, baseline vs challenger score of one metric (mean over iterations;
 -- a null candidate means every candidate of that run), classified with a tolerance.
 -- One page, sorted by the largest regression first; total_rows is for the pager.
 -- The baseline and the challenger may be the same run with two different candidates.
 WITH base AS (
     SELECT sample_id,
-           avg(CASE $metric WHEN 'accuracy' THEN accuracy WHEN 'completeness' THEN completeness
-                            WHEN 'attribution' THEN attribution END) AS score
+           avg(CASE $metric
+               WHEN 'accuracy' THEN accuracy
+               WHEN 'completeness' THEN completeness
+               WHEN 'attribution' THEN attribution
+               WHEN 'judge_faithfulness' THEN (judge_faithfulness - 1) * 25
+               WHEN 'judge_completeness' THEN (judge_completeness - 1) * 25
+               WHEN 'pass_rate' THEN CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END
+               WHEN 'claim_faithfulness' THEN claim_faithfulness * 100
+               WHEN 'rag_correctness' THEN (rag_correctness - 1) * 25
+               WHEN 'rag_faithfulness' THEN (rag_faithfulness - 1) * 25
+               WHEN 'rag_precision' THEN (rag_precision - 1) * 25
+               WHEN 'rag_recall' THEN (rag_recall - 1) * 25
+               WHEN 'rag_relevance' THEN (rag_relevance - 1) * 25
+               WHEN 'rag_overall' THEN (rag_overall - 1) * 25
+           END) AS score
     FROM results
     WHERE run_id = $baseline_run_id
       AND ($baseline_candidate IS NULL OR candidate = $baseline_candidate)
@@ -14,8 +29,21 @@ WITH base AS (
 chal AS (
     SELECT sample_id, any_value(domain) AS domain, any_value(query) AS query,
            min(iteration) AS iteration,
-           avg(CASE $metric WHEN 'accuracy' THEN accuracy WHEN 'completeness' THEN completeness
-                            WHEN 'attribution' THEN attribution END) AS score
+           avg(CASE $metric
+               WHEN 'accuracy' THEN accuracy
+               WHEN 'completeness' THEN completeness
+               WHEN 'attribution' THEN attribution
+               WHEN 'judge_faithfulness' THEN (judge_faithfulness - 1) * 25
+               WHEN 'judge_completeness' THEN (judge_completeness - 1) * 25
+               WHEN 'pass_rate' THEN CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END
+               WHEN 'claim_faithfulness' THEN claim_faithfulness * 100
+               WHEN 'rag_correctness' THEN (rag_correctness - 1) * 25
+               WHEN 'rag_faithfulness' THEN (rag_faithfulness - 1) * 25
+               WHEN 'rag_precision' THEN (rag_precision - 1) * 25
+               WHEN 'rag_recall' THEN (rag_recall - 1) * 25
+               WHEN 'rag_relevance' THEN (rag_relevance - 1) * 25
+               WHEN 'rag_overall' THEN (rag_overall - 1) * 25
+           END) AS score
     FROM results
     WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
     GROUP BY sample_id

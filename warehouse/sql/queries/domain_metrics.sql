@@ -2,8 +2,23 @@
 -- and the spread of the per-iteration means (iterations, standard deviation) of both runs,
 -- from which the dashboard draws the 95% noise interval when a run has several iterations.
 -- Filters: $candidate (null = all), $providers (list, null = all), $tag (null = all).
+-- Every metric in its 0-100 form (DESIGN.md): 1-5 scores map to (s - 1) * 25, 0-1 ratios to
+-- x * 100, the rubric pass to 0 or 100; the analyzer metrics are 0-100 already.
 WITH filtered AS (
-    SELECT run_id, iteration, sample_id, domain, accuracy, completeness, attribution, error
+    SELECT run_id, iteration, sample_id, domain, error,
+           accuracy,
+           completeness,
+           attribution,
+           (judge_faithfulness - 1) * 25 AS judge_faithfulness,
+           (judge_completeness - 1) * 25 AS judge_completeness,
+           CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END AS pass_rate,
+           claim_faithfulness * 100 AS claim_faithfulness,
+           (rag_correctness - 1) * 25 AS rag_correctness,
+           (rag_faithfulness - 1) * 25 AS rag_faithfulness,
+           (rag_precision - 1) * 25 AS rag_precision,
+           (rag_recall - 1) * 25 AS rag_recall,
+           (rag_relevance - 1) * 25 AS rag_relevance,
+           (rag_overall - 1) * 25 AS rag_overall
     FROM results
     WHERE run_id IN ($run_id, $baseline_run_id)
       AND ($candidate IS NULL OR candidate = $candidate)
@@ -15,22 +30,55 @@ per_domain AS (
            count(DISTINCT sample_id) AS samples,
            count(DISTINCT iteration) AS iterations,
            count(error) AS errors,
-           avg(accuracy) AS accuracy, avg(completeness) AS completeness,
-           avg(attribution) AS attribution
+           avg(accuracy) AS accuracy,
+           avg(completeness) AS completeness,
+           avg(attribution) AS attribution,
+           avg(judge_faithfulness) AS judge_faithfulness,
+           avg(judge_completeness) AS judge_completeness,
+           avg(pass_rate) AS pass_rate,
+           avg(claim_faithfulness) AS claim_faithfulness,
+           avg(rag_correctness) AS rag_correctness,
+           avg(rag_faithfulness) AS rag_faithfulness,
+           avg(rag_precision) AS rag_precision,
+           avg(rag_recall) AS rag_recall,
+           avg(rag_relevance) AS rag_relevance,
+           avg(rag_overall) AS rag_overall
     FROM filtered
     GROUP BY run_id, domain
 ),
 per_iteration AS (
     SELECT run_id, domain, iteration,
-           avg(accuracy) AS accuracy, avg(completeness) AS completeness,
-           avg(attribution) AS attribution
+           avg(accuracy) AS accuracy,
+           avg(completeness) AS completeness,
+           avg(attribution) AS attribution,
+           avg(judge_faithfulness) AS judge_faithfulness,
+           avg(judge_completeness) AS judge_completeness,
+           avg(pass_rate) AS pass_rate,
+           avg(claim_faithfulness) AS claim_faithfulness,
+           avg(rag_correctness) AS rag_correctness,
+           avg(rag_faithfulness) AS rag_faithfulness,
+           avg(rag_precision) AS rag_precision,
+           avg(rag_recall) AS rag_recall,
+           avg(rag_relevance) AS rag_relevance,
+           avg(rag_overall) AS rag_overall
     FROM filtered
     GROUP BY run_id, domain, iteration
 ),
 spread AS (
     SELECT run_id, domain,
-           stddev_samp(accuracy) AS accuracy_sd, stddev_samp(completeness) AS completeness_sd,
-           stddev_samp(attribution) AS attribution_sd
+           stddev_samp(accuracy) AS accuracy_sd,
+           stddev_samp(completeness) AS completeness_sd,
+           stddev_samp(attribution) AS attribution_sd,
+           stddev_samp(judge_faithfulness) AS judge_faithfulness_sd,
+           stddev_samp(judge_completeness) AS judge_completeness_sd,
+           stddev_samp(pass_rate) AS pass_rate_sd,
+           stddev_samp(claim_faithfulness) AS claim_faithfulness_sd,
+           stddev_samp(rag_correctness) AS rag_correctness_sd,
+           stddev_samp(rag_faithfulness) AS rag_faithfulness_sd,
+           stddev_samp(rag_precision) AS rag_precision_sd,
+           stddev_samp(rag_recall) AS rag_recall_sd,
+           stddev_samp(rag_relevance) AS rag_relevance_sd,
+           stddev_samp(rag_overall) AS rag_overall_sd
     FROM per_iteration
     GROUP BY run_id, domain
 )
@@ -42,17 +90,69 @@ SELECT
     cur.accuracy AS accuracy_mean,
     cur.completeness AS completeness_mean,
     cur.attribution AS attribution_mean,
+    cur.judge_faithfulness AS judge_faithfulness_mean,
+    cur.judge_completeness AS judge_completeness_mean,
+    cur.pass_rate AS pass_rate_mean,
+    cur.claim_faithfulness AS claim_faithfulness_mean,
+    cur.rag_correctness AS rag_correctness_mean,
+    cur.rag_faithfulness AS rag_faithfulness_mean,
+    cur.rag_precision AS rag_precision_mean,
+    cur.rag_recall AS rag_recall_mean,
+    cur.rag_relevance AS rag_relevance_mean,
+    cur.rag_overall AS rag_overall_mean,
     base.accuracy AS baseline_accuracy_mean,
     base.completeness AS baseline_completeness_mean,
     base.attribution AS baseline_attribution_mean,
+    base.judge_faithfulness AS baseline_judge_faithfulness_mean,
+    base.judge_completeness AS baseline_judge_completeness_mean,
+    base.pass_rate AS baseline_pass_rate_mean,
+    base.claim_faithfulness AS baseline_claim_faithfulness_mean,
+    base.rag_correctness AS baseline_rag_correctness_mean,
+    base.rag_faithfulness AS baseline_rag_faithfulness_mean,
+    base.rag_precision AS baseline_rag_precision_mean,
+    base.rag_recall AS baseline_rag_recall_mean,
+    base.rag_relevance AS baseline_rag_relevance_mean,
+    base.rag_overall AS baseline_rag_overall_mean,
     cur.accuracy - base.accuracy AS accuracy_delta,
     cur.completeness - base.completeness AS completeness_delta,
     cur.attribution - base.attribution AS attribution_delta,
-    cs.accuracy_sd, cs.completeness_sd, cs.attribution_sd,
+    cur.judge_faithfulness - base.judge_faithfulness AS judge_faithfulness_delta,
+    cur.judge_completeness - base.judge_completeness AS judge_completeness_delta,
+    cur.pass_rate - base.pass_rate AS pass_rate_delta,
+    cur.claim_faithfulness - base.claim_faithfulness AS claim_faithfulness_delta,
+    cur.rag_correctness - base.rag_correctness AS rag_correctness_delta,
+    cur.rag_faithfulness - base.rag_faithfulness AS rag_faithfulness_delta,
+    cur.rag_precision - base.rag_precision AS rag_precision_delta,
+    cur.rag_recall - base.rag_recall AS rag_recall_delta,
+    cur.rag_relevance - base.rag_relevance AS rag_relevance_delta,
+    cur.rag_overall - base.rag_overall AS rag_overall_delta,
+    cs.accuracy_sd,
+    cs.completeness_sd,
+    cs.attribution_sd,
+    cs.judge_faithfulness_sd,
+    cs.judge_completeness_sd,
+    cs.pass_rate_sd,
+    cs.claim_faithfulness_sd,
+    cs.rag_correctness_sd,
+    cs.rag_faithfulness_sd,
+    cs.rag_precision_sd,
+    cs.rag_recall_sd,
+    cs.rag_relevance_sd,
+    cs.rag_overall_sd,
     base.iterations AS baseline_iterations,
     bs.accuracy_sd AS baseline_accuracy_sd,
     bs.completeness_sd AS baseline_completeness_sd,
-    bs.attribution_sd AS baseline_attribution_sd
+    bs.attribution_sd AS baseline_attribution_sd,
+    bs.judge_faithfulness_sd AS baseline_judge_faithfulness_sd,
+    bs.judge_completeness_sd AS baseline_judge_completeness_sd,
+    bs.pass_rate_sd AS baseline_pass_rate_sd,
+    bs.claim_faithfulness_sd AS baseline_claim_faithfulness_sd,
+    bs.rag_correctness_sd AS baseline_rag_correctness_sd,
+    bs.rag_faithfulness_sd AS baseline_rag_faithfulness_sd,
+    bs.rag_precision_sd AS baseline_rag_precision_sd,
+    bs.rag_recall_sd AS baseline_rag_recall_sd,
+    bs.rag_relevance_sd AS baseline_rag_relevance_sd,
+    bs.rag_overall_sd AS baseline_rag_overall_sd
 FROM per_domain AS cur
 LEFT JOIN spread AS cs ON cs.run_id = cur.run_id AND cs.domain = cur.domain
 LEFT JOIN per_domain AS base ON base.run_id = $baseline_run_id AND base.domain = cur.domain

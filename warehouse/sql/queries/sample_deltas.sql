@@ -1,8 +1,23 @@
 -- Per-sample deltas (challenger minus baseline, each the mean over iterations and
 -- candidates) of ONE domain, for samples present in both runs: the input of the paired
 -- bootstrap. Same filters as domain_metrics.
+-- Every metric in its 0-100 form (DESIGN.md): 1-5 scores map to (s - 1) * 25, 0-1 ratios to
+-- x * 100, the rubric pass to 0 or 100; the analyzer metrics are 0-100 already.
 WITH filtered AS (
-    SELECT run_id, sample_id, accuracy, completeness, attribution
+    SELECT run_id, sample_id,
+           accuracy,
+           completeness,
+           attribution,
+           (judge_faithfulness - 1) * 25 AS judge_faithfulness,
+           (judge_completeness - 1) * 25 AS judge_completeness,
+           CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END AS pass_rate,
+           claim_faithfulness * 100 AS claim_faithfulness,
+           (rag_correctness - 1) * 25 AS rag_correctness,
+           (rag_faithfulness - 1) * 25 AS rag_faithfulness,
+           (rag_precision - 1) * 25 AS rag_precision,
+           (rag_recall - 1) * 25 AS rag_recall,
+           (rag_relevance - 1) * 25 AS rag_relevance,
+           (rag_overall - 1) * 25 AS rag_overall
     FROM results
     WHERE run_id IN ($run_id, $baseline_run_id)
       AND domain = $domain
@@ -12,8 +27,19 @@ WITH filtered AS (
 ),
 per_sample AS (
     SELECT run_id, sample_id,
-           avg(accuracy) AS accuracy, avg(completeness) AS completeness,
-           avg(attribution) AS attribution
+           avg(accuracy) AS accuracy,
+           avg(completeness) AS completeness,
+           avg(attribution) AS attribution,
+           avg(judge_faithfulness) AS judge_faithfulness,
+           avg(judge_completeness) AS judge_completeness,
+           avg(pass_rate) AS pass_rate,
+           avg(claim_faithfulness) AS claim_faithfulness,
+           avg(rag_correctness) AS rag_correctness,
+           avg(rag_faithfulness) AS rag_faithfulness,
+           avg(rag_precision) AS rag_precision,
+           avg(rag_recall) AS rag_recall,
+           avg(rag_relevance) AS rag_relevance,
+           avg(rag_overall) AS rag_overall
     FROM filtered
     GROUP BY run_id, sample_id
 )
@@ -21,7 +47,17 @@ SELECT
     cur.sample_id,
     cur.accuracy - base.accuracy AS accuracy_delta,
     cur.completeness - base.completeness AS completeness_delta,
-    cur.attribution - base.attribution AS attribution_delta
+    cur.attribution - base.attribution AS attribution_delta,
+    cur.judge_faithfulness - base.judge_faithfulness AS judge_faithfulness_delta,
+    cur.judge_completeness - base.judge_completeness AS judge_completeness_delta,
+    cur.pass_rate - base.pass_rate AS pass_rate_delta,
+    cur.claim_faithfulness - base.claim_faithfulness AS claim_faithfulness_delta,
+    cur.rag_correctness - base.rag_correctness AS rag_correctness_delta,
+    cur.rag_faithfulness - base.rag_faithfulness AS rag_faithfulness_delta,
+    cur.rag_precision - base.rag_precision AS rag_precision_delta,
+    cur.rag_recall - base.rag_recall AS rag_recall_delta,
+    cur.rag_relevance - base.rag_relevance AS rag_relevance_delta,
+    cur.rag_overall - base.rag_overall AS rag_overall_delta
 FROM per_sample AS cur
 JOIN per_sample AS base ON base.sample_id = cur.sample_id AND base.run_id = $baseline_run_id
 WHERE cur.run_id = $run_id

@@ -1,9 +1,21 @@
--- Trends: per run and domain, each analyzer metric's mean, with the run's name, start and
--- the sample count (long form: one row per metric). $domains null = every domain.
+-- Trends: per run and domain, each metric's mean in its 0-100 form (1-5 scores map to
+-- (s - 1) * 25, 0-1 ratios to x * 100, the rubric pass to 0 or 100), with the run's name,
+-- start and the sample count (long form: one row per metric that has a value).
+-- Grader scores (0-1) join as metric 'grader:<grader id>', x 100. $domains null = every domain.
 WITH per_run AS (
     SELECT run_id, domain, count(DISTINCT sample_id) AS samples,
            avg(accuracy) AS accuracy, avg(completeness) AS completeness,
-           avg(attribution) AS attribution
+           avg(attribution) AS attribution,
+           avg((judge_faithfulness - 1) * 25) AS judge_faithfulness,
+           avg((judge_completeness - 1) * 25) AS judge_completeness,
+           avg(CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END) AS pass_rate,
+           avg(claim_faithfulness * 100) AS claim_faithfulness,
+           avg((rag_correctness - 1) * 25) AS rag_correctness,
+           avg((rag_faithfulness - 1) * 25) AS rag_faithfulness,
+           avg((rag_precision - 1) * 25) AS rag_precision,
+           avg((rag_recall - 1) * 25) AS rag_recall,
+           avg((rag_relevance - 1) * 25) AS rag_relevance,
+           avg((rag_overall - 1) * 25) AS rag_overall
     FROM results
     WHERE $domains IS NULL OR list_contains($domains, domain)
     GROUP BY run_id, domain
@@ -13,7 +25,20 @@ FROM per_run AS p
 JOIN runs AS r USING (run_id)
 CROSS JOIN LATERAL (
     VALUES ('accuracy', p.accuracy), ('completeness', p.completeness),
-           ('attribution', p.attribution)
+           ('attribution', p.attribution), ('judge_faithfulness', p.judge_faithfulness),
+           ('judge_completeness', p.judge_completeness), ('pass_rate', p.pass_rate),
+           ('claim_faithfulness', p.claim_faithfulness), ('rag_correctness', p.rag_correctness),
+           ('rag_faithfulness', p.rag_faithfulness), ('rag_precision', p.rag_precision),
+           ('rag_recall', p.rag_recall), ('rag_relevance', p.rag_relevance),
+           ('rag_overall', p.rag_overall)
 ) AS u(metric, score)
 WHERE u.score IS NOT NULL
-ORDER BY p.domain, u.metric, r.started_at, p.run_id;
+UNION ALL
+SELECT g.run_id, any_value(r.name), any_value(r.started_at), res.domain,
+       count(DISTINCT g.sample_id), 'grader:' || g.grader, avg(g.score) * 100
+FROM grader_scores AS g
+JOIN results AS res USING (run_id, iteration, sample_id, candidate)
+JOIN runs AS r ON r.run_id = g.run_id
+WHERE g.score IS NOT NULL AND ($domains IS NULL OR list_contains($domains, res.domain))
+GROUP BY g.run_id, res.domain, g.grader
+ORDER BY domain, metric, started_at, run_id;

@@ -1,0 +1,71 @@
+"""One sample of two runs (or candidates) next to each other: scores, the highlighted
+response and the claims each missed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from dashboard import data
+from dashboard.components.highlighter import legend_html, render_response
+from dashboard.components.safe import safe_text
+from warehouse.queries import SampleRef
+
+
+def _fmt(value: object, fmt: str) -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def _scores(result: dict[str, Any]) -> dict[str, str]:
+    passed = result["passed"]
+    return {
+        "Accuracy": _fmt(result["accuracy"], ".1f"),
+        "Completeness": _fmt(result["completeness"], ".1f"),
+        "Attribution": _fmt(result["attribution"], ".1f"),
+        "Judge faithfulness (1-5)": _fmt(result["judge_faithfulness"], ".2f"),
+        "Judge completeness (1-5)": _fmt(result["judge_completeness"], ".2f"),
+        "Rubric pass": "—" if passed is None else ("pass" if passed else "fail"),
+        "Claim faithfulness (0-1)": _fmt(result["claim_faithfulness"], ".2f"),
+    }
+
+
+def _side(title: str, ref: SampleRef) -> None:
+    detail = data.query(data.sample_detail, ref)
+    st.markdown(f"**{safe_text(title)}**")
+    if detail["result"].is_empty():
+        st.info("No result for this sample on this side.")
+        return
+    result = detail["result"].row(0, named=True)
+    if result["error"]:
+        st.error("This sample failed to score")
+        st.code(result["error"], language=None, wrap_lines=True)
+    scores = _scores(result)
+    # a grid draws its cells as plain text: no Markdown from data
+    st.dataframe(
+        {"Score": list(scores), "Value": list(scores.values())},
+        hide_index=True,
+        height=(len(scores) + 1) * 35 + 3,
+    )
+    marked = render_response(
+        result["response"] or "",
+        detail["highlights"].to_dicts(),
+        detail["verdicts"].to_dicts(),
+        detail["attributions"].to_dicts(),
+    )
+    st.html(legend_html() + marked.html)
+    claims = detail["claims"]
+    if claims.height:
+        missing = claims.filter(~claims["found"])["claim_text"].to_list()
+        st.caption(f"{claims.height - len(missing)} of {claims.height} expected claims found")
+        if missing:
+            st.dataframe({"Missing claim": missing}, hide_index=True)
+
+
+def side_by_side(baseline: tuple[str, SampleRef], challenger: tuple[str, SampleRef]) -> None:
+    """Draw the two sides in two columns: ``(title, sample)`` each, baseline on the left."""
+    left, right = st.columns(2)
+    with left:
+        _side(*baseline)
+    with right:
+        _side(*challenger)

@@ -1,0 +1,14 @@
+-- Runs page: every run, newest first, with its state, timing, headline numbers and what
+-- scored it (judge, embedder, prompt version, threshold, test set and its hash, version).
+SELECT
+    s.run_id, s.name, s.status, s.started_at, s.finished_at,
+    date_diff('second', s.started_at, s.finished_at) AS duration_s,
+    s.iterations, s.samples, s.errors,
+    s.pass_rate * 100 AS pass_rate_percent,
+    s.accuracy_mean, s.completeness_mean, s.attribution_mean,
+    s.cost_usd,
+    r.judge, r.embedder, r.judge_prompt_version, r.claim_threshold,
+    r.test_set, r.test_set_hash, r.version, r.git_commit, r.config
+FROM run_summary AS s
+JOIN runs AS r USING (run_id)
+ORDER BY s.started_at DESC, s.run_id DESC;
