@@ -3,12 +3,7 @@ Playwright with Debian's chromium. Screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -20,6 +15,7 @@ import pytest
 
 from engine.settings import Paths
 from tests.dashboard.fixture_home import build_fixture_home
+from tests.dashboard.serve import serve_dashboard
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,44 +36,12 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Paths]]:
     """The dashboard served on a free loopback port over the fixture home."""
     paths = build_fixture_home(tmp_path_factory.mktemp("browser") / "home")
-    port = _free_port()
-    script = Path(sys.executable).with_name("evalhouse")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "evalhouse.cli"]
-    log = open(tmp_path_factory.mktemp("browser-log") / "dashboard.log", "wb")  # noqa: SIM115
-    server = subprocess.Popen(
-        [*cmd, "dashboard", "--port", str(port), "--home", str(paths.home)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or server.poll() is not None:
-            pytest.fail(f"dashboard did not start; see {log.name}")
-        time.sleep(0.3)
-    try:
+    with serve_dashboard(paths.home, tmp_path_factory.mktemp("browser-log")) as url:
         yield url, paths
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
-        log.close()
 
 
 def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:

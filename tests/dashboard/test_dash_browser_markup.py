@@ -4,22 +4,17 @@ browser asks none of the hosts planted in it."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dashboard.components.safe import WORD_JOINER
 from engine.settings import Paths
-from tests.dashboard.test_dash_browser import ARGS, CHROMIUM, _free_port
+from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.test_dash_browser import ARGS, CHROMIUM
 from tests.dashboard.test_dash_safe_text import (
     CLAIM,
     DOMAIN,
@@ -38,34 +33,8 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Paths]]:
     paths = build_hostile_home(tmp_path_factory.mktemp("browser-markup") / "home")
-    port = _free_port()
-    script = Path(sys.executable).with_name("evalhouse")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "evalhouse.cli"]
-    log = open(tmp_path_factory.mktemp("markup-log") / "dashboard.log", "wb")  # noqa: SIM115
-    server = subprocess.Popen(
-        [*cmd, "dashboard", "--port", str(port), "--home", str(paths.home)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    break
-        except OSError:
-            pass
-        if time.monotonic() > deadline or server.poll() is not None:
-            pytest.fail(f"dashboard did not start; see {log.name}")
-        time.sleep(0.3)
-    try:
+    with serve_dashboard(paths.home, tmp_path_factory.mktemp("browser-markup-log")) as url:
         yield url, paths
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
-        log.close()
 
 
 def _shown(locator: Any) -> str:

@@ -1,47 +1,36 @@
--- Every metric in its 0-100 form (DESIGN.md): 1-5 scores map to (s - 1) * 25, 0-1 ratios to
--- x * 100, the rubric pass to 0 or 100; the analyzer metrics are 0-100 already.
 -- Compare: per domain, how many paired samples improved, regressed or stayed unchanged
 -- (same pairing and tolerance as compare_samples), most regressions first.
-WITH base AS (
-    SELECT sample_id,
-           avg(CASE $metric
+WITH scored AS (
+    -- the chosen metric of both sides, in its 0-100 form (view result_scores)
+    SELECT run_id, candidate, sample_id, domain, query, iteration,
+           CASE $metric
                WHEN 'accuracy' THEN accuracy
                WHEN 'completeness' THEN completeness
                WHEN 'attribution' THEN attribution
-               WHEN 'judge_faithfulness' THEN (judge_faithfulness - 1) * 25
-               WHEN 'judge_completeness' THEN (judge_completeness - 1) * 25
-               WHEN 'pass_rate' THEN CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END
-               WHEN 'claim_faithfulness' THEN claim_faithfulness * 100
-               WHEN 'rag_correctness' THEN (rag_correctness - 1) * 25
-               WHEN 'rag_faithfulness' THEN (rag_faithfulness - 1) * 25
-               WHEN 'rag_precision' THEN (rag_precision - 1) * 25
-               WHEN 'rag_recall' THEN (rag_recall - 1) * 25
-               WHEN 'rag_relevance' THEN (rag_relevance - 1) * 25
-               WHEN 'rag_overall' THEN (rag_overall - 1) * 25
-           END) AS score
-    FROM results
+               WHEN 'judge_faithfulness' THEN judge_faithfulness
+               WHEN 'judge_completeness' THEN judge_completeness
+               WHEN 'pass_rate' THEN pass_rate
+               WHEN 'claim_faithfulness' THEN claim_faithfulness
+               WHEN 'rag_correctness' THEN rag_correctness
+               WHEN 'rag_faithfulness' THEN rag_faithfulness
+               WHEN 'rag_precision' THEN rag_precision
+               WHEN 'rag_recall' THEN rag_recall
+               WHEN 'rag_relevance' THEN rag_relevance
+               WHEN 'rag_overall' THEN rag_overall
+           END AS score
+    FROM result_scores
+    WHERE run_id IN ($run_id, $baseline_run_id)
+),
+base AS (
+    SELECT sample_id, avg(score) AS score
+    FROM scored
     WHERE run_id = $baseline_run_id
       AND ($baseline_candidate IS NULL OR candidate = $baseline_candidate)
     GROUP BY sample_id
 ),
 chal AS (
-    SELECT sample_id, any_value(domain) AS domain,
-           avg(CASE $metric
-               WHEN 'accuracy' THEN accuracy
-               WHEN 'completeness' THEN completeness
-               WHEN 'attribution' THEN attribution
-               WHEN 'judge_faithfulness' THEN (judge_faithfulness - 1) * 25
-               WHEN 'judge_completeness' THEN (judge_completeness - 1) * 25
-               WHEN 'pass_rate' THEN CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END
-               WHEN 'claim_faithfulness' THEN claim_faithfulness * 100
-               WHEN 'rag_correctness' THEN (rag_correctness - 1) * 25
-               WHEN 'rag_faithfulness' THEN (rag_faithfulness - 1) * 25
-               WHEN 'rag_precision' THEN (rag_precision - 1) * 25
-               WHEN 'rag_recall' THEN (rag_recall - 1) * 25
-               WHEN 'rag_relevance' THEN (rag_relevance - 1) * 25
-               WHEN 'rag_overall' THEN (rag_overall - 1) * 25
-           END) AS score
-    FROM results
+    SELECT sample_id, any_value(domain) AS domain, avg(score) AS score
+    FROM scored
     WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
     GROUP BY sample_id
 ),

@@ -2,24 +2,13 @@
 -- and the spread of the per-iteration means (iterations, standard deviation) of both runs,
 -- from which the dashboard draws the 95% noise interval when a run has several iterations.
 -- Filters: $candidate (null = all), $providers (list, null = all), $tag (null = all).
--- Every metric in its 0-100 form (DESIGN.md): 1-5 scores map to (s - 1) * 25, 0-1 ratios to
--- x * 100, the rubric pass to 0 or 100; the analyzer metrics are 0-100 already.
+-- Every metric in its 0-100 form, from the view result_scores.
 WITH filtered AS (
     SELECT run_id, iteration, sample_id, domain, error,
-           accuracy,
-           completeness,
-           attribution,
-           (judge_faithfulness - 1) * 25 AS judge_faithfulness,
-           (judge_completeness - 1) * 25 AS judge_completeness,
-           CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END AS pass_rate,
-           claim_faithfulness * 100 AS claim_faithfulness,
-           (rag_correctness - 1) * 25 AS rag_correctness,
-           (rag_faithfulness - 1) * 25 AS rag_faithfulness,
-           (rag_precision - 1) * 25 AS rag_precision,
-           (rag_recall - 1) * 25 AS rag_recall,
-           (rag_relevance - 1) * 25 AS rag_relevance,
-           (rag_overall - 1) * 25 AS rag_overall
-    FROM results
+           accuracy, completeness, attribution, judge_faithfulness, judge_completeness,
+           pass_rate, claim_faithfulness, rag_correctness, rag_faithfulness, rag_precision,
+           rag_recall, rag_relevance, rag_overall
+    FROM result_scores
     WHERE run_id IN ($run_id, $baseline_run_id)
       AND ($candidate IS NULL OR candidate = $candidate)
       AND ($providers IS NULL OR list_contains($providers, ai_provider))

@@ -1,22 +1,22 @@
--- Trends: per run and domain, each metric's mean in its 0-100 form (1-5 scores map to
--- (s - 1) * 25, 0-1 ratios to x * 100, the rubric pass to 0 or 100), with the run's name,
+-- Trends: per run and domain, each metric's mean in its 0-100 form (view result_scores),
+-- with the run's name,
 -- start and the sample count (long form: one row per metric that has a value).
 -- Grader scores (0-1) join as metric 'grader:<grader id>', x 100. $domains null = every domain.
 WITH per_run AS (
     SELECT run_id, domain, count(DISTINCT sample_id) AS samples,
            avg(accuracy) AS accuracy, avg(completeness) AS completeness,
            avg(attribution) AS attribution,
-           avg((judge_faithfulness - 1) * 25) AS judge_faithfulness,
-           avg((judge_completeness - 1) * 25) AS judge_completeness,
-           avg(CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END) AS pass_rate,
-           avg(claim_faithfulness * 100) AS claim_faithfulness,
-           avg((rag_correctness - 1) * 25) AS rag_correctness,
-           avg((rag_faithfulness - 1) * 25) AS rag_faithfulness,
-           avg((rag_precision - 1) * 25) AS rag_precision,
-           avg((rag_recall - 1) * 25) AS rag_recall,
-           avg((rag_relevance - 1) * 25) AS rag_relevance,
-           avg((rag_overall - 1) * 25) AS rag_overall
-    FROM results
+           avg(judge_faithfulness) AS judge_faithfulness,
+           avg(judge_completeness) AS judge_completeness,
+           avg(pass_rate) AS pass_rate,
+           avg(claim_faithfulness) AS claim_faithfulness,
+           avg(rag_correctness) AS rag_correctness,
+           avg(rag_faithfulness) AS rag_faithfulness,
+           avg(rag_precision) AS rag_precision,
+           avg(rag_recall) AS rag_recall,
+           avg(rag_relevance) AS rag_relevance,
+           avg(rag_overall) AS rag_overall
+    FROM result_scores
     WHERE $domains IS NULL OR list_contains($domains, domain)
     GROUP BY run_id, domain
 )

@@ -1,0 +1,57 @@
+"""A real `evalhouse dashboard` process on a free loopback port, for the browser tests."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on (127.0.0.1)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve_dashboard(home: Path, log_dir: Path) -> Iterator[str]:
+    """Start the dashboard over ``home``, wait until it is healthy, yield its URL, stop it
+    (its whole process group) afterwards; the server's output goes to ``log_dir``."""
+    script = Path(sys.executable).with_name("evalhouse")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "evalhouse.cli"]
+    port = free_port()
+    with open(log_dir / "dashboard.log", "wb") as log:
+        server = subprocess.Popen(
+            [*cmd, "dashboard", "--port", str(port), "--home", str(home)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.read().strip() == b"ok":
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline or server.poll() is not None:
+                    pytest.fail(f"dashboard did not start; see {log.name}")
+                time.sleep(0.3)
+            yield url
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=20)

@@ -1,0 +1,21 @@
+-- Every result row with each metric in its 0-100 form (DESIGN.md): 1-5 scores map to
+-- (s - 1) * 25, 0-1 ratios to x * 100, the rubric pass to 0 or 100; the analyzer metrics
+-- are 0-100 already. The one place this conversion is written: the dashboard's queries and
+-- analysts read it instead of repeating it.
+CREATE OR REPLACE VIEW result_scores AS
+SELECT
+    run_id, iteration, sample_id, candidate, domain, ai_provider, query, tags, error,
+    accuracy,
+    completeness,
+    attribution,
+    (judge_faithfulness - 1) * 25 AS judge_faithfulness,
+    (judge_completeness - 1) * 25 AS judge_completeness,
+    CASE WHEN passed THEN 100.0 WHEN NOT passed THEN 0.0 END AS pass_rate,
+    claim_faithfulness * 100 AS claim_faithfulness,
+    (rag_correctness - 1) * 25 AS rag_correctness,
+    (rag_faithfulness - 1) * 25 AS rag_faithfulness,
+    (rag_precision - 1) * 25 AS rag_precision,
+    (rag_recall - 1) * 25 AS rag_recall,
+    (rag_relevance - 1) * 25 AS rag_relevance,
+    (rag_overall - 1) * 25 AS rag_overall
+FROM results;
