@@ -85,7 +85,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             page.get_by_text("judge calls").first.wait_for(timeout=60_000)
             page.get_by_role("button", name="Launch").click()
             status = page.get_by_text("fixture — ").first
-            status.wait_for(timeout=30_000)
+            status.wait_for(timeout=60_000)  # a launched run loads the model first
             deadline = time.monotonic() + 120
             while "running" in status.inner_text() and time.monotonic() < deadline:
                 time.sleep(1)
@@ -96,7 +96,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             assert "completed" in final
             run_id = final.rsplit("— ", 1)[-1].strip()
             page.goto(url)
-            page.get_by_text("Scores per domain").wait_for(timeout=30_000)
+            page.get_by_text("Scores per domain").wait_for(timeout=60_000)
             run_box = page.get_by_test_id("stMain").get_by_role("combobox", name="Run")
             assert run_box.input_value().endswith(f"· {run_id}")  # the new run is the latest
             page.screenshot(path=str(ARTIFACTS / "launched-run.png"), full_page=True)
