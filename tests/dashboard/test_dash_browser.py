@@ -53,7 +53,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
         page = browser.new_page(viewport={"width": 1500, "height": 1100})
         try:
             page.goto(url)
-            page.get_by_text("Scores per domain").wait_for(timeout=30_000)
+            page.get_by_text("Scores per domain").wait_for(timeout=90_000)
             page.get_by_text("Tier distribution").wait_for()
             run_box = page.get_by_test_id("stMain").get_by_role("combobox", name="Run")
             assert run_box.input_value() == "week 3 · 2026-11-15 09:00 · r3"
@@ -61,7 +61,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
 
             page.goto(f"{url}/sample?run=r2&sample=acme-q1&iteration=1")
             response = page.locator(".eh-response")
-            response.wait_for(timeout=30_000)
+            response.wait_for(timeout=90_000)
             text = response.inner_text()
             assert "<script>alert(1)</script> **Acme** support is open on Sundays." in text
             assert response.locator("script").count() == 0
@@ -73,20 +73,20 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
 
             page.goto(f"{url}/sql")
             box = page.get_by_label("Query")
-            box.wait_for(timeout=30_000)
+            box.wait_for(timeout=90_000)
             box.fill("SELECT count(*) AS result_rows FROM results")
             page.get_by_role("button", name="Run").click()
-            page.get_by_text("1 rows in").wait_for(timeout=30_000)
+            page.get_by_text("1 rows in").wait_for(timeout=90_000)
             page.screenshot(path=str(ARTIFACTS / "sql.png"), full_page=True)
 
             page.goto(url)
             page.get_by_text("Launch run").first.click()
             page.get_by_role("button", name="Estimate").first.click()
-            page.get_by_text("judge calls").first.wait_for(timeout=60_000)
+            page.get_by_text("judge calls").first.wait_for(timeout=90_000)
             page.get_by_role("button", name="Launch").click()
             status = page.get_by_text("fixture — ").first
-            status.wait_for(timeout=60_000)  # a launched run loads the model first
-            deadline = time.monotonic() + 120
+            status.wait_for(timeout=90_000)  # a launched run loads the model first
+            deadline = time.monotonic() + 240
             while "running" in status.inner_text() and time.monotonic() < deadline:
                 time.sleep(1)
             final = status.inner_text()
@@ -96,7 +96,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             assert "completed" in final
             run_id = final.rsplit("— ", 1)[-1].strip()
             page.goto(url)
-            page.get_by_text("Scores per domain").wait_for(timeout=60_000)
+            page.get_by_text("Scores per domain").wait_for(timeout=90_000)
             run_box = page.get_by_test_id("stMain").get_by_role("combobox", name="Run")
             assert run_box.input_value().endswith(f"· {run_id}")  # the new run is the latest
             page.screenshot(path=str(ARTIFACTS / "launched-run.png"), full_page=True)
@@ -222,12 +222,12 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
             for name, (path, landmark) in PAGES.items():
                 page.goto(f"{url}/{path}")
                 main = page.get_by_test_id("stMain")
-                main.get_by_text(landmark).first.wait_for(timeout=30_000)
+                main.get_by_text(landmark).first.wait_for(timeout=90_000)
                 want = CHARTS_AT_LEAST.get(name, 0)
                 if want:
                     page.locator(
                         "[data-testid='stVegaLiteChart'] svg g[class^='mark-']"
-                    ).first.wait_for(state="attached", timeout=30_000)
+                    ).first.wait_for(state="attached", timeout=90_000)
                 page.wait_for_timeout(1500)  # let the last chart and table finish drawing
                 page.screenshot(path=str(ARTIFACTS / f"page-{name}-{WIDTH}.png"), full_page=True)
                 marks = drawn_marks(page)

@@ -26,7 +26,6 @@ READER = textwrap.dedent(
     wh = q.Warehouse(Path(sys.argv[1]))
     out = {"queries": 0, "errors": [], "versions": [], "saw_new_run": False}
     deadline = time.monotonic() + 60
-    Path(sys.argv[3]).write_text("ready")
     while time.monotonic() < deadline:
         try:
             runs = list(q.runs(wh)["run_id"])
@@ -35,6 +34,8 @@ READER = textwrap.dedent(
             out["queries"] += 3
             if not out["versions"] or out["versions"][-1] != version:
                 out["versions"].append(version)
+            if out["queries"] == 3:  # the version before any ingest is recorded
+                Path(sys.argv[3]).write_text("ready")
             if "r9" in runs:
                 out["saw_new_run"] = True
                 break
@@ -53,7 +54,7 @@ def test_reader_survives_ingest_and_sees_new_run(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while not ready.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)  # let it run a few queries first
