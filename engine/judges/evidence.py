@@ -23,6 +23,7 @@ from engine.judges.rules import (
     content_stems,
     contradiction,
     entities,
+    entity_swap,
     missing_details,
     uncovered_parts,
 )
@@ -95,9 +96,13 @@ def assess(
     partial: tuple[float, int, list[str]] | None = None
     for i in order:
         score = float(scores[i])
-        if score < contradiction_threshold:
-            break
         unit = prepared.units[i]
+        if score < contradiction_threshold:
+            if contra is None and support is None:
+                swap = entity_swap(claim, unit.text, prepared.window(unit), prepared.text)
+                if swap is not None:
+                    contra = (score, i, f"{swap.rule}: {swap.detail}")
+            continue
         hit = contradiction(claim, unit.text, prepared.text)
         if hit is not None:
             if contra is None:

@@ -26,7 +26,7 @@ from engine.judges.quantities import (
 )
 from engine.judges.rule_hit import RuleHit
 
-RULES_VERSION = "rules-v3"
+RULES_VERSION = "rules-v4"
 """Changes whenever a rule changes meaning; part of the local judge's prompt_version."""
 
 
@@ -89,6 +89,9 @@ def stem(word: str) -> str:
     w = word.lower().strip("'")
     if w.endswith("n't"):
         w = w[:-3]
+    # "foldable" states what "folds" does; only long words, so "capable" keeps its stem.
+    if len(w) > 7 and w.endswith(("able", "ible")):
+        return w[:-4]
     for suffix in ("ing", "ied", "ies", "ed", "es", "'s", "s"):
         if len(w) > len(suffix) + 2 and w.endswith(suffix):
             w = w[: -len(suffix)]
@@ -165,7 +168,9 @@ def _dates(text: str) -> tuple[frozenset[str], frozenset[int], frozenset[int]]:
         and (t != "may" or _near_number(toks, i))
         and (len(t) > 3 or _near_number(toks, i))
     )
-    weekdays = frozenset(_WEEKDAYS[t] for t in toks if t in _WEEKDAYS and len(t) > 3)
+    # "on Saturdays" names the same day as "on Saturday".
+    days = (t[:-1] if t.endswith("days") else t for t in toks)
+    weekdays = frozenset(_WEEKDAYS[t] for t in days if t in _WEEKDAYS and len(t) > 3)
     return years, months, weekdays
 
 
@@ -223,14 +228,24 @@ _COMMON_SENTENCE_STARTS = frozenset(_COMMON_START_TEXT.split())
 def _entity(claim: str, evidence: str, context_lower: str) -> RuleHit | None:
     claim_e, evidence_e = entities(claim), entities(evidence)
     # A name the context never mentions, while the evidence names someone else instead.
-    foreign = {e for e in claim_e if e not in context_lower}
+    foreign = {e for e in claim_e if e not in context_lower and not _spelled_out(e, context_lower)}
     others = {o for o in evidence_e - claim_e if o not in claim.lower()}
+    if foreign and _only_in_added_parts(claim, foreign, evidence):
+        return None
     if foreign and others:
         return RuleHit(
             "entity",
             f"claim names {', '.join(sorted(foreign))}, evidence names {', '.join(sorted(others))}",
         )
     return None
+
+
+def _only_in_added_parts(claim: str, names: set[str], evidence: str) -> bool:
+    """Every one of ``names`` sits in a part of a compound claim that the evidence does not
+    cover ("won the prize in 1903 together with Albert Einstein"): the claim adds someone,
+    which is unsupported, not a swap of who did it."""
+    added = [p.lower() for p in uncovered_parts(claim, evidence)]
+    return bool(added) and all(any(n in part for part in added) for n in names)
 
 
 # --------------------------------------------------------------------------- antonyms
@@ -411,8 +426,42 @@ def missing_details(claim: str, evidence: str, context: str = "") -> list[str]:
     missing.extend(f"month {m}" for m in sorted(cm - em))
     missing.extend(f"weekday {w}" for w in sorted(cw - ew))
     haystack = (context or evidence).lower()
-    missing.extend(sorted(e for e in entities(claim) if e not in haystack))
+    missing.extend(
+        sorted(e for e in entities(claim) if e not in haystack and not _spelled_out(e, haystack))
+    )
     return missing
+
+
+def _spelled_out(name: str, text: str) -> bool:
+    """``name`` is an acronym whose words ``text`` spells out ("SLA": "service level
+    agreement"), with or without the small words between them ("terms of service")."""
+    if not (2 <= len(name) <= 6 and name.isalpha()):
+        return False
+    toks = words(text)
+    for seq in (toks, [t for t in toks if t not in STOPWORDS]):
+        initials = "".join(t[0] for t in seq)
+        if name in initials:
+            return True
+    return False
+
+
+def entity_swap(claim: str, evidence: str, window: str, context: str) -> RuleHit | None:
+    """The claim says what the evidence says about someone or somewhere else: its other
+    content words are (mostly) in the evidence, its names are nowhere in the context and
+    the evidence names another ("designed by Gustave Eiffel" against "designed by Joseph
+    Strauss"). Names pull MiniLM's cosine down, so such evidence can rank below the
+    contradiction threshold; this rule reads it anyway. ``window`` is the evidence with
+    its neighbouring sentences, where the rest of the claim is looked for."""
+    hit = _entity(claim, evidence, context.lower())
+    if hit is None:
+        return None
+    # Shared numbers ("Version 4.0") say the topic is the same, not the statement.
+    names = {stem(w) for e in entities(claim) for w in words(e)}
+    rest = {w for w in content_stems(claim) - names if not w[0].isdigit()}
+    if len(rest) < 2:
+        return None
+    covered = len(rest & content_stems(window)) / len(rest)
+    return hit if covered >= 0.6 else None
 
 
 _PART_SPLIT = re.compile(
@@ -436,6 +485,12 @@ def uncovered_parts(claim: str, evidence: str) -> list[str]:
         numbers = {q.value for q in quantities(part)}
         if not stems and not numbers:
             continue
+        if stems and stems <= _AT_LEAST and evidence_stems & _AT_LEAST:
+            # "1.2 or later" and "1.2 or higher" state the same bound.
+            continue
         if not stems & evidence_stems and not numbers & evidence_numbers:
             out.append(part.strip(" ."))
     return out
+
+
+_AT_LEAST = frozenset(stem(w) for w in "later higher above newer greater more up upward".split())

@@ -29,6 +29,7 @@ from engine.judges.local import LocalJudge
 
 ROOT = Path(__file__).resolve().parents[2]
 OWN_SET = ROOT / "tests" / "data" / "judge_quality.jsonl"
+CLAIMS_SET = ROOT / "tests" / "data" / "claim_matching.jsonl"
 WICE = ROOT.parent / "shared" / "benchmarks" / "wice_claims" / "items.jsonl"
 LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO")
 WICE_FLOOR = {"accuracy": 0.654, "macro_f1": 0.540}
@@ -153,6 +154,44 @@ def _report(name: str, gold: list[str], pred: list[str], labels: Sequence[str]) 
     return result
 
 
+def analyzer_states() -> None:
+    """Found / contradicted / missing through the response analyzer (spans, threshold, rules;
+    nothing learned) on the project's 280 labelled claims, as the claims table records them."""
+    from engine.embedders.local import LocalEmbedder
+    from engine.models import AnalyzerConfig, ExpectedAnswer, ExpectedClaim, TestCase
+    from engine.scoring.analyzer import ResponseAnalyzer
+
+    state = {"SUPPORTED": "found", "CONTRADICTED": "contradicted", "NOT_ENOUGH_INFO": "missing"}
+    analyzer = ResponseAnalyzer(LocalEmbedder(), AnalyzerConfig())
+    for name, path in (("own set", OWN_SET), ("claim_matching", CLAIMS_SET)):
+        gold: list[str] = []
+        pred: list[str] = []
+        for n, item in enumerate(load(path)):
+            response = " ".join(item["context"]) if "context" in item else item["response"]
+            label = (
+                item["label"]
+                if "label" in item
+                else ("SUPPORTED" if item["stated"] else "NOT_ENOUGH_INFO")
+            )
+            case = TestCase(
+                id=f"q{n}",
+                query="?",
+                domain="bench",
+                expected_answer=ExpectedAnswer(
+                    text="", claims=(ExpectedClaim(id="c1", text=item["claim"]),)
+                ),
+            )
+            analysis = analyzer.analyze(case, response)
+            gold.append(state[label])
+            pred.append(analysis.completeness.claims[0].status)
+        labels = ("found", "contradicted", "missing")
+        right = sum(g == p for g, p in zip(gold, pred, strict=True))
+        print(
+            f"analyzer {name}: claim states accuracy {right / len(gold):.3f} ({right}/{len(gold)})"
+        )
+        print(confusion(gold, pred, labels, indent="    "))
+
+
 def main() -> None:
     """Throughput, the shipped judge on each set (with confusion matrices), and the held-out
     figures of its combiner (k-fold and leave-one-dataset-out, from ``train_judge``)."""
@@ -204,6 +243,7 @@ def main() -> None:
     )
     print(f"wice: predicted {dict(Counter(pred))}")
     print(f"wice: throughput {rate:.1f} claims/s (embeddings from the bench cache)")
+    analyzer_states()
     print("-- held out: every figure below comes from a model that never saw the item")
     from tests.bench.train_judge import crossvalidate
 

@@ -153,6 +153,20 @@ def test_real_model_verdicts(minilm: Any) -> None:
     assert verdict(judge, "The hotel has a rooftop bar.", ctx) == "NOT_ENOUGH_INFO"
 
 
+def test_real_model_reads_a_swapped_name_below_the_threshold(minilm: Any) -> None:
+    """Names pull the cosine of "designed by X" vs "designed by Y" under the contradiction
+    threshold; the swap is still read (rules-v4)."""
+    judge = LocalJudge(minilm)
+    ctx = [
+        "The library opened in 1998 after a long campaign.",
+        "It was designed by Renzo Piano.",
+        "Entry is free for residents.",
+    ]
+    assert verdict(judge, "The library was designed by Zaha Hadid.", ctx) == "CONTRADICTED"
+    added = "The library was designed by Renzo Piano together with Norman Foster."
+    assert verdict(judge, added, ctx) == "NOT_ENOUGH_INFO"
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("engine.embedders.local") is None,
     reason="engine/embedders/local.py (LocalEmbedder) has not landed yet",

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from engine.judges.quantities import quantities
-from engine.judges.rules import contradiction, missing_details, uncovered_parts
+from engine.judges.rules import (
+    contradiction,
+    entity_swap,
+    missing_details,
+    stem,
+    uncovered_parts,
+)
 
 FIRES = [
     ("negation", "Acme does not offer a free plan.", "Acme offers a free plan."),
@@ -74,3 +80,63 @@ def test_missing_details_and_uncovered_parts() -> None:
         "All dishes are vegetarian and gluten-free.", "All dishes are vegetarian."
     ) == ["gluten-free"]
     assert uncovered_parts("Support is by phone and email.", "Support by phone or email.") == []
+
+
+def test_weekday_plurals_name_the_same_day() -> None:
+    assert missing_details("The clinic opens on Friday.", "It opens on Fridays at 9.") == []
+    hit = contradiction("The shop is shut on Tuesdays.", "The shop is shut on Thursday.")
+    assert hit is not None and hit.rule == "date"
+
+
+def test_acronym_spelled_out_is_not_a_missing_name() -> None:
+    evidence = "Orders ship with a return merchandise authorization number."
+    assert missing_details("Every order gets an RMA number.", evidence) == []
+    assert contradiction("Every order gets an RMA number.", evidence) is None
+    # Initials that do not line up stay missing.
+    assert missing_details("Every order gets an XYZ number.", evidence) == ["xyz"]
+
+
+def test_able_adjectives_meet_their_verb() -> None:
+    assert stem("stackable") == stem("stacks") == "stack"
+    assert stem("capable") == "capable"  # short words keep their stem
+    assert (
+        uncovered_parts("The chairs are stackable and light.", "Chairs stack; they are light.")
+        == []
+    )
+
+
+def test_or_later_and_or_higher_state_the_same_bound() -> None:
+    evidence = "The app needs Android 12 or higher."
+    assert uncovered_parts("It runs on Android 12 or later.", evidence) == []
+    assert uncovered_parts("It runs on Android 12 or a tablet.", evidence) == ["a tablet"]
+
+
+def test_entity_swap_reads_evidence_whatever_its_rank() -> None:
+    window = "The opera house opened in 1973. It was designed by Jorn Utzon."
+    hit = entity_swap(
+        "The opera house was designed by Frank Gehry.",
+        "It was designed by Jorn Utzon.",
+        window,
+        window,
+    )
+    assert hit is not None and hit.rule == "entity" and "gehry" in hit.detail
+    # Another topic altogether is not a swap, only missing.
+    assert (
+        entity_swap(
+            "The stadium was funded by Frank Gehry.",
+            "It was designed by Jorn Utzon.",
+            window,
+            window,
+        )
+        is None
+    )
+    # A shared version number is a shared topic, not a shared statement.
+    ctx = "Release 2.0 drops support for Java 8."
+    assert entity_swap("Release 2.0 is written in Kotlin.", ctx, ctx, ctx) is None
+
+
+def test_an_added_person_is_unsupported_not_a_swap() -> None:
+    evidence = "Ada Lovelace published the first algorithm in 1843."
+    claim = "She published the first algorithm in 1843 together with Charles Babbage."
+    assert contradiction(claim, evidence) is None
+    assert "charles" in missing_details(claim, evidence)
