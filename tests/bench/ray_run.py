@@ -11,7 +11,9 @@ Figures:
 * CPU seconds per sample of the one-process run (this process's own CPU time), the
   measured per-sample cost;
 * the driver's CPU seconds per shard of the Ray run (the driver is this process; its
-  tasks run elsewhere), what bounds how many workers one driver can keep busy;
+  tasks run elsewhere), what bounds how many workers one driver can keep busy. It includes
+  the driver's one-time setup (it loads the embedder for the run record, connects to Ray),
+  so on a short run it overstates the cost per shard and understates the ceiling;
 * on paper, the time N machines of C cores would take: samples x CPU per sample / (N x C),
   plus Ray's start, as long as the driver keeps up (shards per second it can settle).
 
@@ -93,7 +95,8 @@ def main() -> None:
         shards = -(-n // size)
         print(f"local Ray, {slots} workers: started in {startup:.1f} s; {n} samples in "
               f"{ray_wall:.1f} s ({n / ray_wall:.1f} samples/s), {shards} shards of {size}, "
-              f"driver {driver_cpu / shards * 1000:.1f} ms CPU per shard")  # fmt: skip
+              f"driver {driver_cpu:.1f} s CPU = {driver_cpu / shards * 1000:.1f} ms per shard "
+              "(its one-time setup included)")  # fmt: skip
         print(f"one process / Ray: {one_wall / ray_wall:.2f}x "
               f"(load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, "
               f"on {os.cpu_count()} cores shared with other work)")  # fmt: skip
