@@ -159,17 +159,26 @@ class RayShards:
         """Send every pending sample through a task; returns when all are published, or
         when the run is stopped (Ctrl-C / SIGTERM: no new shards; the shards in flight get
         ``cancel_grace_s`` to finish, then they are cancelled)."""
-        runner, ray = self.runner, self.pool.ray
         from engine.run.loop import FLUSH_EVERY  # read at call time: tests shrink it
 
-        slots = self.pool.slots
-        size = shard_size(len(pending), slots, FLUSH_EVERY)
+        size = shard_size(len(pending), self.pool.slots, FLUSH_EVERY)
         units = [(case, lane.candidate) for case, lane in pending]
         queue = deque(
             Shard(n, iteration, tuple(units[i : i + size]))
             for n, i in enumerate(range(0, len(units), size))
         )
         inflight: dict[Any, Shard] = {}
+        try:
+            await self._drive(queue, inflight)
+        except BaseException:
+            # Nothing of this run may keep writing once the driver gives up on it.
+            if inflight:
+                await self._cancel(inflight)
+            raise
+
+    async def _drive(self, queue: deque[Shard], inflight: dict[Any, Shard]) -> None:
+        runner, ray = self.runner, self.pool.ray
+        slots = self.pool.slots
         attempts: Counter[int] = Counter()
         stop_seen: float | None = None
         while queue or inflight:
@@ -189,6 +198,7 @@ class RayShards:
                 overdue = time.monotonic() - stop_seen > runner.config.cancel_grace_s
                 if inflight and (runner.abandon.is_set() or overdue):
                     await self._cancel(inflight)
+                    inflight.clear()
                     return
 
     async def _settle(
