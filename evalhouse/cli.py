@@ -269,6 +269,8 @@ def _run_config(args: argparse.Namespace) -> Any:
         "max_failed_fraction": args.max_failed,
         "until_ci": args.until_ci,
         "cascade": args.cascade or None,
+        "executor": "ray" if args.ray is not None else None,
+        "ray_address": args.ray or None,
     }
     legacy = base.pop("extra", None) or {}
     if not isinstance(legacy, dict):
@@ -313,6 +315,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from engine.testsets import load_test_set
 
     config = _run_config(args)
+    if config.executor == "ray" and not args.estimate:
+        from engine.run.distributed import INSTALL_HINT, ray_available
+
+        if not ray_available():
+            raise UsageError(f"--ray: {INSTALL_HINT}")
     test_set = load_test_set(Path(args.test_set), strict=args.strict, column_map=config.column_map)
     check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
     if not args.estimate:
@@ -737,6 +744,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--cascade", action="store_true", help="local judge first; the LLM judge only if unclear"
     )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="score shards of samples as Ray tasks: on the cluster at ADDRESS, or on a local "
+        "Ray started for the run (pip install 'evalhouse[scale]')",
+    )
     p.add_argument("--only", help="comma-separated sample ids to evaluate")
     p.add_argument(
         "--map",
@@ -852,6 +867,8 @@ _FLAGS = {
     "max_failed_fraction": "--max-failed",
     "until_ci": "--until-ci",
     "cascade": "--cascade",
+    "executor": "--ray",
+    "ray_address": "--ray",
     "candidates": "--candidates",
     "graders": "--graders",
     "project": "--project",

@@ -258,6 +258,18 @@ class UntilCi(Frozen):
         return data
 
 
+PACE_FIELDS: tuple[str, ...] = (
+    "concurrency",
+    "retries",
+    "max_failed_fraction",
+    "cancel_grace_s",
+    "executor",
+    "ray_address",
+)
+"""``RunConfig`` fields that decide how fast and where a run goes, not what it computes: a
+run started in one process may be resumed on Ray and the other way round."""
+
+
 class RunConfig(Frozen):
     """Everything that decides what a run computes; stored as JSON in ``runs.config``."""
 
@@ -306,6 +318,12 @@ class RunConfig(Frozen):
     cascade: bool = False
     """With an LLM judge: the local judge scores every sample first and the LLM judge
     only those it cannot decide clearly (``results.scored_by`` says which)."""
+    executor: Literal["local", "ray"] = "local"
+    """Where samples are scored: ``local`` (this process) or ``ray`` (shards of samples as
+    Ray tasks that write their own lake parts; ``pip install 'evalhouse[scale]'``)."""
+    ray_address: str | None = None
+    """Address of a running Ray cluster (``--ray ADDRESS``); None starts a local Ray on
+    127.0.0.1 for the run."""
     column_map: dict[str, str] = Field(default_factory=dict)
     """Test-set columns renamed to native fields before the format is detected
     (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the
@@ -353,9 +371,7 @@ class RunConfig(Frozen):
 
     def computing(self) -> dict[str, Any]:
         """The settings that decide what the run computes: everything but its pace
-        (``concurrency``, ``retries``, ``max_failed_fraction``, ``cancel_grace_s``), which
-        may change when a run resumes. Two runs with equal ``computing()`` are one run."""
-        return self.model_dump(
-            mode="json",
-            exclude={"concurrency", "retries", "max_failed_fraction", "cancel_grace_s"},
-        )
+        (``concurrency``, ``retries``, ``max_failed_fraction``, ``cancel_grace_s``,
+        ``executor``, ``ray_address``), which may change when a run resumes. Two runs with
+        equal ``computing()`` are one run."""
+        return self.model_dump(mode="json", exclude=set(PACE_FIELDS))

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from engine.errors import InputError
 from engine.lake import list_parts
 from engine.models import RunConfig
+from engine.models.config import PACE_FIELDS
 from engine.secrets import redact
 from engine.settings import Paths
 
@@ -158,14 +159,7 @@ def _comparable(config: RunConfig) -> str:
 def _with_pace(stored: RunConfig, asked: RunConfig) -> RunConfig:
     """A resumed run computes with its stored settings; how fast it goes and when it
     counts as failed may change."""
-    return stored.model_copy(
-        update={
-            "concurrency": asked.concurrency,
-            "retries": asked.retries,
-            "max_failed_fraction": asked.max_failed_fraction,
-            "cancel_grace_s": asked.cancel_grace_s,
-        }
-    )
+    return stored.model_copy(update={name: getattr(asked, name) for name in PACE_FIELDS})
 
 
 def resume_named(paths: Paths, run_id: str, test_set_hash: str, asked: RunConfig) -> RunIdentity:

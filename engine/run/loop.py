@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError
 from engine.lake import read_table, sweep_orphans, write_part
@@ -39,6 +39,9 @@ from engine.scorers import SCORERS, Scorer, ScorerContext
 from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet
+
+if TYPE_CHECKING:
+    from engine.run.distributed import RayPool
 
 FLUSH_EVERY = 50
 """Flush the buffer once it holds this many samples..."""
@@ -132,6 +135,8 @@ class Runner:
         self.lanes: list[Lane] = []
         self.writer: LakeWriter | None = None
         self._flush_lock: asyncio.Lock | None = None
+        self.pool: RayPool | None = None
+        """The Ray connection of a run with ``executor: ray``."""
 
     # ------------------------------------------------------------------ entry point
     def run(
@@ -147,6 +152,10 @@ class Runner:
             parts = components or self._build()
             try:
                 pipeline = self._prepare(parts)
+                if self.config.executor == "ray":
+                    from engine.run.distributed import RayPool  # Ray only when asked
+
+                    self.pool = RayPool.start(self.config.ray_address)
             except BaseException:
                 if built:  # built here: release its HTTP clients
                     with contextlib.suppress(Exception):
@@ -166,6 +175,8 @@ class Runner:
                     self._write_state("interrupted", finished=True)
             return self._finish(status)
         finally:
+            if self.pool is not None:
+                self.pool.close()
             identity.lock.release()
 
     def _build(self) -> Components:
@@ -350,6 +361,11 @@ class Runner:
                 f"{len(pending)} to go"
             )
         self.writer.write_progress(iteration)
+        if self.pool is not None:
+            from engine.run.distributed import RayShards
+
+            await RayShards(self, self.pool).score(iteration, pending)
+            return
         queue: asyncio.Queue[tuple[TestCase, Lane]] = asyncio.Queue()
         for unit in pending:
             queue.put_nowait(unit)

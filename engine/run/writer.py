@@ -82,6 +82,26 @@ def _part_keys(path: Path) -> set[SampleKeyTuple] | None:
     return {(r["sample_id"], r.get("candidate") or "") for r in rows}
 
 
+def publish(
+    paths: Paths, run_id: str, batch: Sequence[SampleOutput]
+) -> dict[int, list[ResultRecord]]:
+    """Write a batch's parts, per iteration every child table, then the results part (the
+    commit marker); returns the result records published per iteration."""
+    by_iteration: dict[int, list[SampleOutput]] = {}
+    for output in batch:
+        by_iteration.setdefault(output.result.iteration, []).append(output)
+    published: dict[int, list[ResultRecord]] = {}
+    for iteration, outputs in sorted(by_iteration.items()):
+        for table in CHILD_TABLES:
+            rows = [row for o in outputs for row in o.children.get(table, ())]
+            write_part(paths.lake, table, run_id, iteration, rows)
+        # Last: the results part is what marks these samples done.
+        results = [o.result for o in outputs]
+        write_part(paths.lake, "results", run_id, iteration, results)
+        published[iteration] = results
+    return published
+
+
 class LakeWriter:
     """Writes one run's records and its progress files; owns nothing else in the lake."""
 
@@ -115,19 +135,27 @@ class LakeWriter:
 
     def write(self, batch: Sequence[SampleOutput]) -> None:
         """Publish a batch: per iteration, every child table, then the results part."""
-        by_iteration: dict[int, list[SampleOutput]] = {}
-        for output in batch:
-            by_iteration.setdefault(output.result.iteration, []).append(output)
-        for iteration, outputs in sorted(by_iteration.items()):
-            for table in CHILD_TABLES:
-                rows = [row for o in outputs for row in o.children.get(table, ())]
-                write_part(self.paths.lake, table, self.run_id, iteration, rows)
-            # Last: the results part is what marks these samples done.
-            results = [o.result for o in outputs]
-            write_part(self.paths.lake, "results", self.run_id, iteration, results)
-            entries = self._entries.setdefault(iteration, [])
-            entries.extend(progress_entry(r.model_dump()) for r in results)
-            self.write_progress(iteration)
+        for iteration, results in publish(self.paths, self.run_id, batch).items():
+            self.record(iteration, [r.model_dump() for r in results])
+
+    def record(self, iteration: int, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Count result rows published (here or by a Ray task) in the progress file."""
+        entries = self._entries.setdefault(iteration, [])
+        entries.extend(progress_entry(row) for row in rows)
+        self.write_progress(iteration)
+
+    def set_aside_orphans(self, iteration: int, keys: set[SampleKeyTuple]) -> None:
+        """Set aside the child parts of ``keys`` (a shard whose Ray worker died) that have
+        no result: the shard's samples are redone. Parts of other shards are left alone,
+        because their tasks may be between their child parts and their results part."""
+        table = read_table(self.paths.lake, "results", self.run_id, iteration)
+        done = {(r["sample_id"], r["candidate"] or "") for r in table.to_pylist()}
+        for part in list_parts(self.paths.lake, list(CHILD_TABLES)):
+            if part.run_id != self.run_id or part.iteration != iteration:
+                continue
+            got = _part_keys(part.path)
+            if got is not None and got & keys and not got <= done:
+                part.path.rename(part.path.with_name(f".orphan-{part.path.name}"))
 
     def write_progress(self, iteration: int) -> None:
         """Rewrite the iteration's ``.progress.json`` from what is in the lake."""
