@@ -52,6 +52,7 @@ from engine.models.records import (
     LAKE_TABLES,
     AttributionRecord,
     ClaimRecord,
+    ConversationScoreRecord,
     GraderScoreRecord,
     HighlightRecord,
     IterationMetricsRecord,
@@ -61,6 +62,7 @@ from engine.models.records import (
     RunRecord,
     SampleKey,
     SampleScoreRecord,
+    TurnRecord,
     VerdictRecord,
 )
 
@@ -77,6 +79,7 @@ __all__ = [
     "ClaimsSource",
     "CompletenessConfig",
     "Conversation",
+    "ConversationScoreRecord",
     "ConversationTurn",
     "ExpectedAnswer",
     "ExpectedClaim",
@@ -102,6 +105,7 @@ __all__ = [
     "TestCase",
     "Tier",
     "TierThresholds",
+    "TurnRecord",
     "TurnRole",
     "UntilCi",
     "Verdict",

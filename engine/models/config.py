@@ -306,6 +306,9 @@ class RunConfig(Frozen):
     cascade: bool = False
     """With an LLM judge: the local judge scores every sample first and the LLM judge
     only those it cannot decide clearly (``results.scored_by`` says which)."""
+    conversation_window: int = Field(default=5, ge=1, le=100)
+    """Conversation test sets: turns of history the judge sees with each assistant reply
+    (the sliding window; ``--option conversation_window=3``)."""
     column_map: dict[str, str] = Field(default_factory=dict)
     """Test-set columns renamed to native fields before the format is detected
     (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the
