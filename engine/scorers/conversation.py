@@ -139,7 +139,7 @@ class ConversationScorer(BaseScorer):
                     relevant=verdict.relevant,
                     in_role=verdict.in_role,
                     attrition=t.turn in retention.attrition,
-                    reason=verdict.reason,
+                    reason=_turn_reason(verdict.reason, t.turn, retention),
                     latency_ms=reply.latency_ms if reply else None,
                     input_tokens=reply.input_tokens if reply else None,
                     output_tokens=reply.output_tokens if reply else None,
@@ -188,6 +188,14 @@ class ConversationScorer(BaseScorer):
             reason="; ".join(reasons),
             judge=self._judge.name,
         )
+
+
+def _turn_reason(verdict: str, turn: int, retention: Retention) -> str:
+    """The verdict's reason, and the attrition's when the turn shows one."""
+    if turn not in retention.attrition:
+        return verdict
+    why = retention.why.get(turn) or retention.reason
+    return f"{verdict}; knowledge attrition: {why}" if verdict else f"knowledge attrition: {why}"
 
 
 def conversation_judge(judge: Any, embedder: Any) -> ConversationJudge:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -78,6 +78,8 @@ class Retention:
     attrition: frozenset[int]
     reason: str = ""
     usage: Usage = field(default_factory=Usage)
+    why: Mapping[int, str] = field(default_factory=dict)
+    """Per attrition turn, what it asked again for (when the judge says)."""
 
 
 @dataclass(frozen=True)
@@ -252,7 +254,7 @@ class LocalConversationJudge:
         found = {t.turn: why for t in turns if t.role == "assistant"
                  if (why := asked_again(turns, t)) is not None}  # fmt: skip
         reason = "; ".join(found.values()) or "no reply asks again for a detail already given"
-        return Retention(frozenset(found), reason)
+        return Retention(frozenset(found), reason, why=found)
 
     async def completeness(self, turns: Sequence[Said]) -> Completeness:
         """Intents are the user's messages; one is satisfied when a later reply reaches

@@ -193,15 +193,15 @@ def load_conversations(path: Path) -> LoadedConversations:
     if path.suffix.lower() in (".csv", ".tsv"):
         delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
         container = parse_csv(name, text, MAX_ROW_BYTES, delimiter)
+        header = {c.strip().lower() for c in container.header}
+        missing = [c for c in REQUIRED_COLUMNS if c not in header]
+        if "conversation_id" in header and missing:
+            raise TestSetError(f"{name}: line 1: missing column(s) {', '.join(missing)}")
         if not is_conversation_header(container.header):
             raise TestSetError(
                 f"{name}: not a conversation CSV: the header needs the columns "
                 f"{', '.join(CSV_COLUMNS)} (found {', '.join(container.header) or 'none'})"
             )
-        header = {c.strip().lower() for c in container.header}
-        missing = [c for c in REQUIRED_COLUMNS if c not in header]
-        if missing:
-            raise TestSetError(f"{name}: line 1: missing column(s) {', '.join(missing)}")
         found, problems = _from_csv(name, container.rows)
         kind = "conversations-csv"
     else:
