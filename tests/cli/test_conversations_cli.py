@@ -253,7 +253,7 @@ def test_recorded_target_needs_recorded_replies(
         "c,1,user,Hello,\nc,2,assistant,,Greet back\n",
         encoding="utf-8",
     )
-    code, run_id, err = _run(tmp_path / "home", capsys, "--test-set", str(path), "--name", "e")
+    code, run_id, _ = _run(tmp_path / "home", capsys, "--test-set", str(path), "--name", "e")
     assert code == 1  # an error row
     (row,) = _rows(tmp_path / "home", "SELECT error FROM results WHERE run_id = $r", run_id)
     assert "turn 2 has no recorded reply" in row["error"]
@@ -275,7 +275,8 @@ HEADER = "conversation_id,turn,role,content,expected_output\n"
         ),
         (HEADER + "c,1,user,Hi,\nc,2,assistant,Hello,\nc,4,user,Bye,\n", 4,
          "conversation 'c': turn 3 is missing (turn 4 follows turn 2)"),
-        (HEADER + "c,1,user,Hi,\nc,2,robot,beep,\n", 3, "role 'robot' is not one of user, assistant"),
+        (HEADER + "c,1,user,Hi,\nc,2,robot,beep,\n", 3,
+         "role 'robot' is not one of user, assistant"),
     ],
 )  # fmt: skip
 def test_bad_csv_refused(
