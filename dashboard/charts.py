@@ -86,7 +86,7 @@ def turn_scores_chart(frame: pl.DataFrame) -> alt.Chart:
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=alt.X("turn:O", title="turn"),
+            x=alt.X("turn:O", title="turn", axis=alt.Axis(labelAngle=0)),
             y=alt.Y(
                 "expectation_score:Q", title="expectation score", scale=alt.Scale(domain=[0, 1])
             ),

@@ -39,8 +39,20 @@ run_id = st.selectbox(
 
 listing = data.query(q.run_conversations, run_id)
 st.subheader("Conversations of the run")
-st.caption("Conversation-level scores, 0-1 (DeepEval's conversational metrics).")
-st.dataframe(listing, hide_index=True, column_config=tables.column_config(listing))
+st.caption(
+    "Conversation-level scores, 0-1 (DeepEval's conversational metrics); "
+    f"judge {safe_text(', '.join(sorted(set(listing['judge']))))}."
+)
+# Columns that say nothing here are left out so the table fits the page.
+dropped = ["scenario", "expectation_mean", "judge"]
+dropped += [c for c in ("iteration", "candidate") if listing[c].n_unique() == 1]
+shown = listing.drop(dropped)
+zero_to_one = {
+    c: st.column_config.NumberColumn(tables.human_label(c), format=tables.score_format(0, 1))
+    for c, dtype in shown.schema.items()
+    if dtype.is_float()
+}
+st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown, **zero_to_one))
 
 keys = [f"{c}|{i}|{cand}" for c, i, cand in listing.select(
     "conversation_id", "iteration", "candidate").iter_rows()]  # fmt: skip

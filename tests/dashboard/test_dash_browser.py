@@ -158,7 +158,7 @@ def _host(request_url: str) -> str | None:
     return parsed.hostname
 
 
-KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample", "runs")
+KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample", "runs", "conversations")
 """Pages whose every table must show all its columns at 1440 px."""
 
 # Glide data grid draws the headers on a canvas (its accessible header cells have no box),
