@@ -39,6 +39,7 @@ from engine.models.config import (
     UntilCi,
     nest_options,
 )
+from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
 from engine.models.inputs import (
     Conversation,
     ConversationTurn,
@@ -52,7 +53,6 @@ from engine.models.records import (
     LAKE_TABLES,
     AttributionRecord,
     ClaimRecord,
-    ConversationScoreRecord,
     GraderScoreRecord,
     HighlightRecord,
     IterationMetricsRecord,
@@ -62,7 +62,6 @@ from engine.models.records import (
     RunRecord,
     SampleKey,
     SampleScoreRecord,
-    TurnRecord,
     VerdictRecord,
 )
 
