@@ -378,3 +378,13 @@ def test_kill_mid_conversation_and_resume(tmp_path: Path) -> None:
         "What is your order number?",
         "Yes, a full refund within 30 days.",
     ]
+
+
+def test_inspect_a_conversation_file(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["inspect", str(THREE)]) == 0
+    out = capsys.readouterr().out
+    assert "conversations: 3, 12 turns, 6 assistant turns" in out
+    assert "replies:       6 recorded (used with --target recorded), 0 empty" in out
+    assert "chatbot roles: 2 of 3 conversations" in out
+    assert "  hours: 2 turns - Store hours" in out
