@@ -175,3 +175,44 @@ def test_estimate_counts_the_growing_history() -> None:
     # call 1: 350 + 10; call 2: 350 + 10 + 250 (reply 1 assumed) + 10; 250 out each
     assert (got.calls, got.input_tokens, got.output_tokens) == (2, 360 + 620, 500)
     assert got.cost_usd == pytest.approx((980 * 1.0 + 500 * 2.0) / 1e6)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "ollama"])
+def test_every_http_judge_grades_conversations(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.judges.factory import build_llm_judge
+    from engine.scorers.conversation import conversation_judge
+
+    turns = [
+        Said(1, "user", "My order #12345 is late"),
+        Said(2, "assistant", "What is your order number?", "Give the order status"),
+    ]
+    with LoopbackLLM() as llm:
+        llm.script(
+            Reply.json({"reason": "asks back", "expectation_score": 0.25, "relevant": True,
+                        "in_role": False}),
+            Reply.json({"reason": "forgot #12345", "attrition_turns": [2]}),
+        )  # fmt: skip
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+        judge = build_llm_judge(f"{provider}:m", cache_dir=None, base_url=llm.url)
+        graded = conversation_judge(judge, embedder=None)
+        assert graded is judge  # the LLM judge's own conversation calls, not the local rules
+
+        async def both() -> tuple[Any, Any]:
+            try:
+                verdict = await graded.grade_turn("You are Acme's agent", turns[:1], turns[1])
+                return verdict, await graded.retention(turns)
+            finally:
+                await judge.aclose()
+
+        verdict, retention = asyncio.run(both())
+        paths = [r.path for r in llm.requests]
+        prompt = llm.requests[0].prompt_text
+    assert (verdict.expectation_score, verdict.relevant, verdict.in_role) == (0.25, True, False)
+    assert verdict.usage.calls == 1
+    assert retention.attrition == frozenset({2}) and retention.reason == "forgot #12345"
+    wire = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+    assert paths == [wire, wire]
+    assert "[1] user: My order #12345 is late" in prompt  # the window, numbered
+    assert "Give the order status" in prompt and "You are Acme's agent" in prompt
