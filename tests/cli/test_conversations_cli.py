@@ -183,6 +183,13 @@ def test_target_and_judge_over_http(
     assert sixth.body["messages"][5]["content"] == "What is your order number?"  # type: ignore[index]
     judge_calls = [r for r in llm.requests if "judge of chatbot" in r.prompt_text]
     assert len(judge_calls) == 6 + 2 * 3
+    # the estimate counts the calls the run made
+    capsys.readouterr()
+    assert main(["run", "--home", str(tmp_path), "--test-set", str(THREE), "--name", "llm",
+                 "--target", "openai:gpt-4o-mini", "--judge", "openai:gpt-4o-mini",
+                 "--estimate"]) == 0  # fmt: skip
+    estimate = capsys.readouterr().out
+    assert "target calls:  6\n" in estimate and "judge calls:   12\n" in estimate
     turns = _turns(tmp_path, run_id)
     assert turns[("shipment", 4)]["content"] == "What is your order number?"
     assert turns[("shipment", 4)]["generated"] is True
