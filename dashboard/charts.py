@@ -69,6 +69,43 @@ def tier_bands(thresholds: TierThresholds | None = None) -> alt.Chart:
     )
 
 
+def turn_scores_chart(frame: pl.DataFrame) -> alt.Chart:
+    """Bars: each assistant turn's expectation score (0-1), coloured by whether it met its
+    expectation, with the pass mark as a rule.
+
+    ``frame``: turn, expectation_score, expectation_passed (``queries.conversation_turns``
+    rows of assistant turns that have an expectation).
+    """
+    data = frame.with_columns(
+        pl.when(pl.col("expectation_passed"))
+        .then(pl.lit("met"))
+        .otherwise(pl.lit("missed"))
+        .alias("expectation")
+    )
+    bars = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("turn:O", title="turn", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y(
+                "expectation_score:Q", title="expectation score", scale=alt.Scale(domain=[0, 1])
+            ),
+            color=alt.Color(
+                "expectation:N",
+                scale=alt.Scale(domain=["met", "missed"], range=["#2e7d32", "#c62828"]),
+                title="expectation",
+            ),
+            tooltip=["turn:O", alt.Tooltip("expectation_score:Q", format=".2f"), "expectation:N"],
+        )
+    )
+    mark = (
+        alt.Chart(pl.DataFrame({"pass_mark": [0.5]}))
+        .mark_rule(strokeDash=[4, 4])
+        .encode(y="pass_mark:Q")
+    )
+    return (bars + mark).properties(height=220)  # type: ignore[return-value]
+
+
 def trend_chart(
     frame: pl.DataFrame,
     metric: str,

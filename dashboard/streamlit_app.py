@@ -30,6 +30,12 @@ PAGES = [
     st.Page("app_pages/claims.py", title="Claims", icon=":material/checklist:", url_path="claims"),
     st.Page("app_pages/sample.py", title="Sample", icon=":material/article:", url_path="sample"),
     st.Page(
+        "app_pages/conversations.py",
+        title="Conversations",
+        icon=":material/forum:",
+        url_path="conversations",
+    ),
+    st.Page(
         "app_pages/attribution.py",
         title="Attribution",
         icon=":material/link:",

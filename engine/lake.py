@@ -40,6 +40,8 @@ CHILD_TABLES = (
     "verdicts",
     "grader_scores",
     "sample_scores",
+    "turns",
+    "conversation_scores",
 )
 """Per-sample detail tables. A writer publishes their parts first and the ``results`` part
 of the same samples last: a child part counts only once a results part of its partition

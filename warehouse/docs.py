@@ -28,6 +28,10 @@ _TABLE_INTROS = {
     "sample_scores": "Named metrics of added scorers, one row per metric per sample (long form).",
     "pairwise": "One row per case two runs both answered, judged head to head by "
     "`evalhouse compare-runs A B` (run_id of its lake partition = comparison_id).",
+    "turns": "Conversation test sets: one row per turn per conversation (sample_id = "
+    "conversation_id) per iteration and candidate; assistant turns carry their grading.",
+    "conversation_scores": "Conversation test sets: one row per conversation per iteration "
+    "and candidate, the conversation-level metrics 0-1 (DeepEval's, as the write-up defines).",
 }
 
 

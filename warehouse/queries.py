@@ -555,3 +555,30 @@ def run_candidates(wh: Warehouse, run_id: str) -> list[str]:
     """The candidate lanes of a run that have results (``''`` is the recorded/target lane)."""
     frame = wh.named("run_candidates", run_id=run_id)
     return [str(c) for c in frame["candidate"]]
+
+
+# ----------------------------------------------------------------------------- conversations
+
+
+@named_query
+def conversation_runs(wh: Warehouse) -> pl.DataFrame:
+    """Runs with conversation scores (multi-turn test sets), newest first."""
+    return wh.named("conversation_runs")
+
+
+@named_query
+def run_conversations(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """The conversations of one run with their conversation-level scores (0-1)."""
+    return wh.named("run_conversations", run_id=run_id)
+
+
+@named_query
+def conversation_turns(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """Every turn of one conversation (``ref.sample_id``), in order, with its grading."""
+    return wh.named("conversation_turns", **ref.params())
+
+
+@named_query
+def conversation_summary(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """The conversation-level scores of one conversation (one row, or none)."""
+    return wh.named("conversation_summary", **ref.params())

@@ -47,6 +47,7 @@ from engine.judges.base import (
     Usage,
 )
 from engine.judges.cache import JudgeCache, cache_key
+from engine.judges.conversational import CONVERSATION_PROMPTS, ConversationCalls
 from engine.judges.graded import GRADED_PROMPTS, GradedCalls
 from engine.judges.pricing import PriceTable
 from engine.judges.replies import (
@@ -121,6 +122,7 @@ PROMPT_NAMES = (
     "chunk_used",
     "repair",
     *GRADED_PROMPTS,
+    *CONVERSATION_PROMPTS,
 )
 
 
@@ -364,7 +366,7 @@ def _numbered(texts: Sequence[str]) -> str:
     return "\n\n".join(f"[{i + 1}] {t}" for i, t in enumerate(texts)) or "(no context)"
 
 
-class HttpJudge(GradedCalls):
+class HttpJudge(GradedCalls, ConversationCalls):
     """An LLM judge over HTTP; the wire format decides the provider. Grader-file calls
     (rubrics, G-Eval, factuality, context relevance) come from ``GradedCalls``."""
 

@@ -39,6 +39,7 @@ from engine.models.config import (
     UntilCi,
     nest_options,
 )
+from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
 from engine.models.inputs import (
     Conversation,
     ConversationTurn,
@@ -77,6 +78,7 @@ __all__ = [
     "ClaimsSource",
     "CompletenessConfig",
     "Conversation",
+    "ConversationScoreRecord",
     "ConversationTurn",
     "ExpectedAnswer",
     "ExpectedClaim",
@@ -102,6 +104,7 @@ __all__ = [
     "TestCase",
     "Tier",
     "TierThresholds",
+    "TurnRecord",
     "TurnRole",
     "UntilCi",
     "Verdict",

@@ -324,6 +324,9 @@ class RunConfig(Frozen):
     ray_address: str | None = None
     """Address of a running Ray cluster (``--ray ADDRESS``); None starts a local Ray on
     127.0.0.1 for the run."""
+    conversation_window: int = Field(default=5, ge=1, le=100)
+    """Conversation test sets: turns of history the judge sees with each assistant reply
+    (the sliding window; ``--option conversation_window=3``)."""
     column_map: dict[str, str] = Field(default_factory=dict)
     """Test-set columns renamed to native fields before the format is detected
     (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the

@@ -110,7 +110,9 @@ class ConversationTurn(Frozen):
     role: TurnRole
     """``user`` (a message to send) or ``assistant`` (a reply to generate and grade)."""
     content: str = ""
-    """The user's message; for an assistant turn, a recorded reply (empty: generate one)."""
+    """The user's message; for an assistant turn, a recorded reply, used as it is when the
+    run has no target (``--target recorded``); a model or endpoint target generates every
+    assistant turn."""
     expected: str = ""
     """What the assistant should do or say at this turn (its behavioural expectation)."""
 

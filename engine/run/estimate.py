@@ -21,10 +21,10 @@ import pyarrow.parquet as pq
 from engine.candidates import Candidate
 from engine.graders.options import JUDGED_TYPES
 from engine.lake import list_parts
-from engine.models import RunConfig, TestCase
+from engine.models import Conversation, RunConfig, TestCase
 from engine.run.plan import run_files, template_errors, with_project
 from engine.scorers import SCORERS, CallEstimate
-from engine.scorers.base import AnswerEstimate
+from engine.scorers.base import AnswerEstimate, sample_kind
 from engine.scorers.judge import (
     PROMPT_OVERHEAD_TOKENS,
     TARGET_OUTPUT_TOKENS,
@@ -33,6 +33,7 @@ from engine.scorers.judge import (
 )
 from engine.targets.candidate import candidate_model
 from engine.testsets import LoadedTestSet
+from engine.testsets.conversations import case_conversation
 
 LLM_SECONDS_PER_CALL = 1.5
 """Assumed wall time of one remote call; calls overlap up to the run's concurrency."""
@@ -75,12 +76,17 @@ class _LaneCost:
     candidate: Candidate | None = None
 
     def call(self, case: TestCase) -> CallEstimate:
-        """The target call answering ``case`` (none for recorded responses)."""
+        """The target call answering ``case`` (none for recorded responses); a
+        conversation's calls, one per assistant turn with the history so far."""
         if not self.remote:
             return CallEstimate()
-        sent = tokens(case.query) + PROMPT_OVERHEAD_TOKENS
+        system = PROMPT_OVERHEAD_TOKENS
         if self.candidate is not None:
-            sent += tokens(self.candidate.system_prompt)
+            system += tokens(self.candidate.system_prompt)
+        conv = case_conversation(case)
+        if conv is not None:
+            return conversation_calls(conv, system, self.prices)
+        sent = tokens(case.query) + system
         cost = (sent * self.prices[0] + TARGET_OUTPUT_TOKENS * self.prices[1]) / 1e6
         return CallEstimate(1, sent, TARGET_OUTPUT_TOKENS, cost)
 
@@ -155,8 +161,11 @@ def estimate_run(
     candidates, grader_specs = run_files(config)
     lanes = _lanes(config, candidates)
     skipped = template_errors(candidates, cases) if candidates else {}
+    kind = sample_kind(test_set.format)
     per_answer: list[tuple[str, AnswerEstimate]] = [
-        (name, factory.estimate(config)) for name, factory in SCORERS.items()
+        (name, factory.estimate(config))
+        for name, factory in SCORERS.items()
+        if factory.samples == kind
     ]
     target = CallEstimate()
     scoring = CallEstimate()
@@ -248,7 +257,44 @@ def _notes(
         notes.append("a candidate's model has no known price: its target cost counted as 0")
     if not candidates and config.target.startswith("http"):
         notes.append("http target: cost not known, counted as 0")
-    missing = sum(1 for c in cases if c.response is None)
+    convs = [conv for c in cases if (conv := case_conversation(c)) is not None]
+    if convs:
+        notes.append(conversation_note(convs, remote=any(lane.remote for lane in lanes)))
+    missing = sum(1 for c in cases if c.response is None and case_conversation(c) is None)
     if not candidates and config.target == "recorded" and missing:
         notes.append(f"{missing} cases have no recorded response and will be error rows")
     return notes
+
+
+def conversation_calls(
+    conv: Conversation, system_tokens: int, prices: tuple[float, float]
+) -> CallEstimate:
+    """A conversation's target calls: one per assistant turn, each sending the system
+    prompt and every turn before it (replies yet to be generated counted at
+    ``TARGET_OUTPUT_TOKENS``), so tokens grow with the square of the conversation's length."""
+    sent = 0
+    calls = 0
+    history = 0
+    for t in conv.turns:
+        if t.role == "user":
+            history += tokens(t.content)
+            continue
+        sent += system_tokens + history
+        calls += 1
+        history += TARGET_OUTPUT_TOKENS
+    received = calls * TARGET_OUTPUT_TOKENS
+    return CallEstimate(calls, sent, received, (sent * prices[0] + received * prices[1]) / 1e6)
+
+
+def conversation_note(convs: Sequence[Conversation], *, remote: bool) -> str:
+    """How a conversation test set is counted."""
+    replies = sum(1 for c in convs for t in c.turns if t.role == "assistant")
+    how = (
+        "one target call per assistant turn, with the history so far"
+        if remote
+        else "recorded replies, no target call"
+    )
+    return (
+        f"{len(convs)} conversations, {replies} assistant turns: {how}; an LLM judge makes one "
+        "call per assistant turn plus two per conversation (retention, completeness)"
+    )

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.models import RunConfig, TestCase
+from engine.models import RunConfig, SampleKey, TestCase
 from engine.run.components import Components
+from engine.run.conversing import TurnJournal, converse
 from engine.run.plan import CandidatePlan
-from engine.targets import Target
+from engine.targets import Target, TargetResponse
 from engine.targets.candidate import build_candidate_target
+from engine.testsets.conversations import case_conversation
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,16 @@ class Lane:
     """What answers the cases."""
     case_errors: Mapping[str, str] = field(default_factory=dict)
     """case id -> why this lane cannot answer it (a template it cannot render)."""
+    journal: TurnJournal | None = None
+    """Where the replies of unfinished conversations are kept (resume per turn)."""
+
+    async def respond(self, case: TestCase, key: SampleKey) -> TargetResponse:
+        """The target's answer to a case; a conversation is answered turn by turn with
+        its history (``engine.run.conversing``)."""
+        conv = case_conversation(case)
+        if conv is None:
+            return await self.target.respond(case)
+        return await converse(case, conv, self.target, self.journal, key)
 
     def provider(self, case: TestCase) -> str:
         """``results.ai_provider``: the recorded provider of the case, else the target."""
@@ -36,13 +48,16 @@ class Lane:
 
 
 def build_lanes(
-    config: RunConfig, components: Components, plan: CandidatePlan | None
+    config: RunConfig,
+    components: Components,
+    plan: CandidatePlan | None,
+    journal: TurnJournal | None = None,
 ) -> list[Lane]:
     """The run's lanes: its target, or one per candidate of the plan (targets built from
     the candidate files, before any call). Raises TargetConfigError for a candidate whose
     target cannot be built."""
     if plan is None or not plan.candidates:
-        return [Lane("", components.target)]
+        return [Lane("", components.target, journal=journal)]
     lanes: list[Lane] = []
     for candidate in plan.candidates:
         target = components.candidate_targets.get(candidate.id)
@@ -56,5 +71,5 @@ def build_lanes(
             )
             components.candidate_targets[candidate.id] = target
         errors = {case: why for (who, case), why in plan.case_errors.items() if who == candidate.id}
-        lanes.append(Lane(candidate.id, target, errors))
+        lanes.append(Lane(candidate.id, target, errors, journal))
     return lanes

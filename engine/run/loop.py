@@ -29,6 +29,7 @@ from engine.lake import read_table, sweep_orphans, write_part
 from engine.models import RunConfig, RunRecord, RunStatus, TestCase
 from engine.progress import NullProgress, ProgressSink
 from engine.run.components import Components, build_components
+from engine.run.conversing import TurnJournal
 from engine.run.identity import RunError, RunIdentity
 from engine.run.lanes import Lane, build_lanes
 from engine.run.metrics import ci_width, iteration_means, metrics_by_candidate
@@ -36,6 +37,7 @@ from engine.run.pipeline import SamplePipeline
 from engine.run.plan import CandidatePlan, plan_for_run, project_digest
 from engine.run.writer import LakeWriter, SampleOutput
 from engine.scorers import SCORERS, Scorer, ScorerContext
+from engine.scorers.base import SampleKind, sample_kind
 from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet
@@ -87,10 +89,13 @@ def _git_commit() -> str | None:
     return sha if done.returncode == 0 and len(sha) == 40 else None
 
 
-def build_scorers(config: RunConfig, components: Components) -> list[Scorer]:
-    """Every registered kind's scorer that applies to the run, then the injected ones."""
+def build_scorers(
+    config: RunConfig, components: Components, kind: SampleKind = "cases"
+) -> list[Scorer]:
+    """Every registered kind's scorer that applies to the run and scores its kind of
+    sample (cases or conversations), then the injected ones."""
     context = ScorerContext(config=config, parts=components)
-    built = [factory.build(context) for factory in SCORERS.values()]
+    built = [f.build(context) for f in SCORERS.values() if f.samples == kind]
     return [s for s in built if s is not None] + list(components.scorers)
 
 
@@ -191,7 +196,7 @@ class Runner:
         """Plan, lanes and scorers, checked before any call."""
         plan = self._plan(parts)
         parts.plan = plan
-        self.lanes = build_lanes(self.config, parts, plan)
+        self.lanes = build_lanes(self.config, parts, plan, TurnJournal(self.paths.progress))
         self.writer = LakeWriter(
             self.paths, self.run_id, self.test_set.name, len(self.cases) * len(self.lanes)
         )
@@ -204,7 +209,7 @@ class Runner:
             "graders": [g.id for g in plan.graders] if plan is not None else [],
         }
         pipeline = SamplePipeline(
-            build_scorers(self.config, parts),
+            build_scorers(self.config, parts, sample_kind(self.test_set.format)),
             run_id=self.run_id,
             retries=self.config.retries,
             clock=self.clock,

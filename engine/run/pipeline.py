@@ -27,7 +27,7 @@ from engine.run.lanes import Lane
 from engine.run.writer import SampleOutput
 from engine.scorers.base import SampleInput, ScoreOutcome, Scorer, ScorerError, check_declaration
 from engine.secrets import redact
-from engine.targets import TargetError, TargetResponse
+from engine.targets import TargetError, TargetResponse, TurnReply
 from engine.testsets import case_hash
 
 
@@ -104,7 +104,7 @@ class SamplePipeline:
             run_id=self.run_id, iteration=iteration, sample_id=case.id, candidate=lane.candidate
         )
         errors = SampleErrors()
-        reply = await self._answer(case, lane, errors)
+        reply = await self._answer(case, lane, errors, key)
         started = time.perf_counter()
         if reply is None:
             outcomes = [s.without_output(key, case, errors.text() or "") for s in self.scorers]
@@ -113,7 +113,7 @@ class SamplePipeline:
             scored = case
             if reply.contexts is not None:
                 scored = case.model_copy(update={"context": reply.contexts})
-            outcomes, fields = await self._score(key, scored, reply.text, errors)
+            outcomes, fields = await self._score(key, scored, reply.text, errors, reply.turns)
         usage = sum((o.usage for o in outcomes), Usage())
         base: dict[str, Any] = {
             **key.model_dump(),
@@ -152,7 +152,7 @@ class SamplePipeline:
             return SampleOutput(ResultRecord.model_validate(base), children)
 
     async def _answer(
-        self, case: TestCase, lane: Lane, errors: SampleErrors
+        self, case: TestCase, lane: Lane, errors: SampleErrors, key: SampleKey
     ) -> TargetResponse | None:
         template_error = lane.case_errors.get(case.id)
         if template_error is not None:
@@ -160,7 +160,7 @@ class SamplePipeline:
             errors.add("template", template_error)
             return None
         try:
-            return await lane.target.respond(case)
+            return await lane.respond(case, key)
         except TargetError as exc:
             errors.add("target", str(exc))
         except Exception as exc:  # a bug in one target call must not stop the run
@@ -168,12 +168,19 @@ class SamplePipeline:
         return None
 
     async def _score(
-        self, key: SampleKey, case: TestCase, response: str, errors: SampleErrors
+        self,
+        key: SampleKey,
+        case: TestCase,
+        response: str,
+        errors: SampleErrors,
+        turns: tuple[TurnReply, ...] = (),
     ) -> tuple[list[ScoreOutcome], dict[str, Any]]:
         fields: dict[str, Any] = {}
         outcomes: list[ScoreOutcome] = []
         for stage in self.stages:
-            sample = SampleInput(key=key, case=case, response=response, values=dict(fields))
+            sample = SampleInput(
+                key=key, case=case, response=response, values=dict(fields), turns=turns
+            )
             got = await asyncio.gather(*(self._one(scorer, sample) for scorer in stage))
             for scorer, outcome in zip(stage, got, strict=True):
                 if isinstance(outcome, str):

@@ -4,7 +4,7 @@ Importing this package registers the built-in kinds, in the order their outcomes
 merged: the response analyzer, the judge (rubric, claim verdicts, RAG metrics), graders.
 """
 
-from engine.scorers import analyzer, graders, judge
+from engine.scorers import analyzer, conversation, graders, judge
 from engine.scorers.base import (
     NO_CALLS,
     BaseScorer,
@@ -30,6 +30,7 @@ __all__ = [
     "ScorerError",
     "ScorerFactory",
     "analyzer",
+    "conversation",
     "graders",
     "judge",
     "register",

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from engine.judges.base import Usage
 from engine.models import LAKE_TABLES, Frozen, ResultRecord, SampleKey, TestCase
+from engine.targets.base import TurnReply
 
 if TYPE_CHECKING:
     from engine.models import RunConfig
@@ -50,6 +51,9 @@ class SampleInput:
     """The response to score (untrusted text)."""
     values: Mapping[str, Any] = field(default_factory=dict)
     """``results`` fields provided by the scorers of earlier stages."""
+    turns: tuple[TurnReply, ...] = ()
+    """For a conversation: the assistant's reply at each assistant turn (``response`` is
+    then the transcript)."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,15 @@ def no_calls(config: RunConfig) -> AnswerEstimate:
     return lambda case, response: NO_CALLS
 
 
+SampleKind = Literal["cases", "conversations"]
+"""What a run's samples are: single-turn test cases, or multi-turn conversations."""
+
+
+def sample_kind(test_set_format: str) -> SampleKind:
+    """The kind of sample of a loaded test set, from its format name."""
+    return "conversations" if test_set_format.startswith("conversations") else "cases"
+
+
 @dataclass(frozen=True)
 class ScorerFactory:
     """How the run builds one kind of scorer, and estimates it without building it."""
@@ -163,6 +176,8 @@ class ScorerFactory:
     """The scorer for a run; None when the run does not use this kind."""
     estimate: Estimator = no_calls
     """Calls per answer, without building anything."""
+    samples: SampleKind = "cases"
+    """The kind of sample the scorer scores; a run builds only the scorers of its kind."""
 
 
 def check_declaration(scorer: Scorer) -> None:

@@ -19,6 +19,7 @@ from engine.targets.base import (
     TargetConfigError,
     TargetError,
     TargetResponse,
+    TurnReply,
 )
 from engine.targets.http_endpoint import HttpEndpointTarget
 from engine.targets.openai_chat import OpenAIChatTarget
@@ -30,6 +31,7 @@ __all__ = [
     "TargetConfigError",
     "TargetError",
     "TargetResponse",
+    "TurnReply",
     "build_target",
     "options_from_flat",
 ]

@@ -42,6 +42,28 @@ class TargetConfigError(TargetError, InputError):
 
 
 @dataclass(frozen=True)
+class TurnReply:
+    """The assistant's reply at one turn of a conversation, and what it cost."""
+
+    turn: int
+    """Position of the turn in the conversation, from 1."""
+    content: str
+    """The reply (untrusted text)."""
+    generated: bool = False
+    """True when the target produced it; False for a recorded reply."""
+    latency_ms: float | None = None
+    """Wall time of the target call."""
+    input_tokens: int | None = None
+    """Tokens sent (the whole history)."""
+    output_tokens: int | None = None
+    """Tokens produced."""
+    cost_usd: float = 0.0
+    """Cost of the call in US dollars."""
+    calls: int = 0
+    """HTTP requests made, retries included."""
+
+
+@dataclass(frozen=True)
 class TargetResponse:
     """What a target answered for one case, and what it cost."""
 
@@ -59,6 +81,9 @@ class TargetResponse:
     """Cost of the call in US dollars (0 when unknown or free)."""
     calls: int = 0
     """HTTP requests made, retries included."""
+    turns: tuple[TurnReply, ...] = ()
+    """For a conversation: the assistant's reply at each assistant turn, in order (``text``
+    is then the whole transcript)."""
 
 
 @runtime_checkable

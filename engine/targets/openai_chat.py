@@ -116,7 +116,15 @@ class OpenAIChatTarget:
         return f"openai:{self.model}@{self.prompt_label}"
 
     def request_body(self, case: TestCase) -> dict[str, Any]:
-        """The chat-completions request for one case."""
+        """The chat-completions request for one case. A turn of a conversation (its
+        ``metadata["messages"]``, see ``engine.run.conversing``) sends the whole history
+        after the system prompt and the conversation's chatbot role."""
+        history = case.metadata.get("messages")
+        if isinstance(history, list):
+            role = case.metadata.get("chatbot_role")
+            extra = [{"role": "system", "content": role}] if isinstance(role, str) and role else []
+            messages = [{"role": "system", "content": self.system_prompt}, *extra, *history]
+            return {"model": self.model, "temperature": self.temperature, "messages": messages}
         user = case.query
         if self.include_context and case.effective_context:
             passages = "\n\n".join(case.effective_context)

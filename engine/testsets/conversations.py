@@ -28,12 +28,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.models import Conversation
-from engine.testsets.base import MAX_ROW_BYTES, Problem, Row, TestSetError
+from engine.models import Conversation, TestCase
+from engine.testsets.base import MAX_ROW_BYTES, LoadedTestSet, Problem, Row, TestSetError
 from engine.testsets.reading import decode, parse_csv, parse_jsonl, read_bytes
 
 CSV_COLUMNS = ("conversation_id", "turn", "role")
 """Columns that make a CSV a conversation file (the write-up's detection rule)."""
+
+REQUIRED_COLUMNS = ("conversation_id", "turn", "role", "content")
+"""Columns a conversation CSV must have (``expected_output`` may be left out: such a
+conversation is graded on the conversation-level metrics only)."""
+
+ROLES = ("user", "assistant")
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,17 @@ def is_conversation_header(columns: Sequence[str]) -> bool:
 
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
+
+
+def _gap(numbers: list[int]) -> int | None:
+    """The first turn number missing from 1..max (a CSV's turns must go 1, 2, 3, ...: a
+    missing row would silently change the history of every later turn)."""
+    expected = 1
+    for n in numbers:
+        if n > expected:
+            return expected
+        expected = n + 1
+    return None
 
 
 def _check(conv: Conversation) -> str | None:
@@ -98,6 +115,7 @@ def _from_csv(name: str, rows: list[Row]) -> tuple[list[Conversation], list[Prob
             problems += [Problem(name, r.line, "conversation_id is empty") for r in group]
             continue
         turns: list[dict[str, Any]] = []
+        lines: dict[int, int] = {}
         bad = False
         for r in group:
             raw = _text(r.value.get("turn")).strip()
@@ -106,10 +124,25 @@ def _from_csv(name: str, rows: list[Row]) -> tuple[list[Conversation], list[Prob
                 bad = True
                 continue
             role = _text(r.value.get("role")).strip().lower()
+            if role not in ROLES:
+                problems.append(
+                    Problem(name, r.line, f"role {role!r} is not one of {', '.join(ROLES)}")
+                )
+                bad = True
+                continue
+            lines.setdefault(int(raw), r.line)
             turns.append(
                 {"turn": int(raw), "role": role, "content": _text(r.value.get("content")),
                  "expected": _text(r.value.get("expected_output"))}
             )  # fmt: skip
+        gap = _gap(sorted(lines))
+        if not bad and gap is not None:
+            after = min(n for n in lines if n > gap)
+            problems.append(
+                Problem(name, lines[after], f"conversation {cid!r}: turn {gap} is missing "
+                        f"(turn {after} follows turn {gap - 1}); skipped")
+            )  # fmt: skip
+            continue
         if bad:
             continue
         meta = {k: next((_text(r.value.get(k)) for r in group if r.value.get(k)), "")
@@ -160,6 +193,10 @@ def load_conversations(path: Path) -> LoadedConversations:
     if path.suffix.lower() in (".csv", ".tsv"):
         delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
         container = parse_csv(name, text, MAX_ROW_BYTES, delimiter)
+        header = {c.strip().lower() for c in container.header}
+        missing = [c for c in REQUIRED_COLUMNS if c not in header]
+        if "conversation_id" in header and missing:
+            raise TestSetError(f"{name}: line 1: missing column(s) {', '.join(missing)}")
         if not is_conversation_header(container.header):
             raise TestSetError(
                 f"{name}: not a conversation CSV: the header needs the columns "
@@ -183,3 +220,56 @@ def load_conversations(path: Path) -> LoadedConversations:
                            problems)  # fmt: skip
     digest = hashlib.sha256(raw).hexdigest()
     return LoadedConversations(path, kind, digest, tuple(found), tuple(problems))
+
+
+def looks_like_conversations(kind: str, header: Sequence[str], first: Any) -> bool:
+    """Whether a parsed test-set file is a conversation file: a CSV whose header has
+    ``conversation_id`` (its other columns are then checked by ``load_conversations``), or
+    JSON lines whose first object has a ``turns`` list."""
+    if kind == "csv":
+        return "conversation_id" in {c.strip().lower() for c in header}
+    return kind == "jsonl" and isinstance(first, dict) and isinstance(first.get("turns"), list)
+
+
+def conversation_case(conv: Conversation, domain: str) -> TestCase:
+    """The sample a conversation is in a run: its id, its scenario (else its first user
+    message) as the query, and the conversation itself in ``metadata["conversation"]``,
+    which the run's lanes and the conversation scorer read."""
+    first_user = next((t.content for t in conv.turns if t.role == "user"), "")
+    query = conv.scenario.strip() or first_user.strip() or conv.id
+    return TestCase(
+        id=conv.id,
+        domain=domain,
+        query=query,
+        tags=("conversation",),
+        metadata={"conversation": conv.model_dump(mode="json")},
+    )
+
+
+def case_conversation(case: TestCase) -> Conversation | None:
+    """The conversation a case carries (``conversation_case``), or None for a plain case."""
+    raw = case.metadata.get("conversation")
+    return Conversation.model_validate(raw) if isinstance(raw, dict) else None
+
+
+def conversation_test_set(path: Path) -> LoadedTestSet:
+    """A conversation file as a test set for ``evalhouse run``. Strict: any bad row refuses
+    the file (a skipped conversation would be a silent hole in a comparison), in one line
+    naming the file and line when there is one problem."""
+    try:
+        loaded = load_conversations(path)
+    except TestSetError as exc:
+        if len(exc.problems) == 1:
+            only = exc.problems[0]
+            only = Problem(only.file, only.line, only.reason.removesuffix("; skipped"))
+            raise TestSetError(f"{path}: refused: {only}", exc.problems) from None
+        raise
+    if loaded.problems:
+        problems = tuple(Problem(p.file, p.line, p.reason.removesuffix("; skipped"))
+                         for p in loaded.problems)  # fmt: skip
+        if len(problems) == 1:
+            raise TestSetError(f"{path}: refused: {problems[0]}", problems)
+        shown = "\n".join(f"  {p}" for p in problems[:20])
+        raise TestSetError(f"{path}: refused: {len(problems)} problem(s)\n{shown}", problems)
+    cases = tuple(conversation_case(c, path.stem) for c in loaded.conversations)
+    return LoadedTestSet(path, loaded.format, loaded.sha256, cases)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from engine.models import TestCase
 from engine.scoring.attribution import attributable
 from engine.testsets.base import LoadedTestSet
+from engine.testsets.conversations import case_conversation
 
 METRICS = ("accuracy", "completeness", "attribution", "faithfulness")
 
@@ -59,6 +60,8 @@ def case_capabilities(case: TestCase) -> CaseCapabilities:
 def render_inspection(test_set: LoadedTestSet, *, limit: int = 20) -> str:
     """The report ``evalhouse inspect`` prints: format, counts, mapping, per-case metrics,
     skipped rows."""
+    if test_set.format.startswith("conversations"):
+        return _render_conversations(test_set, limit)
     caps = [case_capabilities(c) for c in test_set.cases]
     mapping = ", ".join(f"{k}={v}" for k, v in test_set.column_map.items()) or "none"
     domains = Counter(c.domain for c in caps)
@@ -92,4 +95,30 @@ def render_inspection(test_set: LoadedTestSet, *, limit: int = 20) -> str:
         lines += [f"  {p}" for p in test_set.problems[:limit]]
         if len(test_set.problems) > limit:
             lines.append(f"  ... and {len(test_set.problems) - limit} more")
+    return "\n".join(lines)
+
+
+def _render_conversations(test_set: LoadedTestSet, limit: int) -> str:
+    """A conversation file: its conversations, turns, recorded replies and expectations
+    (what the conversation scorer grades), instead of the single-turn metrics."""
+    convs = [c for case in test_set.cases if (c := case_conversation(case)) is not None]
+    replies = [t for c in convs for t in c.turns if t.role == "assistant"]
+    recorded = sum(1 for t in replies if t.content.strip())
+    lines = [
+        f"file:          {test_set.path}",
+        f"format:        {test_set.format}",
+        f"conversations: {len(convs)}, {sum(len(c.turns) for c in convs)} turns, "
+        f"{len(replies)} assistant turns",
+        f"replies:       {recorded} recorded (used with --target recorded), "
+        f"{len(replies) - recorded} empty (need a target)",
+        f"expectations:  {sum(1 for t in replies if t.expected.strip())} of {len(replies)} "
+        "assistant turns",
+        f"chatbot roles: {sum(1 for c in convs if c.chatbot_role.strip())} of {len(convs)} "
+        "conversations (role adherence is null without one)",
+        "",
+        f"conversations (first {min(limit, len(convs))} of {len(convs)}):",
+    ]
+    for conv in convs[:limit]:
+        shown = f" - {conv.scenario}" if conv.scenario else ""
+        lines.append(f"  {conv.id}: {len(conv.turns)} turns{shown}")
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from engine.testsets.base import (
     RowError,
     TestSetError,
 )
+from engine.testsets.conversations import conversation_test_set, looks_like_conversations
 from engine.testsets.formats.answer_synthesis import AnswerSynthesisLoader
 from engine.testsets.formats.columns import FIELDS, ColumnsLoader
 from engine.testsets.formats.datasets import LangfuseLoader, PhoenixLoader
@@ -80,6 +81,9 @@ def load_test_set(
     if not text.strip():
         raise TestSetError(f"{name}: empty file (no test cases)")
     container = read_container(name, path.suffix.lower(), text, max_row_bytes)
+    first = container.rows[0].value if container.rows else None
+    if not column_map and looks_like_conversations(container.kind, container.header, first):
+        return conversation_test_set(path)
     prompts: tuple[str, ...] = ()
     if container.kind == "yaml" or _is_promptfoo_json(container):
         prompts = config_prompts(container.document)

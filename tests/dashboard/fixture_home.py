@@ -27,9 +27,11 @@ from engine.lake import write_part
 from engine.models import (
     AttributionRecord,
     ClaimRecord,
+    ConversationScoreRecord,
     GraderScoreRecord,
     HighlightRecord,
     ResultRecord,
+    TurnRecord,
     VerdictRecord,
 )
 from engine.settings import Paths, resolve_paths
@@ -372,8 +374,62 @@ def write_fixture_lake(paths: Paths) -> None:
                 ),
             ],
         )
+    write_conversation_parts(lake)
     for run_id, iteration, rows in results_parts:
         write_part(lake, "results", run_id, iteration, rows)
+
+
+CONVERSATION_TURNS = [
+    # turn, role, content, expected, expectation score, passed, relevant, in_role, attrition
+    (1, "user", "My parcel **never** came, order #12345", "", None, None, None, None, None),
+    (2, "assistant", "Sorry! Order #12345 left on May 2, see [tracking](https://evil.example).",
+     "Acknowledge the order and give its status", 0.9, True, True, True, False),
+    (3, "user", "It is still not here", "", None, None, None, None, None),
+    (4, "assistant", "What is your order number?", "Offer a refund or a reshipment",
+     0.2, False, True, True, True),
+]  # fmt: skip
+"""The fixture's one conversation (run r1): hostile Markdown in what was said."""
+
+
+def write_conversation_parts(lake: Path) -> None:
+    """``turns`` and ``conversation_scores`` of conversation ``parcel`` in run r1 (written
+    before r1's results part, which commits them). Hand-chosen: expectation scores 0.9 and
+    0.2, one attrition at turn 4, so retention 1/2, expectation pass rate 1/2."""
+    key = {"run_id": "r1", "iteration": 1, "sample_id": "parcel"}
+    rows = []
+    for (
+        turn,
+        role,
+        content,
+        expected,
+        score,
+        passed,
+        relevant,
+        in_role,
+        attrition,
+    ) in CONVERSATION_TURNS:
+        graded = role == "assistant"
+        rows.append(
+            TurnRecord(
+                **key, turn=turn, role=role, content=content, expected=expected,
+                generated=graded, window_start=1 if graded else None, expectation_score=score,
+                expectation_passed=passed, relevant=relevant, in_role=in_role,
+                attrition=attrition,
+                reason="asks again for the order number" if attrition else "",
+            )
+        )  # fmt: skip
+    write_part(lake, "turns", "r1", 1, rows)
+    summary = ConversationScoreRecord(
+        **key, scenario="Lost parcel <b>urgent</b>", chatbot_role="You are Acme's support agent",
+        turns=4, assistant_turns=2, window_size=5, expectation_mean=0.55,
+        expectation_pass_rate=0.5, relevancy=1.0, knowledge_retention=0.5, completeness=0.5,
+        role_adherence=1.0,
+        intents=json.dumps([{"intent": "find the parcel", "satisfied": False},
+                            {"intent": "learn the status", "satisfied": True}]),
+        reason="knowledge retention: turn 4 asks for the order number given at turn 1",
+        judge="local",
+    )  # fmt: skip
+    write_part(lake, "conversation_scores", "r1", 1, [summary])
 
 
 TEST_SET = [

@@ -115,11 +115,12 @@ PAGES = {
     "compare": ("compare", "Per sample"),
     "claims": ("claims", "Most-missed claims"),
     "sample": ("sample?run=r2&sample=acme-q1&iteration=1", "Response"),
+    "conversations": ("conversations", "Transcript"),
     "attribution": ("attribution", "Mention rates per domain"),
     "runs": ("runs", "One run"),
     "sql": ("sql", "SQL"),
 }
-CHARTS_AT_LEAST = {"overview": 1, "trends": 1, "compare": 1, "attribution": 2}
+CHARTS_AT_LEAST = {"overview": 1, "trends": 1, "compare": 1, "attribution": 2, "conversations": 1}
 """Pages and the number of charts each must draw on the fixture home."""
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
@@ -157,7 +158,7 @@ def _host(request_url: str) -> str | None:
     return parsed.hostname
 
 
-KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample", "runs")
+KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample", "runs", "conversations")
 """Pages whose every table must show all its columns at 1440 px."""
 
 # Glide data grid draws the headers on a canvas (its accessible header cells have no box),

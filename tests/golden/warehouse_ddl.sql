@@ -192,6 +192,50 @@ CREATE TABLE IF NOT EXISTS "pairwise" (
     "compared_at" TIMESTAMP NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS "turns" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "turn" BIGINT NOT NULL,
+    "role" VARCHAR NOT NULL,
+    "content" VARCHAR NOT NULL,
+    "expected" VARCHAR,
+    "generated" BOOLEAN,
+    "window_start" BIGINT,
+    "expectation_score" DOUBLE,
+    "expectation_passed" BOOLEAN,
+    "relevant" BOOLEAN,
+    "in_role" BOOLEAN,
+    "attrition" BOOLEAN,
+    "reason" VARCHAR,
+    "latency_ms" DOUBLE,
+    "input_tokens" BIGINT,
+    "output_tokens" BIGINT,
+    "cost_usd" DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS "conversation_scores" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "scenario" VARCHAR,
+    "chatbot_role" VARCHAR,
+    "turns" BIGINT NOT NULL,
+    "assistant_turns" BIGINT NOT NULL,
+    "window_size" BIGINT NOT NULL,
+    "expectation_mean" DOUBLE,
+    "expectation_pass_rate" DOUBLE,
+    "relevancy" DOUBLE,
+    "knowledge_retention" DOUBLE,
+    "completeness" DOUBLE,
+    "role_adherence" DOUBLE,
+    "intents" VARCHAR,
+    "reason" VARCHAR,
+    "judge" VARCHAR NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "runs_log" (
     "run_id" VARCHAR NOT NULL,
     "name" VARCHAR NOT NULL,

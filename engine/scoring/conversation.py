@@ -1,0 +1,275 @@
+"""Conversation grading: the sliding window, the four conversational metrics, and the local
+(offline, deterministic) judge of conversations.
+
+The metrics are DeepEval's, as the eval-harness write-up defines them, each 0-1:
+
+* relevancy: replies relevant to the ``window`` turns before them / assistant turns;
+* knowledge retention: replies without attrition (asking again for what the user already
+  gave) / assistant turns, judged on the full history;
+* completeness: user intents satisfied by the end / user intents;
+* role adherence: replies that keep the chatbot role / assistant turns (null without one).
+
+Each assistant turn is also graded against its behavioural expectation (the CSV's
+``expected_output``) with the same window. The window of turn ``i`` (0-based position) is
+``turns[max(0, i - window):i]``, the write-up's formula.
+
+The local judge uses the run's embedder and rules, and says what it cannot do: it reads
+intents as the user's messages, relevance and expectations as embedding similarity, role
+adherence as the absence of out-of-character self-references, and attrition as a question
+for a kind of detail (order number, e-mail, phone, name, account, address) that an earlier
+user message already gave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine.judges.base import Usage
+
+DEFAULT_WINDOW = 5
+"""Turns of history the judge sees with each reply (the write-up's recommendation)."""
+
+EXPECTATION_PASS_AT = 0.5
+"""An expectation score at or above this passes the turn (LLM judges score 0-1)."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """One turn as it was said in this run (a generated reply replaces the test set's)."""
+
+    turn: int
+    role: str
+    content: str
+    expected: str = ""
+
+
+@dataclass(frozen=True)
+class TurnVerdict:
+    """A judge's grading of one assistant reply."""
+
+    expectation_score: float | None
+    """0-1; None when the turn has no expectation."""
+    relevant: bool
+    """Relevant to the window before it."""
+    in_role: bool | None
+    """Keeps the chatbot role; None without a role."""
+    reason: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A user intention and whether the conversation satisfied it."""
+
+    text: str
+    satisfied: bool
+
+
+@dataclass(frozen=True)
+class Retention:
+    """Assistant turns that show knowledge attrition, and why."""
+
+    attrition: frozenset[int]
+    reason: str = ""
+    usage: Usage = field(default_factory=Usage)
+    why: Mapping[int, str] = field(default_factory=dict)
+    """Per attrition turn, what it asked again for (when the judge says)."""
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """The user's intents and whether each was satisfied."""
+
+    intents: tuple[Intent, ...]
+    reason: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+
+class ConversationJudge(Protocol):
+    """What grades conversations: the local rules or an LLM judge."""
+
+    @property
+    def name(self) -> str:
+        """``local`` or ``provider:model``."""
+        ...
+
+    async def grade_turn(self, role: str, window: Sequence[Said], reply: Said) -> TurnVerdict:
+        """Grade one reply seeing the window of turns before it."""
+        ...
+
+    async def retention(self, turns: Sequence[Said]) -> Retention:
+        """Find knowledge attrition over the whole conversation."""
+        ...
+
+    async def completeness(self, turns: Sequence[Said]) -> Completeness:
+        """List the user's intents and whether each was satisfied."""
+        ...
+
+
+def window(turns: Sequence[Said], position: int, size: int) -> Sequence[Said]:
+    """The ``size`` turns before ``turns[position]`` (fewer at the start)."""
+    return turns[max(0, position - size) : position]
+
+
+def ratio(hits: int, total: int) -> float | None:
+    """hits / total, or None when there is nothing to count."""
+    return hits / total if total else None
+
+
+def render(turns: Sequence[Said]) -> str:
+    """Turns as numbered ``[n] role: text`` lines, for judge prompts."""
+    return "\n".join(f"[{t.turn}] {t.role}: {t.content}" for t in turns) or "(none)"
+
+
+# --------------------------------------------------------------------------- local rules
+
+RELEVANT_AT = 0.3
+"""Cosine (local embedder) from which a reply counts as relevant to a message of its
+window, or as answering a user intent. Measured on the write-up's support example (13
+hand-made pairs): replies on topic reach 0.31-0.65 against the user message they answer,
+unrelated or evasive replies -0.05-0.18."""
+
+EXPECTATION_FLOOR = 0.1
+"""Cosine that maps to expectation score 0. Same pairs: replies doing something else sit
+at -0.05-0.13 against a behavioural expectation..."""
+EXPECTATION_TOP = 0.45
+"""...and replies doing what it says at 0.38-0.46; this cosine maps to score 1, so the
+pass mark 0.5 falls at cosine 0.275, between the two groups."""
+
+OUT_OF_ROLE = re.compile(
+    r"\bas an? (?:ai|artificial intelligence|large language model|language model)\b"
+    r"|\bi(?:'m| am) (?:an? )?(?:ai|artificial intelligence|language model|chatbot|chatgpt)\b"
+    r"|\b(?:trained|created|developed) by openai\b|\bi(?:'m| am) chatgpt\b",
+    re.IGNORECASE,
+)
+"""Out-of-character self-references: what breaks any role a chatbot is given."""
+
+_SLOTS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        "order number",
+        re.compile(r"#\s?\d{3,}|\border (?:number|no\.?|id)?\s*:?\s*\d{3,}", re.IGNORECASE),
+        re.compile(r"\border (?:number|no\b|id\b|#)", re.IGNORECASE),
+    ),
+    (
+        "e-mail address",
+        re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
+        re.compile(r"\be-?mail\b", re.IGNORECASE),
+    ),
+    (
+        "phone number",
+        re.compile(r"\+?\d[\d ().-]{7,}\d"),
+        re.compile(r"\bphone\b|\bnumber (?:to|where) (?:we|i) can reach\b", re.IGNORECASE),
+    ),
+    (
+        "name",
+        re.compile(r"\bmy name is\b|\bthis is [A-Z][a-z]+\b", re.IGNORECASE),
+        re.compile(r"\byour (?:full )?name\b|\bwho am i speaking\b", re.IGNORECASE),
+    ),
+    (
+        "account number",
+        re.compile(r"\baccount (?:number|no\.?|id)?\s*:?\s*[A-Z0-9-]*\d", re.IGNORECASE),
+        re.compile(r"\baccount (?:number|no\b|id\b)", re.IGNORECASE),
+    ),
+    (
+        "address",
+        re.compile(r"\b\d+ \w+(?: \w+)? (?:street|st|road|rd|avenue|ave|lane|ln)\b", re.IGNORECASE),
+        re.compile(r"\b(?:shipping |home |delivery )?address\b", re.IGNORECASE),
+    ),
+)
+"""(kind of detail, how a user message gives it, how a question asks for it)."""
+
+_QUESTION = re.compile(r"[^.!?\n]*\?")
+
+
+def asked_again(turns: Sequence[Said], reply: Said) -> str | None:
+    """The kind of detail ``reply`` asks for in a question although an earlier user
+    message gave it (knowledge attrition), with the turn that gave it; else None."""
+    questions = " ".join(m.group(0) for m in _QUESTION.finditer(reply.content))
+    if not questions:
+        return None
+    for kind, given, asked in _SLOTS:
+        if not asked.search(questions):
+            continue
+        for earlier in turns:
+            if (
+                earlier.turn < reply.turn
+                and earlier.role == "user"
+                and given.search(earlier.content)
+            ):
+                return f"turn {reply.turn} asks for the {kind} given at turn {earlier.turn}"
+    return None
+
+
+def expectation_score(cosine: float) -> float:
+    """The local expectation score: cosine mapped linearly from the floor (0) to the top
+    (1), clipped."""
+    span = EXPECTATION_TOP - EXPECTATION_FLOOR
+    return float(min(1.0, max(0.0, (cosine - EXPECTATION_FLOOR) / span)))
+
+
+class LocalConversationJudge:
+    """The deterministic conversation judge (see the module docstring for its rules)."""
+
+    name = "local"
+
+    def __init__(self, embedder: Any) -> None:
+        self._embedder = embedder
+
+    async def _cosines(self, left: Sequence[str], right: Sequence[str]) -> Any:
+        if not left or not right:
+            return np.zeros((len(left), len(right)))
+        vectors = await asyncio.to_thread(self._embedder.embed, [*left, *right])
+        matrix = np.asarray(vectors, dtype=np.float64)
+        return matrix[: len(left)] @ matrix[len(left) :].T
+
+    async def grade_turn(self, role: str, window: Sequence[Said], reply: Said) -> TurnVerdict:
+        """Expectation and relevance by cosine; role by out-of-character phrases."""
+        said = [t.content for t in window if t.content.strip()]
+        targets = [reply.expected, *said] if reply.expected.strip() else said
+        cos = await self._cosines([reply.content or " "], targets)
+        reasons: list[str] = []
+        score: float | None = None
+        if reply.expected.strip():
+            score = expectation_score(float(cos[0, 0]))
+            reasons.append(f"cosine to the expectation {float(cos[0, 0]):.2f}")
+            cos = cos[:, 1:]
+        best = float(cos.max()) if cos.size else 0.0
+        relevant = bool(said) and best >= RELEVANT_AT
+        reasons.append(f"best cosine to the window {best:.2f} (relevant from {RELEVANT_AT})")
+        in_role: bool | None = None
+        if role.strip():
+            found = OUT_OF_ROLE.search(reply.content)
+            in_role = found is None
+            reasons.append(f"out of role: {found.group(0)!r}" if found else "no out-of-role phrase")
+        return TurnVerdict(score, relevant, in_role, "; ".join(reasons))
+
+    async def retention(self, turns: Sequence[Said]) -> Retention:
+        """Attrition: a question for a detail an earlier user message gave."""
+        found = {t.turn: why for t in turns if t.role == "assistant"
+                 if (why := asked_again(turns, t)) is not None}  # fmt: skip
+        reason = "; ".join(found.values()) or "no reply asks again for a detail already given"
+        return Retention(frozenset(found), reason, why=found)
+
+    async def completeness(self, turns: Sequence[Said]) -> Completeness:
+        """Intents are the user's messages; one is satisfied when a later reply reaches
+        the relevance cosine against it."""
+        users = [t for t in turns if t.role == "user" and t.content.strip()]
+        replies = [t for t in turns if t.role == "assistant" and t.content.strip()]
+        cos = await self._cosines([u.content for u in users], [r.content for r in replies])
+        intents = []
+        for i, user in enumerate(users):
+            later = [j for j, r in enumerate(replies) if r.turn > user.turn]
+            best = max((float(cos[i, j]) for j in later), default=0.0)
+            intents.append(Intent(user.content, best >= RELEVANT_AT))
+        done = sum(i.satisfied for i in intents)
+        reason = (
+            f"{done} of {len(intents)} user messages answered by a later reply "
+            f"(cosine from {RELEVANT_AT}; the local judge reads each user message as an intent)"
+        )
+        return Completeness(tuple(intents), reason)
