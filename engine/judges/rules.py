@@ -493,4 +493,6 @@ def uncovered_parts(claim: str, evidence: str) -> list[str]:
     return out
 
 
-_AT_LEAST = frozenset(stem(w) for w in "later higher above newer greater more up upward".split())
+_AT_LEAST = frozenset(
+    stem(w) for w in ("later", "higher", "above", "newer", "greater", "more", "up", "upward")
+)
