@@ -459,8 +459,9 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
         raise UsageError(f"--margin {args.margin:g}: must be 0 or more")
     side_a, side_b = pairwise.Side.parse(args.run_a), pairwise.Side.parse(args.run_b)
     pairs = pairwise.pairs_from_lake(paths.lake, side_a, side_b)
+    estimate = pairwise.estimate_pairs(pairs, args.judge, args.concurrency)
     if args.estimate:
-        print(pairwise.estimate_pairs(pairs, args.judge).render())
+        print(estimate.render())
         return EXIT_OK
     judge = None
     if args.judge.strip() != "local":
@@ -474,12 +475,14 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
     now = pairwise.utc_now()
     cid = pairwise.new_comparison_id(now)
     _err(f"comparing {len(pairs)} pairs of {args.run_a} and {args.run_b} with {args.judge}")
+    if judge is not None:
+        _err(estimate.line())
 
     async def judged() -> tuple[Any, Any]:
         try:
             return await pairwise.compare_pairs(
                 pairs, judge, run_a=side_a.run_id, run_b=side_b.run_id, comparison_id=cid,
-                now=now, margin=args.margin,
+                now=now, margin=args.margin, concurrency=args.concurrency,
             )  # fmt: skip
         finally:
             if judge is not None:

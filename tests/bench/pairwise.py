@@ -1,9 +1,9 @@
 """Benchmark of pairwise judging: judgments per second at concurrency 32 against a loopback
 LLM judge that answers every call after 200 ms.
 
-Each judgment is two calls (both orders, sent together), so the ideal rate at concurrency C
-and latency L is C / (2 L) judgments per second (80/s for 32 and 0.2 s). Prints the measured
-rate and its ratio to the ideal (goal >= 0.8).
+Each judgment is two calls (both orders, each one job among the calls kept in flight), so
+the ideal rate at concurrency C and latency L is C / (2 L) judgments per second (80/s for
+32 and 0.2 s). Prints the measured rate and its ratio to the ideal (goal >= 0.8).
 
 Run: ``.venv/bin/python -m tests.bench.pairwise [--pairs N] [--concurrency C] [--delay S]``
 """
@@ -57,7 +57,13 @@ def main() -> None:
     async def run() -> float:
         started = time.perf_counter()
         await compare_pairs(
-            pairs, judge, run_a="A", run_b="B", comparison_id="cmp-bench", now=utc_now()
+            pairs,
+            judge,
+            run_a="A",
+            run_b="B",
+            comparison_id="cmp-bench",
+            now=utc_now(),
+            concurrency=args.concurrency,
         )
         elapsed = time.perf_counter() - started
         await judge.aclose()
