@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +39,10 @@ DEFAULT_MARGIN = 5.0
 
 DEFAULT_CONCURRENCY = 8
 """Judge calls in flight (``compare-runs --concurrency``)."""
+
+
+Progress = Callable[[int, int], None]
+"""Told (pairs judged, pairs in all) as a comparison goes."""
 
 
 class ComparisonError(InputError):
@@ -204,7 +208,10 @@ def _verdict(first: PairChoice, second: PairChoice) -> dict[str, Any]:
 
 
 async def judge_both_orders(
-    pairs: Sequence[Pair], judge: PairJudge, concurrency: int
+    pairs: Sequence[Pair],
+    judge: PairJudge,
+    concurrency: int,
+    progress: Progress | None = None,
 ) -> list[tuple[dict[str, Any], Usage]]:
     """Every pair judged in both orders, ``concurrency`` calls in flight throughout.
 
@@ -212,9 +219,10 @@ async def judge_both_orders(
     a slow answer holds up one worker, never a batch, and the orders of different pairs
     overlap freely (no pair waits for its other order before the next call starts). Per
     pair: (record fields, usage of the calls that answered); a failed order makes the pair
-    an error row."""
+    an error row. ``progress(done, total)`` is told of every pair whose both orders are in."""
     choices: list[list[PairChoice | JudgeError | None]] = [[None, None] for _ in pairs]
     jobs = iter([(i, order) for i in range(len(pairs)) for order in (0, 1)])
+    done = 0
 
     async def worker() -> None:
         for i, order in jobs:  # one shared iterator: each job is taken exactly once
@@ -224,6 +232,10 @@ async def judge_both_orders(
                 choices[i][order] = await judge.compare_pair(p.query, "", *shown)
             except JudgeError as err:
                 choices[i][order] = err
+            if choices[i][1 - order] is not None and progress is not None:
+                nonlocal done
+                done += 1
+                progress(done, len(pairs))
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, 2 * len(pairs))))))
     out: list[tuple[dict[str, Any], Usage]] = []
@@ -328,10 +340,11 @@ async def compare_pairs(
     now: datetime,
     margin: float = DEFAULT_MARGIN,
     concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Progress | None = None,
 ) -> tuple[list[PairwiseRecord], Usage]:
     """Judge every pair (``judge`` None: the local rule); a failed pair is a row with an
     error. ``concurrency`` judge calls are kept in flight (the HTTP judge's own client
-    limits them too)."""
+    limits them too); ``progress(done, total)`` follows the pairs judged."""
     common = {"comparison_id": comparison_id, "run_a": run_a, "run_b": run_b, "compared_at": now}
     records: list[PairwiseRecord] = []
     usage = Usage()
@@ -344,8 +357,10 @@ async def compare_pairs(
                     b_first=winner, score_a=qa, score_b=qb, reason=reason, judge="local",
                 )
             )  # fmt: skip
+        if progress is not None:
+            progress(len(pairs), len(pairs))
         return records, usage
-    found = await judge_both_orders(pairs, judge, concurrency)
+    found = await judge_both_orders(pairs, judge, concurrency, progress)
     for p, (fields, used) in zip(pairs, found, strict=True):
         usage = usage + used
         records.append(PairwiseRecord(**common, **_key(p), **fields, judge=judge.name))

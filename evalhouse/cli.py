@@ -450,6 +450,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_compare_runs(args: argparse.Namespace) -> int:
     paths = _paths(args)
     import asyncio
+    import time
 
     from engine import pairwise
 
@@ -477,12 +478,19 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
     _err(f"comparing {len(pairs)} pairs of {args.run_a} and {args.run_b} with {args.judge}")
     if judge is not None:
         _err(estimate.line())
+    shown = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        # A line a second at most (the dashboard reads the last "done/total" of the log).
+        if done == total or time.monotonic() - shown[0] >= 1.0:
+            shown[0] = time.monotonic()
+            _err(f"pairs judged: {done}/{total}")
 
     async def judged() -> tuple[Any, Any]:
         try:
             return await pairwise.compare_pairs(
                 pairs, judge, run_a=side_a.run_id, run_b=side_b.run_id, comparison_id=cid,
-                now=now, margin=args.margin, concurrency=args.concurrency,
+                now=now, margin=args.margin, concurrency=args.concurrency, progress=progress,
             )  # fmt: skip
         finally:
             if judge is not None:

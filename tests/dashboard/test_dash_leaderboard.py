@@ -65,7 +65,11 @@ def test_leaderboard_win_tie_loss_per_domain(app: AppFactory, fixture_home: Path
     assert round(rows["(all)"]["B win rate"], 4) == round(4 / 6, 4)
 
 
-def test_leaderboard_without_comparisons(app: AppFactory, empty_home: Paths) -> None:
+def test_leaderboard_without_comparisons(
+    app: AppFactory, empty_home: Paths, missing_home: Paths
+) -> None:
     at = app(empty_home, "leaderboard")
     assert "No head-to-head comparison yet" in at.info[0].value
     assert not at.dataframe
+    at = app(missing_home, "leaderboard")
+    assert "make demo" in at.info[0].value

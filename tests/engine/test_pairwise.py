@@ -207,6 +207,7 @@ def test_compare_runs_end_to_end_with_hand_computed_elo(
     first = out.strip().splitlines()[-1]
     assert first.startswith("cmp-")
     assert "acme.com: A wins 1, ties 1, B wins 0" in err
+    assert "pairs judged: 2/2" in err
     code, out, err = compare(home, capsys, "run-b", "run-c")
     assert code == 0, err
     part = home.lake / "pairwise" / f"run_id={first}" / "iteration=0" / "part-000001.parquet"
