@@ -39,8 +39,8 @@ def _summary(row: dict[str, object]) -> None:
     rates = {k: float(row[k] or 0) for k in ("a_win_low", "a_win_high", "b_win_low", "b_win_high")}  # type: ignore[arg-type]
     st.markdown(
         f"**Baseline wins {row['wins_a']} · ties {row['ties']} · challenger wins "
-        f"{row['wins_b']}** ({row['inconsistent']} ties from orders that disagreed, "
-        f"{row['errors']} pairs the judge failed on)"
+        f"{row['wins_b']}** (ties from orders that disagreed: {row['inconsistent']}; "
+        f"pairs the judge failed on: {row['errors']})"
     )
     st.caption(
         safe_text(

@@ -35,9 +35,9 @@ def test_latest_comparison_of_the_two_runs_is_shown(app: AppFactory, fixture_hom
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
     # fixture CMP1: r1 (the baseline, A) vs r2 (B): 1 win, 1 tie, 4 losses
-    assert "**Baseline wins 1 · ties 1 · challenger wins 4** (0 ties from orders" in " ".join(
-        markdown(at)
-    )
+    shown = " ".join(markdown(at))
+    assert "**Baseline wins 1 · ties 1 · challenger wins 4** (ties from orders that" in shown
+    assert "disagreed: 0; pairs the judge failed on: 0)" in shown
     # r3 against r2 was judged with r2 as A: this side order has no comparison yet
     at.selectbox(key="compare_run").set_value("r3").run()
     at.selectbox(key="compare_baseline_r3").set_value("r2").run()
