@@ -54,8 +54,8 @@ def main() -> None:
     )  # fmt: skip
     judge = HttpJudge(client)
 
-    async def run() -> float:
-        started = time.perf_counter()
+    async def run() -> tuple[float, float]:
+        started, cpu = time.perf_counter(), time.process_time()
         await compare_pairs(
             pairs,
             judge,
@@ -65,17 +65,20 @@ def main() -> None:
             now=utc_now(),
             concurrency=args.concurrency,
         )
-        elapsed = time.perf_counter() - started
+        elapsed, used = time.perf_counter() - started, time.process_time() - cpu
         await judge.aclose()
-        return elapsed
+        return elapsed, used
 
-    elapsed = asyncio.run(run())
+    elapsed, used = asyncio.run(run())
     stop.set()
     in_flight = urls.get(timeout=30)
     server.join(timeout=10)
     rate = args.pairs / elapsed
     print(f"pairs: {args.pairs}, concurrency {args.concurrency}, judge latency {args.delay}s")
     print(f"most calls in flight: {in_flight}")
+    # CPU of this process (the judging side, not the server): what a busy machine inflates
+    # least, and what bounds the rate once the machine is free.
+    print(f"client CPU: {used:.2f} s, {1000 * used / args.pairs:.1f} ms per judgment")
     if args.delay <= 0:  # the cost of the client and the loopback server alone
         print(f"judgments/s: {rate:.1f} ({2 * args.pairs / elapsed:.0f} calls/s, no latency)")
         return
