@@ -277,7 +277,12 @@ def test_compare_page_judges_head_to_head(served: tuple[str, Paths]) -> None:
         try:
             page.goto(f"{url}/compare")
             main = page.get_by_test_id("stMain")
-            # the default sides: challenger r3 (newest), baseline r2; fixture CMP2 is theirs
+            # challenger r3 (the launch test may have added a newer run); its baseline is
+            # the run before it, r2; fixture CMP2 is theirs
+            challenger = main.get_by_role("combobox", name="Challenger")
+            challenger.wait_for(timeout=90_000)
+            challenger.click()
+            page.get_by_role("option", name=re.compile(r"· r3$")).click()
             main.get_by_text("Baseline wins 0 · ties 1 · challenger wins 1").wait_for(
                 timeout=90_000
             )
