@@ -239,3 +239,108 @@ def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
         )
         .properties(height=300)
     )
+
+
+RATING_METHODS = ("Elo", "Bradley–Terry")
+"""The rating columns of the Leaderboard, in legend order."""
+
+
+def leaderboard_chart(frame: pl.DataFrame) -> alt.LayerChart:
+    """Each player's rating by method, as bars from 1000 (the average player), best first.
+
+    ``frame``: label, method, rating (one row per player and method). Bars start at 1000
+    rather than 0: ratings differ by tens of points around 1000, invisible from zero.
+    """
+    order = list(
+        frame.filter(pl.col("method") == RATING_METHODS[0]).sort("rating", descending=True)["label"]
+    )
+    base = alt.Chart(frame).encode(
+        y=alt.Y("label:N", title=None, sort=order, axis=alt.Axis(labelLimit=360)),
+        yOffset=alt.YOffset("method:N", sort=list(RATING_METHODS)),
+    )
+    bars = base.mark_bar().encode(
+        x=alt.X("rating:Q", title="rating (1000 = average player)", scale=alt.Scale(zero=False)),
+        x2=alt.X2(datum=1000),
+        color=alt.Color(
+            "method:N",
+            scale=alt.Scale(domain=list(RATING_METHODS), range=["#4c78a8", "#f58518"]),
+            legend=alt.Legend(title="rating", orient="top"),
+        ),
+        tooltip=[
+            alt.Tooltip("label:N", title="player"),
+            "method:N",
+            alt.Tooltip("rating:Q", format=".1f"),
+        ],
+    )
+    centre = alt.Chart(pl.DataFrame({"x": [1000.0]})).mark_rule(color="#555").encode(x="x:Q")
+    return alt.layer(bars, centre).properties(height=alt.Step(16))
+
+
+WTL_ORDER = ("A wins", "tie", "B wins")
+"""Outcomes of a head-to-head comparison, left to right."""
+
+
+def win_tie_loss_chart(frame: pl.DataFrame, label_a: str, label_b: str) -> alt.LayerChart:
+    """Share of A wins / ties / B wins per domain (stacked to 100%), with A's win rate and
+    its Wilson 95% interval drawn over the A segment.
+
+    ``frame``: domain, wins_a, ties, wins_b, judged, a_win_rate, a_win_low, a_win_high
+    (``queries.comparison_domains``).
+    """
+    judged = frame.filter(pl.col("judged") > 0)
+    long = judged.unpivot(
+        index=["domain", "judged"],
+        on=["wins_a", "ties", "wins_b"],
+        variable_name="outcome",
+        value_name="pairs",
+    ).with_columns(
+        pl.col("outcome").replace_strict(
+            {"wins_a": WTL_ORDER[0], "ties": WTL_ORDER[1], "wins_b": WTL_ORDER[2]}
+        ),
+        (pl.col("pairs") / pl.col("judged")).alias("share"),
+    )
+    domains = list(judged["domain"])
+    y = alt.Y("domain:N", title=None, sort=domains, axis=alt.Axis(labelLimit=240))
+    bars = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "share:Q",
+                stack="zero",
+                title="share of judged pairs",
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1]),
+            ),
+            y=y,
+            color=alt.Color(
+                "outcome:N",
+                scale=alt.Scale(domain=list(WTL_ORDER), range=["#1a9850", "#bdbdbd", "#d73027"]),
+                legend=alt.Legend(
+                    title=f"A = {label_a}; B = {label_b}",
+                    orient="top",
+                    labelLimit=400,
+                    titleLimit=900,
+                ),
+            ),
+            order=alt.Order("rank:Q"),
+            tooltip=["domain:N", "outcome:N", "pairs:Q", alt.Tooltip("share:Q", format=".0%")],
+        )
+        .transform_calculate(rank=f"indexof({list(WTL_ORDER)!r}, datum.outcome)")
+    )
+    interval = (
+        alt.Chart(judged)
+        .mark_errorbar(ticks=True, color="black")
+        .encode(
+            x=alt.X("a_win_low:Q", title="share of judged pairs"),
+            x2="a_win_high:Q",
+            y=y,
+            tooltip=[
+                "domain:N",
+                alt.Tooltip("a_win_rate:Q", title="A win rate", format=".0%"),
+                alt.Tooltip("a_win_low:Q", title="95% low", format=".0%"),
+                alt.Tooltip("a_win_high:Q", title="95% high", format=".0%"),
+            ],
+        )
+    )
+    return alt.layer(bars, interval).properties(height=alt.Step(28))

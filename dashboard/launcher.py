@@ -1,4 +1,5 @@
-"""Launching runs from the dashboard: ``evalhouse run`` as a detached process.
+"""Launching runs from the dashboard: ``evalhouse run`` (and ``evalhouse compare-runs``, from
+the Compare page) as a detached process.
 
 The Streamlit process never scores anything itself: it starts the CLI in its own session
 (so a closed tab or a restarted dashboard does not kill the run), with its standard error
@@ -57,13 +58,32 @@ class RunSpec:
     """Evaluate only these sample ids (re-runs of failed samples or one domain)."""
 
 
+@dataclass(frozen=True)
+class CompareSpec:
+    """What the Compare page's head-to-head button asks for: ``evalhouse compare-runs``."""
+
+    run_a: str
+    """Side A: the baseline, ``RUN`` or ``RUN:CANDIDATE``."""
+    run_b: str
+    """Side B: the challenger."""
+    judge: str = "local"
+    """Judge spec (``local`` is the rule over stored scores)."""
+    concurrency: int = 8
+    """Judge calls in flight."""
+
+    @property
+    def name(self) -> str:
+        """How the launch is listed."""
+        return f"{self.run_a} vs {self.run_b}"
+
+
 @dataclass
 class Launch:
-    """One launched run and the files it writes."""
+    """One launched run (or comparison) and the files it writes."""
 
     launch_id: str
     """Folder-unique id (time stamp and name)."""
-    spec: RunSpec
+    spec: RunSpec | CompareSpec
     """What was launched."""
     command: list[str]
     """The exact command line."""
@@ -173,11 +193,34 @@ def run_arguments(paths: Paths, spec: RunSpec, *, estimate: bool = False) -> lis
     return args
 
 
-def estimate(paths: Paths, spec: RunSpec, *, timeout_s: float = 60.0) -> tuple[bool, str]:
-    """``evalhouse run ... --estimate``: (succeeded, what it printed)."""
+def compare_arguments(paths: Paths, spec: CompareSpec, *, estimate: bool = False) -> list[str]:
+    """The full ``evalhouse compare-runs`` command line for ``spec`` (it ingests when done)."""
+    args = [
+        *evalhouse_command(),
+        "compare-runs",
+        "--home",
+        str(paths.home),
+        spec.run_a,
+        spec.run_b,
+        "--judge",
+        spec.judge,
+        "--concurrency",
+        str(spec.concurrency),
+    ]
+    return [*args, "--estimate"] if estimate else args
+
+
+def estimate(
+    paths: Paths, spec: RunSpec | CompareSpec, *, timeout_s: float = 60.0
+) -> tuple[bool, str]:
+    """``evalhouse run ... --estimate`` (or ``compare-runs``): (succeeded, what it printed)."""
+    if isinstance(spec, CompareSpec):
+        command = compare_arguments(paths, spec, estimate=True)
+    else:
+        command = run_arguments(paths, spec, estimate=True)
     try:
         done = subprocess.run(
-            run_arguments(paths, spec, estimate=True),
+            command,
             capture_output=True,
             text=True,
             timeout=timeout_s,
@@ -190,15 +233,26 @@ def estimate(paths: Paths, spec: RunSpec, *, timeout_s: float = 60.0) -> tuple[b
     return done.returncode == 0, text
 
 
-def launch(paths: Paths, spec: RunSpec, *, extra: dict[str, str] | None = None) -> Launch:
-    """Start ``evalhouse run`` detached from the dashboard and record the launch."""
-    folder = paths.home / "launches"
+def _folder(paths: Paths, spec: RunSpec | CompareSpec) -> Path:
+    # Comparisons get their own folder: the sidebar lists runs (samples, re-runs) only.
+    return paths.home / "launches" / ("compare" if isinstance(spec, CompareSpec) else "")
+
+
+def launch(
+    paths: Paths, spec: RunSpec | CompareSpec, *, extra: dict[str, str] | None = None
+) -> Launch:
+    """Start ``evalhouse run`` (or ``compare-runs``) detached from the dashboard and record
+    the launch."""
+    folder = _folder(paths, spec)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     launch_id = f"{stamp}-{_UNSAFE_NAME.sub('_', spec.name)[:40]}-{os.getpid() % 1000}"
     while (folder / f"{launch_id}.json").exists():
         launch_id += "x"
-    command = run_arguments(paths, spec)
+    if isinstance(spec, CompareSpec):
+        command = compare_arguments(paths, spec)
+    else:
+        command = run_arguments(paths, spec)
     env = dict(os.environ)
     env["EVALHOUSE_HOME"] = str(paths.home)
     env["EVALHOUSE_LAUNCH_OUT"] = str(folder / f"{launch_id}.out")
@@ -221,16 +275,20 @@ def launch(paths: Paths, spec: RunSpec, *, extra: dict[str, str] | None = None) 
     return record
 
 
-def list_launches(paths: Paths, limit: int = 10) -> list[Launch]:
-    """The most recent launches, newest first."""
-    folder = paths.home / "launches"
+def list_launches(paths: Paths, limit: int = 10, *, comparisons: bool = False) -> list[Launch]:
+    """The most recent launches of runs (or of comparisons), newest first."""
+    folder = paths.home / "launches" / ("compare" if comparisons else "")
     if not folder.is_dir():
         return []
     out: list[Launch] = []
     for meta in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
         try:
             raw = json.loads(meta.read_text("utf-8"))
-            raw["spec"] = RunSpec(**{**raw["spec"], "only": tuple(raw["spec"].get("only", ()))})
+            if comparisons:
+                raw["spec"] = CompareSpec(**raw["spec"])
+            else:
+                spec = {**raw["spec"], "only": tuple(raw["spec"].get("only", ()))}
+                raw["spec"] = RunSpec(**spec)
             out.append(Launch(**raw))
         except (OSError, ValueError, TypeError, KeyError):
             continue  # a half-written or foreign file: not ours to show

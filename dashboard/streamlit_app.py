@@ -27,6 +27,12 @@ PAGES = [
         icon=":material/compare_arrows:",
         url_path="compare",
     ),
+    st.Page(
+        "app_pages/leaderboard.py",
+        title="Leaderboard",
+        icon=":material/leaderboard:",
+        url_path="leaderboard",
+    ),
     st.Page("app_pages/claims.py", title="Claims", icon=":material/checklist:", url_path="claims"),
     st.Page("app_pages/sample.py", title="Sample", icon=":material/article:", url_path="sample"),
     st.Page(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +36,13 @@ QUALITY_FIELDS = ("accuracy", "completeness", "coverage_percent")
 
 DEFAULT_MARGIN = 5.0
 """Quality points (0-100) within which the local rule calls a tie."""
+
+DEFAULT_CONCURRENCY = 8
+"""Judge calls in flight (``compare-runs --concurrency``)."""
+
+
+Progress = Callable[[int, int], None]
+"""Told (pairs judged, pairs in all) as a comparison goes."""
 
 
 class ComparisonError(InputError):
@@ -185,14 +192,8 @@ def combine(a_first: str, b_first: str) -> tuple[PairWinner, bool, PairWinner, P
     return (one if consistent else "tie"), consistent, one, two
 
 
-async def _judged(pair: Pair, judge: PairJudge) -> dict[str, Any]:
-    try:
-        first, second = await asyncio.gather(
-            judge.compare_pair(pair.query, "", pair.answer_a, pair.answer_b),
-            judge.compare_pair(pair.query, "", pair.answer_b, pair.answer_a),
-        )
-    except JudgeError as err:
-        return {"error": f"judge {judge.name} failed: {err}", "usage": Usage()}
+def _verdict(first: PairChoice, second: PairChoice) -> dict[str, Any]:
+    """The fields of a pair judged in both orders (A shown first, B shown first)."""
     winner, consistent, one, two = combine(first.better, second.better)
     reason = f"A shown first: {one} ({first.reason}); B shown first: {two} ({second.reason})"
     if not consistent:
@@ -203,8 +204,49 @@ async def _judged(pair: Pair, judge: PairJudge) -> dict[str, Any]:
         "a_first": one,
         "b_first": two,
         "reason": reason,
-        "usage": first.usage + second.usage,
     }
+
+
+async def judge_both_orders(
+    pairs: Sequence[Pair],
+    judge: PairJudge,
+    concurrency: int,
+    progress: Progress | None = None,
+) -> list[tuple[dict[str, Any], Usage]]:
+    """Every pair judged in both orders, ``concurrency`` calls in flight throughout.
+
+    Each order of each pair is one job of one queue that ``concurrency`` workers drain, so
+    a slow answer holds up one worker, never a batch, and the orders of different pairs
+    overlap freely (no pair waits for its other order before the next call starts). Per
+    pair: (record fields, usage of the calls that answered); a failed order makes the pair
+    an error row. ``progress(done, total)`` is told of every pair whose both orders are in."""
+    choices: list[list[PairChoice | JudgeError | None]] = [[None, None] for _ in pairs]
+    jobs = iter([(i, order) for i in range(len(pairs)) for order in (0, 1)])
+    done = 0
+
+    async def worker() -> None:
+        for i, order in jobs:  # one shared iterator: each job is taken exactly once
+            p = pairs[i]
+            shown = (p.answer_a, p.answer_b) if order == 0 else (p.answer_b, p.answer_a)
+            try:
+                choices[i][order] = await judge.compare_pair(p.query, "", *shown)
+            except JudgeError as err:
+                choices[i][order] = err
+            if choices[i][1 - order] is not None and progress is not None:
+                nonlocal done
+                done += 1
+                progress(done, len(pairs))
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, 2 * len(pairs))))))
+    out: list[tuple[dict[str, Any], Usage]] = []
+    for first, second in choices:
+        usage = sum((c.usage for c in (first, second) if isinstance(c, PairChoice)), Usage())
+        if isinstance(first, PairChoice) and isinstance(second, PairChoice):
+            out.append((_verdict(first, second), usage))
+        else:
+            failed = second if isinstance(first, PairChoice) else first
+            out.append(({"error": f"judge {judge.name} failed: {failed}"}, usage))
+    return out
 
 
 PROMPT_OVERHEAD_TOKENS = 300
@@ -215,37 +257,72 @@ JUDGE_OUTPUT_TOKENS = 120
 
 @dataclass(frozen=True)
 class PairEstimate:
-    """What comparing two runs will cost, before any call."""
+    """What comparing two runs will cost, before any call (laid out like ``run --estimate``)."""
 
     pairs: int
     calls: int
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()
 
     def render(self) -> str:
         """Lines for the terminal."""
+        minutes, secs = divmod(round(self.seconds), 60)
+        lines = [
+            f"pairs:         {self.pairs}",
+            f"judge calls:   {self.calls} (both orders of every pair)",
+            f"tokens:        {self.input_tokens} in, {self.output_tokens} out",
+            f"cost:          ${self.cost_usd:.4f}",
+            f"time:          about {minutes}m{secs:02d}s",
+        ]
+        return "\n".join([*lines, *(f"note: {n}" for n in self.notes)])
+
+    def line(self) -> str:
+        """One line for the start of a comparison."""
+        minutes, secs = divmod(round(self.seconds), 60)
         return (
-            f"pairs:         {self.pairs}\n"
-            f"judge calls:   {self.calls} (both orders of every pair)\n"
-            f"tokens:        {self.input_tokens} in, {self.output_tokens} out\n"
-            f"cost:          ${self.cost_usd:.4f}"
+            f"estimate: {self.calls} judge calls, {self.input_tokens} tokens in, "
+            f"{self.output_tokens} out, ${self.cost_usd:.4f}, about {minutes}m{secs:02d}s"
         )
 
 
-def estimate_pairs(pairs: Sequence[Pair], judge: str) -> PairEstimate:
+LOCAL_PAIRS_PER_SECOND = 2000.0
+"""Assumed speed of the local rule (it compares stored scores, nothing else)."""
+
+
+def estimate_pairs(
+    pairs: Sequence[Pair], judge: str, concurrency: int = DEFAULT_CONCURRENCY
+) -> PairEstimate:
     """Two calls per pair with an LLM judge (none with ``local``), tokens estimated as
-    characters / 4, priced by the packaged price table ((0, 0) when the model is unknown)."""
+    characters / 4, priced by the packaged price table ((0, 0) when the model is unknown),
+    time as ``run --estimate`` assumes it (``LLM_SECONDS_PER_CALL`` per call, ``concurrency``
+    calls at once)."""
+    from engine.run.estimate import LLM_SECONDS_PER_CALL
+
     if judge.strip() == "local" or ":" not in judge:
-        return PairEstimate(len(pairs), 0, 0, 0, 0.0)
+        return PairEstimate(
+            len(pairs), 0, 0, 0, 0.0, len(pairs) / LOCAL_PAIRS_PER_SECOND,
+            ("local judge: the rule over stored scores, no judge API calls, no judge cost",),
+        )  # fmt: skip
     from engine.judges.pricing import PriceTable
 
     chars = sum(len(p.query) + len(p.answer_a) + len(p.answer_b) for p in pairs)
     sent = 2 * (len(pairs) * PROMPT_OVERHEAD_TOKENS + chars // 4)
     received = 2 * len(pairs) * JUDGE_OUTPUT_TOKENS
-    price_in, price_out = PriceTable().prices(judge.split(":", 1)[1]) or (0.0, 0.0)
+    known = PriceTable().prices(judge.split(":", 1)[1])
+    price_in, price_out = known or (0.0, 0.0)
     cost = (sent * price_in + received * price_out) / 1e6
-    return PairEstimate(len(pairs), 2 * len(pairs), sent, received, cost)
+    calls = 2 * len(pairs)
+    notes = [
+        f"time assumed: {LLM_SECONDS_PER_CALL:g} s per call, {concurrency} calls at once",
+        "tokens estimated as characters / 4 plus the prompt; cached replies cost nothing",
+    ]
+    if known is None:
+        notes.append(f"no price known for {judge}: judge cost counted as 0")
+    seconds = calls * LLM_SECONDS_PER_CALL / max(1, concurrency)
+    return PairEstimate(len(pairs), calls, sent, received, cost, seconds, tuple(notes))
 
 
 def new_comparison_id(now: datetime) -> str:
@@ -262,9 +339,12 @@ async def compare_pairs(
     comparison_id: str,
     now: datetime,
     margin: float = DEFAULT_MARGIN,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Progress | None = None,
 ) -> tuple[list[PairwiseRecord], Usage]:
     """Judge every pair (``judge`` None: the local rule); a failed pair is a row with an
-    error. The HTTP judge's own client limits the calls in flight."""
+    error. ``concurrency`` judge calls are kept in flight (the HTTP judge's own client
+    limits them too); ``progress(done, total)`` follows the pairs judged."""
     common = {"comparison_id": comparison_id, "run_a": run_a, "run_b": run_b, "compared_at": now}
     records: list[PairwiseRecord] = []
     usage = Usage()
@@ -277,10 +357,12 @@ async def compare_pairs(
                     b_first=winner, score_a=qa, score_b=qb, reason=reason, judge="local",
                 )
             )  # fmt: skip
+        if progress is not None:
+            progress(len(pairs), len(pairs))
         return records, usage
-    found = await asyncio.gather(*(_judged(p, judge) for p in pairs))
-    for p, fields in zip(pairs, found, strict=True):
-        usage = usage + fields.pop("usage")
+    found = await judge_both_orders(pairs, judge, concurrency, progress)
+    for p, (fields, used) in zip(pairs, found, strict=True):
+        usage = usage + used
         records.append(PairwiseRecord(**common, **_key(p), **fields, judge=judge.name))
     return records, usage
 

@@ -457,6 +457,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_compare_runs(args: argparse.Namespace) -> int:
     paths = _paths(args)
     import asyncio
+    import time
 
     from engine import pairwise
 
@@ -466,8 +467,9 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
         raise UsageError(f"--margin {args.margin:g}: must be 0 or more")
     side_a, side_b = pairwise.Side.parse(args.run_a), pairwise.Side.parse(args.run_b)
     pairs = pairwise.pairs_from_lake(paths.lake, side_a, side_b)
+    estimate = pairwise.estimate_pairs(pairs, args.judge, args.concurrency)
     if args.estimate:
-        print(pairwise.estimate_pairs(pairs, args.judge).render())
+        print(estimate.render())
         return EXIT_OK
     judge = None
     if args.judge.strip() != "local":
@@ -481,12 +483,21 @@ def cmd_compare_runs(args: argparse.Namespace) -> int:
     now = pairwise.utc_now()
     cid = pairwise.new_comparison_id(now)
     _err(f"comparing {len(pairs)} pairs of {args.run_a} and {args.run_b} with {args.judge}")
+    if judge is not None:
+        _err(estimate.line())
+    shown = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        # A line a second at most (the dashboard reads the last "done/total" of the log).
+        if done == total or time.monotonic() - shown[0] >= 1.0:
+            shown[0] = time.monotonic()
+            _err(f"pairs judged: {done}/{total}")
 
     async def judged() -> tuple[Any, Any]:
         try:
             return await pairwise.compare_pairs(
                 pairs, judge, run_a=side_a.run_id, run_b=side_b.run_id, comparison_id=cid,
-                now=now, margin=args.margin,
+                now=now, margin=args.margin, concurrency=args.concurrency, progress=progress,
             )  # fmt: skip
         finally:
             if judge is not None:

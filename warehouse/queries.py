@@ -582,3 +582,33 @@ def conversation_turns(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
 def conversation_summary(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
     """The conversation-level scores of one conversation (one row, or none)."""
     return wh.named("conversation_summary", **ref.params())
+
+
+# ----------------------------------------------------------------------------- pairwise
+
+
+@named_query
+def leaderboard(wh: Warehouse) -> pl.DataFrame:
+    """Every rated player (run or run:candidate), best Elo first (the ``ratings`` view)."""
+    return wh.named("leaderboard")
+
+
+@named_query
+def rating_games(wh: Warehouse) -> pl.DataFrame:
+    """The games behind ``ratings``: player_a, player_b, score_a (1 / 0.5 / 0), in order."""
+    return wh.named("rating_games")
+
+
+@named_query
+def comparisons(wh: Warehouse, run_x: str | None = None, run_y: str | None = None) -> pl.DataFrame:
+    """Head-to-head comparisons, newest first, with all-domain win/tie/loss and intervals;
+    only those between ``run_x`` and ``run_y`` (either way round) when both are given."""
+    if (run_x is None) != (run_y is None):
+        raise ValueError("comparisons: give both runs or neither")
+    return wh.named("comparisons", run_x=run_x, run_y=run_y)
+
+
+@named_query
+def comparison_domains(wh: Warehouse, comparison_id: str) -> pl.DataFrame:
+    """One comparison's win/tie/loss per domain and ``(all)``, with Wilson intervals."""
+    return wh.named("comparison_domains", comparison_id=comparison_id)

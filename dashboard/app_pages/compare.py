@@ -1,5 +1,6 @@
 """Compare runs: baseline vs challenger per sample (improved, regressed, unchanged), per
-domain counts, largest regressions first. Also two candidates of one run."""
+domain counts, largest regressions first. Also two candidates of one run. Head to head: the
+latest pairwise judgment of the two sides, and a button that launches one."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
+from dashboard.components.head_to_head import head_to_head
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
 from dashboard.components.side_by_side import side_by_side
@@ -139,3 +141,5 @@ else:
             SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
         ),
     )
+
+head_to_head(baseline, challenger, baseline_candidate, candidate)

@@ -1,9 +1,9 @@
 """Benchmark of pairwise judging: judgments per second at concurrency 32 against a loopback
 LLM judge that answers every call after 200 ms.
 
-Each judgment is two calls (both orders, sent together), so the ideal rate at concurrency C
-and latency L is C / (2 L) judgments per second (80/s for 32 and 0.2 s). Prints the measured
-rate and its ratio to the ideal (goal >= 0.8).
+Each judgment is two calls (both orders, each one job among the calls kept in flight), so
+the ideal rate at concurrency C and latency L is C / (2 L) judgments per second (80/s for
+32 and 0.2 s). Prints the measured rate and its ratio to the ideal (goal >= 0.8).
 
 Run: ``.venv/bin/python -m tests.bench.pairwise [--pairs N] [--concurrency C] [--delay S]``
 """
@@ -54,22 +54,31 @@ def main() -> None:
     )  # fmt: skip
     judge = HttpJudge(client)
 
-    async def run() -> float:
-        started = time.perf_counter()
+    async def run() -> tuple[float, float]:
+        started, cpu = time.perf_counter(), time.process_time()
         await compare_pairs(
-            pairs, judge, run_a="A", run_b="B", comparison_id="cmp-bench", now=utc_now()
+            pairs,
+            judge,
+            run_a="A",
+            run_b="B",
+            comparison_id="cmp-bench",
+            now=utc_now(),
+            concurrency=args.concurrency,
         )
-        elapsed = time.perf_counter() - started
+        elapsed, used = time.perf_counter() - started, time.process_time() - cpu
         await judge.aclose()
-        return elapsed
+        return elapsed, used
 
-    elapsed = asyncio.run(run())
+    elapsed, used = asyncio.run(run())
     stop.set()
     in_flight = urls.get(timeout=30)
     server.join(timeout=10)
     rate = args.pairs / elapsed
     print(f"pairs: {args.pairs}, concurrency {args.concurrency}, judge latency {args.delay}s")
     print(f"most calls in flight: {in_flight}")
+    # CPU of this process (the judging side, not the server): what a busy machine inflates
+    # least, and what bounds the rate once the machine is free.
+    print(f"client CPU: {used:.2f} s, {1000 * used / args.pairs:.1f} ms per judgment")
     if args.delay <= 0:  # the cost of the client and the loopback server alone
         print(f"judgments/s: {rate:.1f} ({2 * args.pairs / elapsed:.0f} calls/s, no latency)")
         return

@@ -12,6 +12,12 @@ Overview r2 vs r1, by hand:
 - beta   accuracy 60 vs 40 (+20) (beta-q2 failed in r2: no scores)
 - gamma  completeness 65 vs 50 (+15): six samples, every one up 10..20 -> beyond noise
 Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, within noise.
+
+Head to head (``pairwise``, as ``compare-runs`` writes it; see ``PAIRWISE``):
+- ``CMP1`` r1 (A) vs r2 (B), local rule, 2026-11-09: acme-q1 B, acme-q2 A, beta-q1 B,
+  gamma-q1 B, gamma-q2 B, gamma-q3 tie -> acme 1-0-1, beta 0-0-1, gamma 0-1-2, all 1-1-4.
+- ``CMP2`` r2 (A) vs r3 (B), an LLM judge, 2026-11-16: acme-q1 B, acme-q2 a tie because the
+  two orders disagreed (position bias).
 ``rc`` stores tiers 90/80/60 in its config: candidate long's accuracy 72.5 is "fair" there
 (the default thresholds would say "good"), completeness 50 is "poor" (default "fair").
 """
@@ -30,6 +36,7 @@ from engine.models import (
     ConversationScoreRecord,
     GraderScoreRecord,
     HighlightRecord,
+    PairwiseRecord,
     ResultRecord,
     TurnRecord,
     VerdictRecord,
@@ -69,6 +76,48 @@ def _acme(sample: str, provider: str, tags: list[str], **scores: Any) -> dict[st
         "query": f"question {sample}",
         **scores,
     }
+
+
+CMP1 = "cmp-20261109T090000-aaaaaa"
+"""r1 (A) against r2 (B) with the local rule."""
+CMP2 = "cmp-20261116T090000-bbbbbb"
+"""r2 (A) against r3 (B) with an LLM judge."""
+
+PAIRWISE: list[tuple[str, str, str, str, str, str | None]] = [
+    (CMP1, "r1", "r2", "acme-q1", "acme.example", "b"),
+    (CMP1, "r1", "r2", "acme-q2", "acme.example", "a"),
+    (CMP1, "r1", "r2", "beta-q1", "beta.example", "b"),
+    (CMP1, "r1", "r2", "gamma-q1", "gamma.example", "b"),
+    (CMP1, "r1", "r2", "gamma-q2", "gamma.example", "b"),
+    (CMP1, "r1", "r2", "gamma-q3", "gamma.example", "tie"),
+    (CMP2, "r2", "r3", "acme-q1", "acme.example", "b"),
+    (CMP2, "r2", "r3", "acme-q2", "acme.example", None),  # orders disagree: a tie
+]
+"""(comparison, run A, run B, sample, domain, winner); None: the two orders disagreed."""
+
+
+def _pairwise_records() -> dict[str, list[PairwiseRecord]]:
+    out: dict[str, list[PairwiseRecord]] = {}
+    for cid, run_a, run_b, sample, domain, winner in PAIRWISE:
+        local = cid == CMP1
+        out.setdefault(cid, []).append(
+            PairwiseRecord(
+                comparison_id=cid,
+                run_a=run_a,
+                run_b=run_b,
+                iteration=1,
+                sample_id=sample,
+                domain=domain,
+                winner=winner or "tie",
+                consistent=winner is not None,
+                a_first=winner or "a",
+                b_first=winner or "b",
+                reason="fixture judgment",
+                judge="local" if local else "openai:gpt-4o-mini",
+                compared_at=T0 + timedelta(days=8 if local else 15),
+            )
+        )
+    return out
 
 
 def write_fixture_lake(paths: Paths) -> None:
@@ -377,6 +426,8 @@ def write_fixture_lake(paths: Paths) -> None:
     write_conversation_parts(lake)
     for run_id, iteration, rows in results_parts:
         write_part(lake, "results", run_id, iteration, rows)
+    for cid, records in _pairwise_records().items():
+        write_part(lake, "pairwise", cid, 0, records)
 
 
 CONVERSATION_TURNS = [

@@ -113,6 +113,7 @@ PAGES = {
     "overview": ("", "Scores per domain"),
     "trends": ("trends", "Trends"),
     "compare": ("compare", "Per sample"),
+    "leaderboard": ("leaderboard", "Win / tie / loss per domain"),
     "claims": ("claims", "Most-missed claims"),
     "sample": ("sample?run=r2&sample=acme-q1&iteration=1", "Response"),
     "conversations": ("conversations", "Transcript"),
@@ -120,7 +121,14 @@ PAGES = {
     "runs": ("runs", "One run"),
     "sql": ("sql", "SQL"),
 }
-CHARTS_AT_LEAST = {"overview": 1, "trends": 1, "compare": 1, "attribution": 2, "conversations": 1}
+CHARTS_AT_LEAST = {
+    "overview": 1,
+    "trends": 1,
+    "compare": 1,
+    "leaderboard": 2,
+    "attribution": 2,
+    "conversations": 1,
+}
 """Pages and the number of charts each must draw on the fixture home."""
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
@@ -158,7 +166,15 @@ def _host(request_url: str) -> str | None:
     return parsed.hostname
 
 
-KEY_TABLE_PAGES = ("overview", "compare", "claims", "sample", "runs", "conversations")
+KEY_TABLE_PAGES = (
+    "overview",
+    "compare",
+    "leaderboard",
+    "claims",
+    "sample",
+    "runs",
+    "conversations",
+)
 """Pages whose every table must show all its columns at 1440 px."""
 
 # Glide data grid draws the headers on a canvas (its accessible header cells have no box),
@@ -241,6 +257,14 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
                 ]
                 if name == "trends" and (marks[0]["line"] < 1 or marks[0]["symbol"] < 3):
                     blank.append(f"trends: no score line over the tier bands {marks[0]}")
+                if (
+                    name == "leaderboard"
+                    and marks[:2]
+                    and (marks[0]["rect"] < 6 or marks[1]["rect"] < 6)
+                ):
+                    # 3 players x (Elo, Bradley-Terry); the newest comparison (CMP2): 3
+                    # outcomes x 2 rows (acme.example and (all))
+                    blank.append(f"leaderboard: bars missing {marks[:2]}")
                 if name in KEY_TABLE_PAGES:
                     cut += [f"{name}: {p}" for p in hidden_columns(page)]
                 found = _EMOJI.findall(main.inner_text())
@@ -251,4 +275,42 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
     assert blank == [], blank
     assert cut == [], cut
     assert emoji == [], emoji
+    assert foreign == [], foreign
+
+
+def test_compare_page_judges_head_to_head(served: tuple[str, Paths]) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, _paths = served
+    ARTIFACTS.mkdir(exist_ok=True)
+    foreign: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": WIDTH, "height": 2400})
+        page.on(
+            "request",
+            lambda r: None if _host(r.url) in (None, *LOOPBACK) else foreign.append(r.url),
+        )
+        try:
+            page.goto(f"{url}/compare")
+            main = page.get_by_test_id("stMain")
+            # challenger r3 (the launch test may have added a newer run); its baseline is
+            # the run before it, r2; fixture CMP2 is theirs
+            challenger = main.get_by_role("combobox", name="Challenger")
+            challenger.wait_for(timeout=90_000)
+            challenger.click()
+            page.get_by_role("option", name=re.compile(r"· r3$")).click()
+            main.get_by_text("Baseline wins 0 · ties 1 · challenger wins 1").wait_for(
+                timeout=90_000
+            )
+            main.get_by_role("button", name="Judge head to head").click()
+            done = main.get_by_text(re.compile(r"^local — completed — cmp-")).first
+            done.wait_for(timeout=120_000)
+            # the local rule: acme-q1 85 vs 85, acme-q2 85 vs 85 (iteration 1): two ties
+            main.get_by_text("Baseline wins 0 · ties 2 · challenger wins 0").wait_for(
+                timeout=90_000
+            )
+            page.wait_for_timeout(1000)
+            page.screenshot(path=str(ARTIFACTS / "compare-head-to-head.png"), full_page=True)
+        finally:
+            browser.close()
     assert foreign == [], foreign

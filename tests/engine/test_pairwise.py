@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -139,6 +140,39 @@ def test_a_failing_judge_is_an_error_row(loopback_llm: LoopbackLLM) -> None:
     assert record.error is not None and '"better": "1", "2" or "tie"' in record.error
 
 
+def test_calls_in_flight_span_pairs_and_orders(loopback_llm: LoopbackLLM) -> None:
+    # 3 pairs = 6 calls, 0.3 s each, 4 at once (the client would allow 16): 4 in flight means
+    # the calls of different pairs overlapped (a pair has only 2), and never more than 4.
+    loopback_llm.delay = 0.3
+    loopback_llm.responder = lambda provider, body: Reply.json({"reason": "r", "better": "tie"})
+    judge = make_judge(loopback_llm, concurrency=16)
+    pairs = [pair({}, {}, sample_id=f"q{i}") for i in range(3)]
+    started = time.perf_counter()
+    records, usage = asyncio.run(
+        compare_pairs(pairs, judge, run_a="A", run_b="B", comparison_id="c", now=T0, concurrency=4)
+    )
+    elapsed = time.perf_counter() - started
+    assert loopback_llm.max_in_flight == 4 and usage.calls == 6
+    assert [r.winner for r in records] == ["tie"] * 3
+    assert elapsed >= 0.6  # at most 4 at once: two rounds of 0.3 s at least
+
+
+def test_one_failed_order_is_an_error_row_with_the_other_call_counted(
+    loopback_llm: LoopbackLLM,
+) -> None:
+    def by_order(provider: str, body: dict[str, Any]) -> Reply:
+        first = json.dumps(body).split("ANSWER 1:")[1].split("ANSWER 2:")[0]
+        return Reply.json({"better": "1"} if "$20" in first else {"better": "maybe"})
+
+    loopback_llm.responder = by_order
+    (record,), usage = run_llm(loopback_llm, OpenAIWire(), [pair({}, {})])
+    assert record.winner is None and record.error is not None
+    assert record.error.startswith("judge openai:gpt-4o-mini failed: ")
+    # the order that answered is counted (the failed order's two calls, reply and repair, are
+    # not: the client raises without usage)
+    assert usage.calls == 1 and loopback_llm.count == 3
+
+
 # --------------------------------------------------------------------------- end to end
 
 
@@ -173,6 +207,7 @@ def test_compare_runs_end_to_end_with_hand_computed_elo(
     first = out.strip().splitlines()[-1]
     assert first.startswith("cmp-")
     assert "acme.com: A wins 1, ties 1, B wins 0" in err
+    assert "pairs judged: 2/2" in err
     code, out, err = compare(home, capsys, "run-b", "run-c")
     assert code == 0, err
     part = home.lake / "pairwise" / f"run_id={first}" / "iteration=0" / "part-000001.parquet"
@@ -232,9 +267,19 @@ def test_estimate_counts_both_orders(home: Paths, capsys: pytest.CaptureFixture[
     # and 4 calls x 120 = 480 out
     assert "judge calls:   4 (both orders" in out
     assert "tokens:        1216 in, 480 out" in out
+    # gpt-4o-mini $0.15 / $0.60 per million: 1216 x 0.15 + 480 x 0.60 = 470.4 / 1e6
+    assert "cost:          $0.0005" in out
+    # 4 calls x 1.5 s over 8 at once (the default concurrency) = 0.75 s, shown like `run`
+    assert "time:          about 0m01s" in out
+    assert "note: time assumed: 1.5 s per call, 8 calls at once" in out
+    code, out, _ = compare(home, capsys, "run-a", "run-b", "--judge", "ollama:llama3.1",
+                           "--estimate", "--concurrency", "2")  # fmt: skip
+    assert "time:          about 0m03s" in out  # 4 x 1.5 / 2
+    assert "note: no price known for ollama:llama3.1: judge cost counted as 0" in out
     assert not (home.lake / "pairwise").exists()
     code, out, _ = compare(home, capsys, "run-a", "run-b", "--estimate")
     assert "judge calls:   0" in out
+    assert "note: local judge: the rule over stored scores, no judge API calls" in out
 
 
 def test_two_candidates_of_one_run(home: Paths, capsys: pytest.CaptureFixture[str]) -> None:
