@@ -115,13 +115,14 @@ def promptfoo_bin() -> Path | None:
     """The promptfoo command, installed into the cache folder on first use; None (with the
     reason printed) when node or npm is missing or the install fails."""
     binary = CACHE / "node_modules" / ".bin" / "promptfoo"
-    if binary.exists():
+    if _works(binary):
         return binary
     if shutil.which("node") is None or shutil.which("npm") is None:
         print("peer-promptfoo: skipped (node and npm are needed to install promptfoo)")
         return None
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "package.json").write_text('{"name": "evalhouse-bench-promptfoo", "private": true}')
+    # better-sqlite3 has no prebuilt binary offline: npm compiles it (minutes on 2 cores).
     print(f"installing promptfoo@{PROMPTFOO_VERSION} into {CACHE} (once)", flush=True)
     done = subprocess.run(
         ["npm", "install", "--no-audit", "--no-fund", f"promptfoo@{PROMPTFOO_VERSION}"],
@@ -129,11 +130,20 @@ def promptfoo_bin() -> Path | None:
         capture_output=True,
         text=True,
     )
-    if done.returncode != 0 or not binary.exists():
+    if done.returncode != 0 or not _works(binary):
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         print(f"peer-promptfoo: skipped (npm install failed: {' / '.join(tail)})")
         return None
     return binary
+
+
+def _works(binary: Path) -> bool:
+    """Whether an installed promptfoo starts (its native sqlite module is built on install,
+    which an interrupted install leaves out)."""
+    if not binary.exists():
+        return False
+    done = subprocess.run([str(binary), "--version"], capture_output=True, text=True)
+    return done.returncode == 0 and "Could not locate the bindings" not in done.stdout + done.stderr
 
 
 def promptfoo_config(folder: Path, cases: Path, url: str) -> Path:

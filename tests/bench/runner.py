@@ -90,7 +90,11 @@ def _fake_analysis_components(config: RunConfig, cache: Path) -> Components:
             raise RuntimeError("not used")
 
     judge = build_judge(
-        config.judge, embedder=NoEmbedder(), cache_dir=cache, concurrency=config.concurrency
+        config.judge,
+        embedder=NoEmbedder(),
+        cache_dir=cache,
+        concurrency=config.concurrency,
+        batch_claims=config.judge_calls == "batched",
     )
 
     async def judged(case: TestCase, response: str, j: Any, weights: Any) -> Any:
