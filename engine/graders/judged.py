@@ -42,7 +42,7 @@ from engine.graders.local_rubric import (
 from engine.graders.options import GEvalOptions
 from engine.graders.rubric import is_local, where
 from engine.graders.spec import DEFAULT_THRESHOLDS, GraderSpec
-from engine.judges.base import ClaimVerdict, Judge, JudgeError, Usage
+from engine.judges.base import BatchVerifier, ClaimVerdict, Judge, JudgeError, Usage
 from engine.judges.graded import Factuality, GEvalScore, Relevance
 from engine.text import split_sentences
 
@@ -320,6 +320,10 @@ class ContextRelevanceGrader(JudgedGrader):
 async def _verify_all(
     grader: JudgedGrader, judge: Judge, claims: Sequence[str], context: Sequence[str]
 ) -> list[ClaimVerdict]:
+    if claims and isinstance(judge, BatchVerifier) and judge.batches_claims:
+        # one call for all the claims (``judge_calls=batched``), as judge_sample does
+        return await grader._call(lambda: judge.verify_claims(list(claims), context))
+
     async def one(claim: str) -> ClaimVerdict:
         return await grader._call(lambda: judge.verify_claim(claim, context))
 

@@ -59,5 +59,7 @@ class AnthropicWire:
 class AnthropicJudge(HttpJudge):
     """An LLM judge over the Anthropic messages API."""
 
-    def __init__(self, client: HttpJudgeClient, *, prompt_version: str = "v1") -> None:
-        super().__init__(client, prompt_version=prompt_version)
+    def __init__(
+        self, client: HttpJudgeClient, *, prompt_version: str = "v1", batch_claims: bool = False
+    ) -> None:
+        super().__init__(client, prompt_version=prompt_version, batch_claims=batch_claims)

@@ -78,6 +78,9 @@ class ClaimVerdict(Frozen):
     """Best claim-context cosine (local judge)."""
     rule: str | None = None
     """Contradiction rule that fired (local judge)."""
+    passages: tuple[int, ...] | None = None
+    """0-based indices of the context passages that on their own state the claim, when the
+    judge said (a batched verification does; RAG precision then needs no call of its own)."""
     usage: Usage = Usage()
     """What the verification cost."""
 
@@ -133,6 +136,22 @@ class ChunkUse(Frozen):
     """Why (the supported claim, or the judge's explanation)."""
     usage: Usage = Usage()
     """What the check cost."""
+
+
+@runtime_checkable
+class BatchVerifier(Protocol):
+    """A judge that can verify all of a sample's claims in one call (``batches_claims``)."""
+
+    @property
+    def batches_claims(self) -> bool:
+        """Whether ``verify_claims`` should be used instead of one ``verify_claim`` per claim."""
+        ...
+
+    async def verify_claims(
+        self, claims: Sequence[str], context: Sequence[str]
+    ) -> list[ClaimVerdict]:
+        """One verdict per claim, in order, each naming the passages that state it."""
+        ...
 
 
 @runtime_checkable

@@ -3,16 +3,28 @@
 Keyed by provider, model, prompt version, sha256 of the prompt and temperature. Only
 successful, parsed responses are stored (never an error); API keys are not part of the key
 or the value. One JSON file per entry, written atomically, so concurrent runs can share it.
+
+Entries are written by one background thread: creating a file costs a millisecond or more
+on a busy disk, and ``put`` is called on the event loop once per judge call, where that
+wait would hold up every call in flight. An entry not yet on disk is already served by
+``get`` (of any cache of the process); ``flush`` (called when a judge closes, and at exit)
+waits until every entry is written.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import logging
 import os
+import queue
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("engine.judges.cache")
 
 
 def cache_key(
@@ -33,6 +45,61 @@ def cache_key(
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
+class _Writer:
+    """The one thread writing cache entries, and the entries it has yet to write."""
+
+    def __init__(self) -> None:
+        self.pending: dict[Path, dict[str, Any]] = {}
+        self.lock = threading.Lock()
+        self.queue: queue.Queue[Path] = queue.Queue()
+        self.thread: threading.Thread | None = None
+
+    def submit(self, path: Path, value: dict[str, Any]) -> None:
+        with self.lock:
+            self.pending[path] = value
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="judge-cache", daemon=True)
+                self.thread.start()
+                atexit.register(self.flush)
+        self.queue.put(path)
+
+    def _run(self) -> None:
+        while True:
+            path = self.queue.get()
+            with self.lock:
+                value = self.pending.get(path)
+            try:
+                if value is not None:
+                    _write(path, value)
+            except OSError as exc:  # a cache that cannot be written only costs calls
+                log.warning("judge cache: cannot write %s: %s", path, exc)
+            finally:
+                with self.lock:
+                    if self.pending.get(path) is value:
+                        del self.pending[path]
+                self.queue.task_done()
+
+    def flush(self) -> None:
+        if self.thread is not None:
+            self.queue.join()
+
+
+_WRITER = _Writer()
+
+
+def _write(path: Path, value: dict[str, Any]) -> None:
+    """Write one entry atomically (a temporary file, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(value, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class JudgeCache:
     """Judge responses under ``folder`` (for example ``EVALHOUSE_HOME/cache/judge``)."""
 
@@ -45,22 +112,23 @@ class JudgeCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored entry, or None (missing or unreadable entries are misses)."""
+        path = self._path(key)
+        with _WRITER.lock:
+            waiting = _WRITER.pending.get(path)
+        if waiting is not None:
+            return waiting
         try:
-            with self._path(key).open(encoding="utf-8") as f:
+            with path.open(encoding="utf-8") as f:
                 value = json.load(f)
         except (OSError, json.JSONDecodeError):
             return None
         return value if isinstance(value, dict) else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        """Store an entry atomically (write to a temporary file, then rename)."""
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(value, f, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Store an entry: served by ``get`` at once, written atomically (a temporary file,
+        then a rename) by the background writer."""
+        _WRITER.submit(self._path(key), dict(value))
+
+    def flush(self) -> None:
+        """Wait until every entry put so far (by any cache of the process) is on disk."""
+        _WRITER.flush()

@@ -40,12 +40,14 @@ def build_judge(
     timeout: float = 60.0,
     max_retries: int = 4,
     retries: int | None = None,
+    batch_claims: bool = True,
 ) -> Judge:
     """The judge named by ``spec``. Raises JudgeError for an unknown spec or a missing key.
 
     ``retries`` (the run's ``retries``) are the retries of each HTTP call after its first
     attempt; when given it replaces ``max_retries``. These are the only retries of a judge
-    call: nothing above the HTTP layer retries again."""
+    call: nothing above the HTTP layer retries again. ``batch_claims`` verifies all of a
+    sample's claims in one call (False: one call per claim and one per context chunk)."""
     spec = spec.strip()
     if spec == "local":
         return LocalJudge(embedder)
@@ -57,6 +59,7 @@ def build_judge(
         concurrency=concurrency,
         timeout=timeout,
         max_retries=max_retries if retries is None else retries,
+        batch_claims=batch_claims,
     )
 
 
@@ -69,6 +72,7 @@ def build_llm_judge(
     concurrency: int = 8,
     timeout: float = 60.0,
     max_retries: int = 4,
+    batch_claims: bool = True,
 ) -> HttpJudge:
     """The LLM judge named by ``spec`` (``openai:MODEL``, ``anthropic:MODEL``,
     ``ollama:MODEL``), without the embedder only the local judge needs. Raises JudgeError."""
@@ -94,20 +98,25 @@ def build_llm_judge(
             raise JudgeError("openai judge needs the OPENAI_API_KEY environment variable")
         url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
         return OpenAICompatJudge(
-            HttpJudgeClient(OpenAIWire("openai"), base_url=url, api_key=key, **common)
+            HttpJudgeClient(OpenAIWire("openai"), base_url=url, api_key=key, **common),
+            batch_claims=batch_claims,
         )
     if provider == "ollama":
         # Ollama often runs on another machine or port than the default.
         url = base_url or os.environ.get("OLLAMA_BASE_URL") or OLLAMA_BASE_URL
         return OpenAICompatJudge(
-            HttpJudgeClient(OpenAIWire("ollama"), base_url=url, api_key=None, **common)
+            HttpJudgeClient(OpenAIWire("ollama"), base_url=url, api_key=None, **common),
+            batch_claims=batch_claims,
         )
     if provider == "anthropic":
         key = env_secret("ANTHROPIC_API_KEY")
         if not key:
             raise JudgeError("anthropic judge needs the ANTHROPIC_API_KEY environment variable")
         url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_BASE_URL
-        return AnthropicJudge(HttpJudgeClient(AnthropicWire(), base_url=url, api_key=key, **common))
+        return AnthropicJudge(
+            HttpJudgeClient(AnthropicWire(), base_url=url, api_key=key, **common),
+            batch_claims=batch_claims,
+        )
     raise JudgeError(
         f"unknown judge provider {provider!r}: use local, openai:, anthropic: or ollama:"
     )

@@ -46,6 +46,7 @@ from engine.judges.base import (
     RubricResult,
     Usage,
 )
+from engine.judges.batched import verify_in_batches
 from engine.judges.cache import JudgeCache, cache_key
 from engine.judges.conversational import CONVERSATION_PROMPTS, ConversationCalls
 from engine.judges.graded import GRADED_PROMPTS, GradedCalls
@@ -116,6 +117,7 @@ def load_prompt(name: str, version: str = "v1") -> Prompt:
 PROMPT_NAMES = (
     "extract_claims",
     "verify_claim",
+    "verify_claims",
     "rubric",
     "rag_correctness",
     "rag_relevance",
@@ -249,8 +251,10 @@ class HttpJudgeClient:
         )
 
     async def aclose(self) -> None:
-        """Close the HTTP connections of the current loop."""
+        """Close the HTTP connections of the current loop; the cache's entries reach disk."""
         await self._http.aclose()
+        if self.cache is not None:
+            await asyncio.to_thread(self.cache.flush)
 
     async def _post(self, messages: list[dict[str, str]], system: str) -> ChatReply:
         body = self.wire.body(self.model, messages, system, self.temperature)
@@ -370,11 +374,16 @@ class HttpJudge(GradedCalls, ConversationCalls):
     """An LLM judge over HTTP; the wire format decides the provider. Grader-file calls
     (rubrics, G-Eval, factuality, context relevance) come from ``GradedCalls``."""
 
-    def __init__(self, client: HttpJudgeClient, *, prompt_version: str = "v1") -> None:
+    def __init__(
+        self, client: HttpJudgeClient, *, prompt_version: str = "v1", batch_claims: bool = False
+    ) -> None:
         self.client = client
         self._version = prompt_version
         self._prompts = {name: load_prompt(name, prompt_version) for name in PROMPT_NAMES}
-        self._set_version = prompt_set_version(prompt_version)
+        self._batch = batch_claims
+        # Batched verification asks other prompts: its runs say so in their prompt version.
+        suffix = "-batched" if batch_claims else ""
+        self._set_version = prompt_set_version(prompt_version) + suffix
 
     @property
     def name(self) -> str:
@@ -415,6 +424,27 @@ class HttpJudge(GradedCalls, ConversationCalls):
             parse_verdict,
         )
         return ClaimVerdict(verdict=verdict, evidence=evidence, usage=usage)
+
+    @property
+    def batches_claims(self) -> bool:
+        """Whether a sample's claims are verified in one call (``judge_calls=batched``)."""
+        return self._batch
+
+    async def verify_claims(
+        self, claims: Sequence[str], context: Sequence[str]
+    ) -> list[ClaimVerdict]:
+        """Every claim against the context in one call (``engine.judges.batched``), each
+        verdict naming the passages that state its claim."""
+        if not any(c.strip() for c in context):
+            return [
+                ClaimVerdict(
+                    verdict="NOT_ENOUGH_INFO", evidence="No context to verify", passages=()
+                )
+                for _ in claims
+            ]
+        return await verify_in_batches(
+            self.client, self._prompts["verify_claims"], claims, _numbered(context), len(context)
+        )
 
     async def score_rubric(
         self, question: str, context: Sequence[str], answer: str

@@ -327,6 +327,11 @@ class RunConfig(Frozen):
     conversation_window: int = Field(default=5, ge=1, le=100)
     """Conversation test sets: turns of history the judge sees with each assistant reply
     (the sliding window; ``--option conversation_window=3``)."""
+    judge_calls: Literal["batched", "per_prompt"] = "batched"
+    """With an LLM judge: ``batched`` verifies all of a sample's claims in one call whose
+    reply also names the chunks stating each claim (RAG precision without calls of its
+    own); ``per_prompt`` keeps one call per claim and one per context chunk
+    (``--option judge_calls=per_prompt``)."""
     column_map: dict[str, str] = Field(default_factory=dict)
     """Test-set columns renamed to native fields before the format is detected
     (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the

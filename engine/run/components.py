@@ -91,6 +91,7 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         concurrency=config.concurrency,
         prices=config.prices,
         retries=config.retries,
+        batch_claims=config.judge_calls == "batched",
     )
 
     async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:

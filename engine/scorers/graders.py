@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine.graders import GradeInput, Grader, GraderError, SyncGrader
 from engine.judges.base import Usage
+from engine.judges.batched import batch_calls
 from engine.models import GraderScoreRecord, RunConfig, SampleKey, TestCase
 from engine.scorers.base import (
     AnswerEstimate,
@@ -134,20 +135,21 @@ class GraderScorer(BaseScorer):
         )
 
 
-def judged_calls(spec_type: str, case: TestCase) -> int:
+def judged_calls(spec_type: str, case: TestCase, *, batched: bool = False) -> int:
     """Judge calls one answer costs a grader of ``spec_type`` with an LLM judge: one for a
     rubric, G-Eval (its steps call is paid once per run), factuality, answer relevance and
     context relevance; one claim extraction (unless the case gives claims) plus one
-    verification per expected claim for context recall; none for the other types."""
+    verification per expected claim for context recall (``batched``: one per
+    ``engine.judges.batched.CLAIMS_PER_CALL`` claims); none for the other types."""
     if spec_type in ("llm-rubric", "g-eval", "factuality", "answer-relevance"):
         return 1
     if spec_type == "context-relevance":
         return 1 if case.effective_context else 0
     if spec_type == "context-recall":
         given = len(case.expected_answer.claims)
-        if given:
-            return given
-        return 1 + max(1, len(split_sentences(case.expected_answer.text)))
+        claims = given or max(1, len(split_sentences(case.expected_answer.text)))
+        verify = batch_calls(claims) if batched else claims
+        return verify if given else 1 + verify
     return 0
 
 
@@ -161,9 +163,10 @@ def estimate_graders(config: RunConfig) -> AnswerEstimate:
     _, specs = run_files(config)
     kinds = [spec.type for spec in specs]
     price_in, price_out = model_prices(config.judge, config.prices)
+    batched = config.judge_calls == "batched"
 
     def per_answer(case: TestCase, response: str | None) -> CallEstimate:
-        calls = sum(judged_calls(kind, case) for kind in kinds)
+        calls = sum(judged_calls(kind, case, batched=batched) for kind in kinds)
         answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
         context = tokens("\n".join(case.effective_context) or " ")
         sent = calls * (PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer + context)

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
+from engine.judges.batched import batch_calls
 from engine.models import RagWeights, RunConfig, SampleKey, TestCase
 from engine.scorers.base import (
     AnswerEstimate,
@@ -172,13 +173,19 @@ def model_prices(spec: str, overrides: dict[str, tuple[float, float]] | None = N
     return PriceTable(overrides).prices(spec.split(":", 1)[1]) or (0.0, 0.0)
 
 
-def judge_calls(case: TestCase, response: str | None) -> int:
-    """LLM calls ``judge_sample`` makes for one answer: one claim extraction, one
-    verification per response claim (its sentences; 5 when the answer is not known yet),
-    one rubric, one relevance, one correctness when there is a reference, and one
-    chunk-use call per context chunk (RAG precision)."""
+def judge_calls(case: TestCase, response: str | None, *, batched: bool = False) -> int:
+    """LLM calls ``judge_sample`` makes for one answer: one claim extraction, one rubric,
+    one relevance, one correctness when there is a reference, and the verifications.
+
+    One call per claim (its sentences; 5 when the answer is not known yet) and one
+    chunk-use call per context chunk (RAG precision); ``batched``: one call per
+    ``engine.judges.batched.CLAIMS_PER_CALL`` claims when there is context (none without,
+    and none for precision: the verdicts name the chunks)."""
     chunks = sum(1 for c in case.effective_context if c.strip())
     has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
+    if batched:
+        verify = batch_calls(_response_claims(response)) if chunks else 0
+        return 3 + int(has_reference) + verify
     return 3 + _response_claims(response) + int(has_reference) + chunks
 
 
@@ -218,16 +225,20 @@ def estimate_judge(config: RunConfig) -> AnswerEstimate:
         return no_calls(config)
     price_in, price_out = model_prices(config.judge, config.prices)
     decided = local_decider(config)
+    batched = config.judge_calls == "batched"
 
     def per_answer(case: TestCase, response: str | None) -> CallEstimate:
         if decided is not None and decided(case, response):
             return CallEstimate()
-        calls = judge_calls(case, response)
+        calls = judge_calls(case, response, batched=batched)
         context = "\n".join(case.effective_context) or " "
         answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
         per_call = PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer
-        # the verifications and the rubric carry the whole context
-        sent = calls * per_call + (_response_claims(response) + 1) * tokens(context)
+        # the verifications and the rubric carry the whole context (a batched
+        # verification carries it once per call)
+        claims = _response_claims(response)
+        carried = batch_calls(claims) if batched else claims
+        sent = calls * per_call + (carried + 1) * tokens(context)
         received = calls * JUDGE_OUTPUT_TOKENS
         return CallEstimate(calls, sent, received, (sent * price_in + received * price_out) / 1e6)
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.judges.base import (
+    BatchVerifier,
     ClaimsResult,
     ClaimVerdict,
     ExtractedClaim,
@@ -85,11 +86,32 @@ async def verify_one(judge: Judge, claim: str, context: Sequence[str]) -> ClaimV
         return await judge.verify_claim(claim, context)
 
 
+def batches(judge: Judge) -> bool:
+    """Whether ``judge`` verifies a sample's claims in one call (``BatchVerifier``)."""
+    return isinstance(judge, BatchVerifier) and judge.batches_claims
+
+
+async def verdicts_for(
+    judge: Judge, claims: Sequence[str], context: Sequence[str]
+) -> list[ClaimVerdict]:
+    """A verdict per claim: in one batched call when the judge batches, else one call per
+    claim (concurrently; HTTP judges limit their own concurrency). Either way an invalid
+    judge response is retried once."""
+    if not claims:
+        return []
+    if batches(judge) and isinstance(judge, BatchVerifier):
+        try:
+            return await judge.verify_claims(claims, context)
+        except JudgeResponseError:
+            return await judge.verify_claims(claims, context)
+    return list(await asyncio.gather(*(verify_one(judge, c, context) for c in claims)))
+
+
 async def verify_claims(
     judge: Judge, claims: Sequence[ExtractedClaim], context: Sequence[str]
 ) -> tuple[ClaimCheck, ...]:
-    """Verdicts for every claim (concurrently; HTTP judges limit their own concurrency)."""
-    verdicts = await asyncio.gather(*(verify_one(judge, c.text, context) for c in claims))
+    """Verdicts for every claim (see ``verdicts_for``)."""
+    verdicts = await verdicts_for(judge, [c.text for c in claims], context)
     return tuple(ClaimCheck(c, v) for c, v in zip(claims, verdicts, strict=True))
 
 

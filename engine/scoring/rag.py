@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from engine.judges.base import ChunkUse, ClaimVerdict, Judge, MetricScore, Usage
 from engine.models import RagWeights
-from engine.scoring.faithfulness import verify_one
+from engine.scoring.faithfulness import batches, verdicts_for
 
 NO_CONTEXT = "No context to verify"
 DEFAULT_WEIGHTS = RagWeights()
@@ -96,6 +96,42 @@ def _reasoning(
     return "; ".join(part for part in parts if part)
 
 
+def cited_uses(verdicts: Sequence[ClaimVerdict], chunks: int) -> list[ChunkUse] | None:
+    """Chunk use read from verdicts that name the passages stating their claim (a batched
+    verification); None when a verdict does not say (then each chunk is asked)."""
+    if any(v.passages is None for v in verdicts):
+        return None
+    stating: dict[int, list[int]] = {}
+    for number, verdict in enumerate(verdicts, start=1):
+        for index in verdict.passages or ():
+            stating.setdefault(index, []).append(number)
+    return [
+        ChunkUse(used=True, reasoning=f"states statement {', '.join(map(str, stating[j]))}")
+        if j in stating
+        else ChunkUse(used=False, reasoning="states none of the statements")
+        for j in range(chunks)
+    ]
+
+
+async def _chunk_uses(
+    judge: Judge, basis: Sequence[str], context: Sequence[str]
+) -> list[ChunkUse] | None:
+    """One chunk-use call per chunk (``judge_calls=per_prompt`` and the local judge)."""
+    if not context or not basis:
+        return None
+    return list(await asyncio.gather(*(judge.chunk_used(basis, c) for c in context)))
+
+
+async def _recall_basis(
+    judge: Judge, claims: Sequence[str], reference_claims: Sequence[str], context: Sequence[str]
+) -> list[ClaimVerdict] | None:
+    """Verdicts of the reference's claims when the answer has none; None when the answer's
+    own verdicts are the basis."""
+    if claims or not reference_claims:
+        return None
+    return await verdicts_for(judge, reference_claims, context)
+
+
 async def evaluate_rag(
     judge: Judge,
     *,
@@ -129,21 +165,24 @@ async def evaluate_rag(
             return MetricScore(score=1.0, reasoning="Empty answer.")
         return await judge.score_relevance(question, answer)
 
-    async def precision() -> list[ChunkUse] | None:
+    async def grounding() -> tuple[list[ChunkUse] | None, list[ClaimVerdict] | None]:
         basis = list(claims) or reference_claims
-        if not context or not basis:
-            return None
-        return list(await asyncio.gather(*(judge.chunk_used(basis, c) for c in context)))
-
-    async def recall_basis() -> list[ClaimVerdict] | None:
-        if claims or not reference_claims:
-            return None  # the answer's own verdicts
-        return list(
-            await asyncio.gather(*(verify_one(judge, c, context) for c in reference_claims))
+        if batches(judge):
+            # The batched verdicts name the chunks stating each claim: precision reads
+            # them once the basis (the answer's claims or the reference's) is verified.
+            recall = await _recall_basis(judge, claims, reference_claims, context)
+            cited = cited_uses(verdicts if recall is None else recall, len(context))
+            if cited is None:
+                return await _chunk_uses(judge, basis, context), recall
+            return (cited if context and basis else None), recall
+        uses, recall = await asyncio.gather(
+            _chunk_uses(judge, basis, context),
+            _recall_basis(judge, claims, reference_claims, context),
         )
+        return uses, recall
 
-    correctness_r, relevance_r, uses, recall_verdicts = await asyncio.gather(
-        correctness(), relevance(), precision(), recall_basis()
+    correctness_r, relevance_r, (uses, recall_verdicts) = await asyncio.gather(
+        correctness(), relevance(), grounding()
     )
     spent = [*(recall_verdicts or ()), *(uses or ()), relevance_r, *filter(None, [correctness_r])]
     usage = sum((part.usage for part in spent), usage)

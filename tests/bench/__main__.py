@@ -2,6 +2,9 @@
 
 python -m tests.bench            # all
 python -m tests.bench ingest     # some
+
+``peer_promptfoo`` (evalhouse against promptfoo on the same judge calls) installs promptfoo
+from npm on first use and skips itself without node.
 """
 
 from __future__ import annotations

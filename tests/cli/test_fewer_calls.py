@@ -27,6 +27,8 @@ def _oracle(provider: str, body: dict[str, Any]) -> Reply:
         {
             "claims": ["The answer states a fact."],
             "verdict": "SUPPORTED",
+            # a batched verification (the default) of the one claim above
+            "verdicts": [{"claim": 1, "verdict": "SUPPORTED", "evidence": "", "passages": [1]}],
             "evidence": "page",
             "faithfulness": {"score": score, "reasoning": "r"},
             "completeness": {"score": score, "reasoning": "r"},

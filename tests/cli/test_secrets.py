@@ -27,6 +27,8 @@ PLANTED = "sk-planted-0123456789abcdef-DO-NOT-LEAK"
 JUDGE_REPLY = {
     "claims": ["The product costs $12 per user per month."],
     "verdict": "SUPPORTED",
+    # a batched verification (the default) of the one claim above
+    "verdicts": [{"claim": 1, "verdict": "SUPPORTED", "evidence": "", "passages": [1]}],
     "evidence": "pricing page",
     "faithfulness": {"score": 4, "reasoning": "grounded"},
     "completeness": {"score": 4, "reasoning": "explains"},

@@ -488,9 +488,15 @@ def test_estimate_counts_candidate_target_calls_and_grader_judge_calls(
     estimate = estimate_run(config, ts)
     # 4 cases x 2 candidates x 2 iterations, one target call each
     assert estimate.target_calls == 16
-    # per answer: extract claims + 5 verifications (answer unknown) + rubric + relevance
-    # + correctness + 1 context chunk = 10 judge_sample calls, + 1 llm-rubric grader
-    assert estimate.judge_calls == 16 * 11
+    # per answer, batched (the default): extract claims + 1 verification of all claims
+    # (which names the chunks, so no chunk-use call) + rubric + relevance + correctness
+    # = 5 judge_sample calls, + 1 llm-rubric grader
+    assert estimate.judge_calls == 16 * 6
+    per_prompt = estimate_run(config.model_copy(update={"judge_calls": "per_prompt"}), ts)
+    # per answer, one call per prompt: extract claims + 5 verifications (answer unknown) +
+    # rubric + relevance + correctness + 1 context chunk = 10 judge_sample calls, + 1
+    # llm-rubric grader
+    assert per_prompt.judge_calls == 16 * 11
     assert any("2 candidates x 4 cases" in n for n in estimate.notes)
     assert estimate.cost_usd > 0  # gpt-4o-mini has a price; loopback-chat does not
     local = estimate_run(config.model_copy(update={"judge": "local"}), ts)

@@ -313,3 +313,18 @@ def test_loop_thread_runs_coroutines_for_sync_callers(server: Server) -> None:
     loop.close(session.aclose)
     assert [v.value for v in values] == [{"ok": True}] * 3
     assert len(set(server.ports)) == 1  # one kept-alive connection served all three
+
+
+def test_the_pooled_clients_share_one_tls_context() -> None:
+    # Loading the CA bundle took 0.1-0.4 s per client: a session at concurrency 128 (32
+    # clients) spent seconds of its event loop on it before the first call.
+    from engine.http import shared_tls_context
+
+    async def contexts(connections: int) -> set[int]:
+        session = HttpSession(max_connections=connections)
+        clients = {session.client() for _ in range(64)}
+        found = {id(c._transport._pool._ssl_context) for c in clients}  # type: ignore[attr-defined]
+        await session.aclose()
+        return found
+
+    assert asyncio.run(contexts(128)) | asyncio.run(contexts(32)) == {id(shared_tls_context())}

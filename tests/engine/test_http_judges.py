@@ -267,6 +267,7 @@ def test_planted_key_never_reaches_cache_or_logs(
         # the key was really sent, in a header
         sent = loopback_llm.requests[-1].headers
         assert planted_key in (sent.get("authorization", "") + sent.get("x-api-key", ""))
+    JudgeCache(cache_dir).flush()  # entries are written by a background thread
     files = [p for p in cache_dir.rglob("*") if p.is_file()]
     assert files, "the cache should hold the successful rubric replies"
     for path in files:

@@ -36,9 +36,11 @@ def test_errors_are_never_cached(loopback_llm: LoopbackLLM, tmp_path: Path) -> N
     judge = make_judge(loopback_llm, cache=tmp_path)
     with pytest.raises(JudgeResponseError):
         asyncio.run(judge.score_rubric("q?", ["c"], "a"))
+    JudgeCache(tmp_path).flush()  # entries are written by a background thread
     assert not [p for p in tmp_path.rglob("*.json")]
     asyncio.run(judge.score_rubric("q?", ["c"], "a"))
     assert loopback_llm.count == 3
+    JudgeCache(tmp_path).flush()
     (entry,) = list(tmp_path.rglob("*.json"))
     stored = json.loads(entry.read_text())
     assert json.loads(stored["content"]) == RUBRIC
@@ -82,7 +84,18 @@ def test_unreadable_entries_are_misses(tmp_path: Path) -> None:
     assert cache.get(key) is None
     cache.put(key, {"content": "{}"})
     assert cache.get(key) == {"content": "{}"}
+    cache.flush()  # entries are written by a background thread
     (path,) = list(tmp_path.rglob("*.json"))
     path.write_text("{broken")
     assert cache.get(key) is None
     assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_an_entry_is_served_before_it_reaches_disk_and_written_by_flush(tmp_path: Path) -> None:
+    key = cache_key("p", "m", "v", "y", 0.0)
+    JudgeCache(tmp_path).put(key, {"content": "{}"})
+    # another cache of the same folder (a second judge of the process) sees it at once
+    assert JudgeCache(tmp_path).get(key) == {"content": "{}"}
+    JudgeCache(tmp_path).flush()
+    (path,) = list(tmp_path.rglob("*.json"))
+    assert json.loads(path.read_text()) == {"content": "{}"}

@@ -437,3 +437,41 @@ def test_rubric_and_promptfoo_files_in_a_local_run(
 
 def yaml_text(data: dict[str, Any]) -> str:
     return "".join(f"{k}: {json.dumps(v)}\n" for k, v in data.items())
+
+
+def test_context_recall_verifies_all_expected_claims_in_one_batched_call(
+    loopback_llm: LoopbackLLM,
+) -> None:
+    # The same worked example as above with the judge batching (judge_calls=batched): the
+    # three expected claims go in one verification call and score the same 2 of 3.
+    claims = [
+        "Green tea provides antioxidants that reduce inflammation",
+        "Green tea improves brain function through caffeine and L-theanine",
+        "Green tea may lower the risk of heart disease",
+    ]
+
+    def answer(provider: str, body: dict[str, Any]) -> Reply:
+        text = json.dumps(body)
+        if "atomic factual claims" in text:
+            return Reply.json({"claims": claims})
+        assert "whether claims are supported" in text  # never one call per claim
+        return Reply.json(
+            {
+                "verdicts": [
+                    {"claim": 1, "verdict": "SUPPORTED", "passages": [1]},
+                    {"claim": 2, "verdict": "SUPPORTED", "passages": [1]},
+                    {"claim": 3, "verdict": "NOT_ENOUGH_INFO", "passages": []},
+                ]
+            }
+        )
+
+    loopback_llm.responder = answer
+    judge = HttpJudge(http_judge(loopback_llm, WIRES[0]).client, batch_claims=True)
+    recall = grade(grader(write_up_file("context-recall", 0.7), judge), TEA_OUTPUT)
+    assert recall.score == pytest.approx(2 / 3) and not recall.passed
+    assert recall.reason.endswith("not found: 'Green tea may lower the risk of heart disease'")
+    assert recall.usage.calls == loopback_llm.count == 2  # 1 extraction + 1 verification
+    import engine.run  # noqa: F401  (engine.scorers first is an import cycle)
+    from engine.scorers.graders import judged_calls
+
+    assert judged_calls("context-recall", GREEN_TEA, batched=True) == 2

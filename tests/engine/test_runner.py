@@ -707,7 +707,14 @@ def test_estimate(tmp_path: Path) -> None:
     assert (local.target_calls, local.judge_calls, local.cost_usd) == (0, 0, 0.0)
     assert local.seconds > 0 and "local judge" in local.render()
     remote = estimate_run(
-        config_for(ts, iterations=2, judge="openai:gpt-4o-mini", target="openai:gpt-4o-mini"), ts
+        config_for(
+            ts,
+            iterations=2,
+            judge="openai:gpt-4o-mini",
+            target="openai:gpt-4o-mini",
+            judge_calls="per_prompt",
+        ),
+        ts,
     )
     # responses not known yet (5 claims assumed): extract + 5 verifications + rubric +
     # relevance + correctness + 1 context chunk = 10 calls per sample
@@ -715,9 +722,20 @@ def test_estimate(tmp_path: Path) -> None:
     assert remote.cost_usd > 0 and remote.input_tokens > remote.output_tokens > 0
     text = remote.render()
     assert "judge calls:   200" in text and "$" in text
-    recorded = estimate_run(config_for(ts, judge="openai:gpt-4o-mini"), ts)
+    recorded = estimate_run(
+        config_for(ts, judge="openai:gpt-4o-mini", judge_calls="per_prompt"), ts
+    )
     # one-sentence recorded responses: extract + 1 + rubric + relevance + correctness + 1 chunk
     assert (recorded.target_calls, recorded.judge_calls) == (0, 10 * 6)
+    # batched (the default): extract + 1 verification naming the chunks + rubric + relevance
+    # + correctness = 5 calls per sample, and fewer tokens sent
+    batched = estimate_run(config_for(ts, judge="openai:gpt-4o-mini"), ts)
+    assert (batched.target_calls, batched.judge_calls) == (0, 10 * 5)
+    assert batched.input_tokens < recorded.input_tokens and batched.cost_usd < recorded.cost_usd
+    remote_batched = estimate_run(
+        config_for(ts, iterations=2, judge="openai:gpt-4o-mini", target="openai:gpt-4o-mini"), ts
+    )
+    assert remote_batched.judge_calls == 2 * 10 * 5
 
 
 def test_progress_sinks() -> None:

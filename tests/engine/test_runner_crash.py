@@ -294,6 +294,8 @@ def test_sigterm_is_a_cancel_too(home: Paths, tmp_path: Path, server: Counting) 
 JUDGE_REPLY = {
     "claims": ["The answer states one fact."],
     "verdict": "SUPPORTED",
+    # a batched verification (the default) of the one claim above
+    "verdicts": [{"claim": 1, "verdict": "SUPPORTED", "evidence": "", "passages": [1]}],
     "evidence": "the passage",
     "faithfulness": {"score": 5, "reasoning": "grounded"},
     "completeness": {"score": 4, "reasoning": "explains why"},
