@@ -23,11 +23,7 @@ if rates.is_empty():
 else:
     st.subheader("Mention rates per domain and AI provider")
     st.caption("Share of scored responses (errors left out) with at least one mention.")
-    st.dataframe(
-        rates,
-        hide_index=True,
-        column_config=tables.column_config(rates),
-    )
+    tables.show(rates)
     download_csv(rates, f"attribution-{run_id}.csv", key="attribution_rates_csv")
     st.altair_chart(charts.attribution_rate_chart(rates))
 

@@ -23,11 +23,7 @@ if per_domain.is_empty():
     st.info("This run has no claim records (its test set has no expected claims).")
 else:
     st.subheader("Per domain")
-    st.dataframe(
-        per_domain,
-        hide_index=True,
-        column_config=tables.column_config(per_domain),
-    )
+    tables.show(per_domain)
     download_csv(per_domain, f"claims-{run_id}-domains.csv", key="claims_domain_csv")
 
     st.subheader("Per query")
@@ -45,7 +41,7 @@ else:
     total = int(per_query["total_rows"][0]) if per_query.height else 0
     st.caption(f"{total} queries, most missing claims first; page {page_no}")
     shown = per_query.drop("total_rows")
-    st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown))
+    tables.show(shown)
     download_csv(shown, f"claims-{run_id}-queries.csv", key="claims_query_csv")
     sample_picker(shown, key="claims_open_query", run_id=run_id)
 
@@ -60,11 +56,7 @@ missed = data.query(q.most_missed_claims, domain=missed_domain or None)
 if missed.is_empty():
     st.info("No claim was missed.")
 else:
-    st.dataframe(
-        missed,
-        hide_index=True,
-        column_config=tables.column_config(missed),
-    )
+    tables.show(missed)
     download_csv(missed, "most-missed-claims.csv", key="claims_missed_csv")
     sample_picker(
         missed,

@@ -82,7 +82,7 @@ m3.metric("Unchanged", totals["unchanged"])
 
 st.subheader("Per domain")
 st.altair_chart(charts.compare_counts_chart(counts))
-st.dataframe(counts, hide_index=True, column_config=tables.column_config(counts))
+tables.show(counts)
 download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
 
 st.subheader("Per sample")
@@ -115,7 +115,7 @@ samples = data.query(
 total = int(samples["total_rows"][0]) if samples.height else 0
 st.caption(f"{total} samples, largest regression first; page {page_no}")
 shown = samples.drop("total_rows")
-st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown))
+tables.show(shown)
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)
 

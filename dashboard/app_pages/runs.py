@@ -31,24 +31,19 @@ overview = detail.select(
     "judge",
     "embedder",
 )
-st.dataframe(
+tables.show(
     overview,
-    hide_index=True,
+    key="runs_table",
     # Numbers get narrow columns so judge and embedder names (long with real models) fit
     # without a sideways scroll at 1440 px.
-    column_config=tables.column_config(
-        overview,
-        status=st.column_config.TextColumn("Status", width="small"),
-        started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
-        duration_s=st.column_config.NumberColumn("Duration (s)", format="%d", width="small"),
-        samples=st.column_config.NumberColumn("Samples", width="small"),
-        errors=st.column_config.NumberColumn("Errors", width="small"),
-        pass_rate_percent=st.column_config.NumberColumn(
-            "Pass rate %", format="%.1f", width="small"
-        ),
-        cost_usd=st.column_config.NumberColumn("Cost USD", format="$%.4f", width="small"),
-    ),
-    key="runs_table",
+    formats={"duration_s": "%d", "pass_rate_percent": "%.1f", "cost_usd": "$%.4f"},
+    status=st.column_config.TextColumn("Status", width="small"),
+    started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+    duration_s=st.column_config.NumberColumn("Duration (s)", format="%d", width="small"),
+    samples=st.column_config.NumberColumn("Samples", width="small"),
+    errors=st.column_config.NumberColumn("Errors", width="small"),
+    pass_rate_percent=st.column_config.NumberColumn("Pass rate %", format="%.1f", width="small"),
+    cost_usd=st.column_config.NumberColumn("Cost USD", format="$%.4f", width="small"),
 )
 download_csv(detail, "runs.csv", key="runs_csv")
 

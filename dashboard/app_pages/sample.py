@@ -53,7 +53,7 @@ with st.expander("Find a sample", expanded=sample_id is None):
     total = int(listing["total_rows"][0]) if listing.height else 0
     st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
     shown_listing = listing.drop("total_rows")
-    st.dataframe(shown_listing, hide_index=True, column_config=tables.column_config(shown_listing))
+    tables.show(shown_listing)
     if listing.height:
         keys = [
             f"{s}|{i}|{c}"
@@ -187,10 +187,10 @@ missing = claims.filter(~pl.col("found"))
 # One above the other, full width: side by side, each table scrolled its columns away.
 st.markdown(f"**Missing ({missing.height})**")
 missing_shown = missing.select("claim_id", "claim_text", "importance", "similarity")
-st.dataframe(missing_shown, hide_index=True, column_config=tables.column_config(missing_shown))
+tables.show(missing_shown)
 st.markdown(f"**Found ({found.height})**")
 found_shown = found.select("claim_id", "claim_text", "importance", "similarity", "evidence")
-st.dataframe(found_shown, hide_index=True, column_config=tables.column_config(found_shown))
+tables.show(found_shown)
 download_csv(claims, f"claims-{run_id}-{sample_id}.csv", key="sample_claims_csv")
 
 st.subheader("Judge")
@@ -201,11 +201,9 @@ verdicts = detail["verdicts"]
 verdicts_shown = verdicts.select(
     "claim_index", "claim_text", "verdict", "evidence", "rule", "similarity"
 )
-st.dataframe(verdicts_shown, hide_index=True, column_config=tables.column_config(verdicts_shown))
+tables.show(verdicts_shown)
 download_csv(verdicts, f"verdicts-{run_id}-{sample_id}.csv", key="sample_verdicts_csv")
 if detail["graders"].height:
     st.markdown("**Graders**")
-    st.dataframe(
-        detail["graders"], hide_index=True, column_config=tables.column_config(detail["graders"])
-    )
+    tables.show(detail["graders"])
     download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.errors import show_error, show_refusal
 from dashboard.components.safe import safe_text
@@ -58,5 +59,7 @@ with editor:
             else:
                 note = " (cut at the row cap)" if result.truncated else ""
                 st.caption(f"{result.frame.height:,} rows{note} in {result.elapsed_ms:.0f} ms")
-                st.dataframe(result.frame, hide_index=True)
+                st.dataframe(tables.styled(result.frame), hide_index=True)
+                if result.frame.width * result.frame.height > tables.STYLE_MAX_CELLS:
+                    st.caption("A result this large is drawn raw: None marks a NULL.")
                 download_csv(result.frame, "query.csv", key="sql_csv")

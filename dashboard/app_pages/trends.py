@@ -6,6 +6,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from warehouse import queries as q
@@ -40,18 +41,16 @@ wide = (
     .pivot(on="domain", index=["started_at", "run_name", "run_id"], values="score")
     .sort("started_at")
 )
-st.dataframe(
+tables.show(
     wide,
-    hide_index=True,
-    column_config={
-        "started_at": st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
-        "run_name": "Run",
-        "run_id": "Run ID",
-        **{
-            d: st.column_config.NumberColumn(d, format="%.1f")
-            for d in wide.columns
-            if d not in ("started_at", "run_name", "run_id")
-        },
+    formats={d: "%.1f" for d in wide.columns if d not in ("started_at", "run_name", "run_id")},
+    started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+    run_name="Run",
+    run_id="Run ID",
+    **{
+        d: st.column_config.NumberColumn(d, format="%.1f")
+        for d in wide.columns
+        if d not in ("started_at", "run_name", "run_id")
     },
 )
 download_csv(frame, f"trends-{metric}.csv", key="trends_csv")
