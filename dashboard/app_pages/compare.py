@@ -12,7 +12,7 @@ from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
 from dashboard.components.side_by_side import side_by_side
 from warehouse import queries as q
-from warehouse.queries import ALL_METRICS, METRIC_LABELS, PAGE_SIZE, SampleRef
+from warehouse.queries import ALL_METRICS, PAGE_SIZE, SampleRef, metric_label
 
 st.title("Compare runs")
 
@@ -51,7 +51,10 @@ else:
 
 c1, c2 = st.columns(2)
 metric = c1.selectbox(
-    "Metric (0-100 form)", ALL_METRICS, format_func=METRIC_LABELS.get, key="compare_metric"
+    "Metric (0-100 form)",
+    [*ALL_METRICS, *data.query(q.run_graders, (challenger, baseline))],
+    format_func=metric_label,
+    key="compare_metric",
 )
 tolerance = c2.number_input(
     "Tolerance (points)",

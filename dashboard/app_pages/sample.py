@@ -11,6 +11,7 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.components import tables
+from dashboard.components.answer import show_answer_note
 from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
@@ -117,6 +118,7 @@ st.text(result["query"])
 if result["error"]:
     st.error("This sample failed to score")
     st.code(result["error"], language=None, wrap_lines=True)
+show_answer_note(result)
 if result["flags"]:
     st.caption("Flags: " + safe_text(", ".join(result["flags"])))
 

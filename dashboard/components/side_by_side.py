@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard import data
+from dashboard.components.answer import show_answer_note
 from dashboard.components.highlighter import legend_html, render_response
 from dashboard.components.safe import safe_text
 from warehouse.queries import SampleRef
@@ -40,6 +41,7 @@ def _side(title: str, ref: SampleRef) -> None:
     if result["error"]:
         st.error("This sample failed to score")
         st.code(result["error"], language=None, wrap_lines=True)
+    show_answer_note(result)
     scores = _scores(result)
     # a grid draws its cells as plain text: no Markdown from data
     st.dataframe(

@@ -12,7 +12,7 @@ import polars as pl
 
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
 from engine.models import TierThresholds
-from warehouse.queries import METRIC_LABELS
+from warehouse.queries import GRADER_PREFIX, METRIC_LABELS, metric_label
 
 METRIC_TITLES = METRIC_LABELS
 
@@ -60,12 +60,19 @@ def overview_display(
     frame: pl.DataFrame, thresholds: TierThresholds | None = None
 ) -> tuple[pl.DataFrame, list[bool | None]]:
     """The Overview table as shown (``OVERVIEW_COLUMNS``) and, per row, whether its Δ is
-    beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form;
-    a metric neither run has (no judge, no RAG) gets no row."""
+    beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form,
+    each grader's (``grader:<id>``, score x 100) after them; a metric neither run has (no
+    judge, no RAG, no grader) gets no row."""
     rows: list[dict[str, Any]] = []
     beyond: list[bool | None] = []
+    graders = [
+        c.removesuffix("_mean")
+        for c in frame.columns
+        if c.startswith(GRADER_PREFIX) and c.endswith("_mean")
+    ]
+    titles = {**METRIC_TITLES, **{g: metric_label(g) for g in graders}}
     for rec in frame.iter_rows(named=True):
-        for metric, title in METRIC_TITLES.items():
+        for metric, title in titles.items():
             mean = rec[f"{metric}_mean"]
             if mean is None and rec[f"baseline_{metric}_mean"] is None:
                 continue

@@ -11,6 +11,7 @@ Overview r2 vs r1, by hand:
 - acme   accuracy 80 vs 85 (-5), completeness 90 vs 80 (+10), attribution 100 vs 87.5 (+12.5)
 - beta   accuracy 60 vs 40 (+20) (beta-q2 failed in r2: no scores)
 - gamma  completeness 65 vs 50 (+15): six samples, every one up 10..20 -> beyond noise
+In r2, gamma-q1 abstained and gamma-q2 answered nothing (labelled on every sample list).
 Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, within noise.
 ``rc`` stores tiers 90/80/60 in its config: candidate long's accuracy 72.5 is "fair" there
 (the default thresholds would say "good"), completeness 50 is "poor" (default "fair").
@@ -43,6 +44,17 @@ RESPONSE = (
     "<script>alert(1)</script> **Acme** support is open on Sundays."
 )
 """The response of acme-q1 in r2: untrusted text with HTML and Markdown in it."""
+
+
+NO_ANSWER: dict[str, dict[str, Any]] = {
+    "gamma-q1": {"response": "I do not know the answer to that.", "abstained": True},
+    "gamma-q2": {"response": "   "},
+}
+"""In r2, gamma-q1 abstains and gamma-q2 gives no answer (blank response); scores as usual."""
+
+
+CITES_SOURCE = {"r1": {"acme-q1": 0.5, "acme-q2": 0.0}, "r2": {"acme-q1": 1.0, "acme-q2": 0.5}}
+"""Grader cites-source (0-1) on acme: r1 mean 25, r2 mean 75 (x 100), delta +50."""
 
 
 RC_CONFIG = json.dumps({"analyzer": {"tiers": {"excellent": 90, "good": 80, "fair": 60}}})
@@ -208,6 +220,7 @@ def write_fixture_lake(paths: Paths) -> None:
                 "accuracy": 70.0,
                 "completeness": 60.0 + 2 * i,
                 "attribution": 0.0,
+                **NO_ANSWER.get(s, {}),
             }
             for i, s in enumerate(gamma)
         ],
@@ -340,6 +353,25 @@ def write_fixture_lake(paths: Paths) -> None:
             )
         ],
     )
+    for run_id, scores in CITES_SOURCE.items():
+        write_part(
+            lake,
+            "grader_scores",
+            run_id,
+            1,
+            [
+                GraderScoreRecord(
+                    run_id=run_id,
+                    iteration=1,
+                    sample_id=sample_id,
+                    grader="cites-source",
+                    score=score,
+                    passed=score >= 0.5,
+                    reason="checked",
+                )
+                for sample_id, score in scores.items()
+            ],
+        )
     for run_id, found_price in (("r1", False), ("r2", True)):
         write_part(
             lake,

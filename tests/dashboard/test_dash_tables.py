@@ -12,8 +12,9 @@ import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 from dashboard.components import tables
+from dashboard.components.answer import NOTES
 from engine.settings import Paths
-from tests.dashboard.conftest import AppFactory
+from tests.dashboard.conftest import AppFactory, table
 
 
 def shown(at: AppTest) -> list[pd.DataFrame]:
@@ -95,3 +96,67 @@ def test_no_page_shows_none(app: AppFactory, fixture_home: Paths) -> None:
     # trends: beta has no score in rc, the pivot cell is null -> the dash
     at = app(fixture_home, "trends")
     assert tables.MISSING in cells(shown(at))
+
+
+def test_abstained_and_no_answer_labelled_on_every_sample_list(
+    app: AppFactory, fixture_home: Paths
+) -> None:
+    at = app(fixture_home, "sample", run="r2")
+    at.selectbox(key="sample_domain").set_value("gamma.example").run()
+    listing = {r["sample_id"]: r["answer"] for r in table(at, "answer")}
+    assert listing["gamma-q1"] == "abstained" and listing["gamma-q2"] == "no answer"
+    assert listing["gamma-q3"] == "answered"
+    at = app(fixture_home, "sample", run="r2")
+    at.selectbox(key="sample_domain").set_value("beta.example").run()
+    assert {r["sample_id"]: r["answer"] for r in table(at, "answer")}["beta-q2"] == "error"
+
+    at = app(fixture_home, "compare")
+    at.selectbox(key="compare_run").set_value("r2").run()
+    at.selectbox(key="compare_domain").set_value("gamma.example").run()
+    rows = {r["sample_id"]: r for r in table(at, "challenger_answer")}
+    assert rows["gamma-q1"]["challenger_answer"] == "abstained"
+    assert rows["gamma-q1"]["baseline_answer"] == "answered"
+    assert rows["gamma-q2"]["challenger_answer"] == "no answer"
+
+    at = app(fixture_home, "claims")
+    at.selectbox(key="claims_run").set_value("r2").run()
+    answers = {r["sample_id"]: r["answer"] for r in table(at, "missing_claims")}
+    assert answers.get("acme-q1") == "answered"
+
+
+def test_sample_page_says_abstained_and_no_answer(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "sample", run="r2", sample="gamma-q1", iteration="1")
+    assert [w.value for w in at.warning] == [NOTES["abstained"]]
+    at = app(fixture_home, "sample", run="r2", sample="gamma-q2", iteration="1")
+    assert [w.value for w in at.warning] == [NOTES["no answer"]]
+    at = app(fixture_home, "sample", run="r2", sample="gamma-q3", iteration="1")
+    assert not at.warning
+
+
+def test_graders_on_overview_with_tiers_and_delta(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home)
+    at.selectbox(key="overview_run").set_value("r2").run()
+    rows = {(str(r["Domain"]), str(r["Metric"])): r for r in table(at, "Noise")}
+    cites = rows["acme.example", "Grader cites-source"]
+    # r2: (1.0 + 0.5) / 2 x 100 = 75 (good); r1: (0.5 + 0) / 2 x 100 = 25 -> +50
+    assert (cites["Score"], cites["Tier"], cites["Δ"]) == (75.0, "good", "▲ +50.0")
+    assert cites["Noise"] == "too few paired samples (2)"
+    price = rows["acme.example", "Grader mentions-price"]
+    assert (price["Score"], price["Tier"], price["Δ"]) == (100.0, "excellent", "")
+    assert ("beta.example", "Grader cites-source") not in rows
+
+
+def test_graders_on_compare(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    at.selectbox(key="compare_run").set_value("r2").run()
+    assert "Grader cites-source" in at.selectbox(key="compare_metric").options
+    at.selectbox(key="compare_metric").set_value("grader:cites-source").run()
+    counts = {r["domain"]: r for r in table(at, "worst_delta")}
+    # acme-q1 0.5 -> 1.0 and acme-q2 0.0 -> 0.5: both +50, improved beyond 5 points
+    assert (counts["acme.example"]["improved"], counts["acme.example"]["mean_delta"]) == (2, 50.0)
+    assert counts["beta.example"]["not_scored"] == counts["beta.example"]["samples"]
+    samples = {r["sample_id"]: r for r in table(at, "challenger_score")}
+    assert (samples["acme-q2"]["baseline_score"], samples["acme-q2"]["challenger_score"]) == (
+        0.0,
+        50.0,
+    )
