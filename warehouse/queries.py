@@ -426,6 +426,13 @@ def sample_graders(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
     return wh.named("sample_graders", **ref.params())
 
 
+@named_query
+def run_low_faithfulness(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """Per iteration and candidate of a run: the judge means and the stored low-faithfulness
+    analysis (``low_faithfulness`` JSON: categories, examples, insight)."""
+    return wh.named("run_low_faithfulness", run_id=run_id)
+
+
 # ----------------------------------------------------------------------------- sql page
 
 

@@ -11,6 +11,7 @@ from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.synthesis import show_low_faithfulness
 from warehouse import queries as q
 
 st.title("Runs")
@@ -78,3 +79,10 @@ try:
     st.json(json.loads(row["config"] or "{}"), expanded=1)
 except json.JSONDecodeError:
     st.code(row["config"], language=None)
+
+st.subheader("Low-faithfulness analysis")
+st.caption(
+    "Per iteration: the answers the judge scored faithfulness 3 or below, by category, and "
+    "the completeness failures, with examples and what to try."
+)
+show_low_faithfulness(run_id, data.query(q.run_low_faithfulness, run_id))

@@ -122,9 +122,9 @@ show_answer_note(result)
 if result["flags"]:
     st.caption("Flags: " + safe_text(", ".join(result["flags"])))
 
-cols = st.columns(3)
+cols = st.columns(4)
 tiers = data.query(q.run_tiers, run_id)
-for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
+for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=False):
     value = result[metric]
     tier = tier_badge(value, tiers)
     # null means not applicable (no claims, nothing to attribute): say so, not "0" or "—"
@@ -132,6 +132,12 @@ for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict
         f"{metric.title()} · {tier}" if tier else metric.title(),
         "n/a" if value is None else f"{value:.1f}",
     )
+coverage = result["coverage_percent"]
+cols[3].metric(
+    "Ground-truth coverage",
+    "n/a" if coverage is None else f"{coverage:.1f}%",
+    help="Share of the response (non-space characters) that matches a ground-truth passage.",
+)
 judge = st.columns(4)
 
 

@@ -120,7 +120,16 @@ def overview_styled(frame: pl.DataFrame, thresholds: TierThresholds | None = Non
 _ZERO_TO_HUNDRED = ("accuracy", "completeness", "attribution", "score", "delta", "percent")
 _ONE_TO_FIVE = ("judge_faithfulness", "judge_completeness", "rag_", "overall")
 _ZERO_TO_ONE = ("claim_faithfulness", "similarity", "pass_rate", "weight")
-_WIDE_TEXT = ("claim_text", "query", "evidence", "reason", "response", "matched_text")
+_WIDE_TEXT = (
+    "claim_text",
+    "query",
+    "question",
+    "evidence",
+    "reason",
+    "reasoning",
+    "response",
+    "matched_text",
+)
 
 
 def _number_format(column: str) -> str | None:

@@ -33,6 +33,7 @@ from engine.models import (
     ResultRecord,
     VerdictRecord,
 )
+from engine.run.metrics import iteration_metrics
 from engine.settings import Paths, resolve_paths
 from ingest import ingest
 from tests.factories import result_record, run_record
@@ -55,6 +56,24 @@ NO_ANSWER: dict[str, dict[str, Any]] = {
 
 CITES_SOURCE = {"r1": {"acme-q1": 0.5, "acme-q2": 0.0}, "r2": {"acme-q1": 1.0, "acme-q2": 0.5}}
 """Grader cites-source (0-1) on acme: r1 mean 25, r2 mean 75 (x 100), delta +50."""
+
+
+JUDGED_R2 = [
+    {
+        "sample_id": "acme-q1",
+        "query": "question acme-q1",
+        "judge_faithfulness": 2.0,
+        "judge_completeness": 3.0,
+        "faithfulness_reasoning": "Adds a discount the context never mentions.",
+        "completeness_reasoning": "Lists the price without saying why it fits.",
+    },
+    {"sample_id": "beta-q1", "query": "question beta-q1", "judge_faithfulness": 5.0,
+     "judge_completeness": 5.0},
+    {"sample_id": "gamma-q1", "query": "question gamma-q1", "judge_faithfulness": 1.0,
+     "judge_completeness": 2.0, "faithfulness_reasoning": "Contradicts the context."},
+]  # fmt: skip
+"""r2's judge scores as the engine's per-iteration metrics read them: low faithfulness
+1 completely false (gamma-q1), 1 mostly false (acme-q1), 0 mixed; 2 completeness failures."""
 
 
 RC_CONFIG = json.dumps({"analyzer": {"tiers": {"excellent": 90, "good": 80, "fair": 60}}})
@@ -178,6 +197,7 @@ def write_fixture_lake(paths: Paths) -> None:
                 completeness=80.0,
                 attribution=100.0,
                 response=RESPONSE,
+                coverage_percent=42.5,
                 judge_faithfulness=4.0,
                 judge_completeness=3.0,
                 passed=False,
@@ -406,6 +426,13 @@ def write_fixture_lake(paths: Paths) -> None:
         )
     for run_id, iteration, rows in results_parts:
         write_part(lake, "results", run_id, iteration, rows)
+    write_part(
+        lake,
+        "iteration_metrics",
+        "r2",
+        1,
+        [iteration_metrics("r2", 1, JUDGED_R2, T0 + timedelta(days=7, hours=1))],
+    )
 
 
 TEST_SET = [

@@ -160,3 +160,36 @@ def test_graders_on_compare(app: AppFactory, fixture_home: Paths) -> None:
         0.0,
         50.0,
     )
+
+
+def test_runs_page_shows_the_low_faithfulness_analysis(
+    app: AppFactory, fixture_home: Paths
+) -> None:
+    at = app(fixture_home, "runs")
+    at.selectbox(key="runs_detail_run").set_value("r2").run()
+    assert at.expander, "one expander per iteration"
+    insight = " ".join(m.value for m in at.markdown)
+    # three scored answers: gamma-q1 at 1, acme-q1 at 2 -> 2 of 3 low, 1 + 1 + 0
+    assert "2 of 3 answers" in insight and "1 completely false, 1 mostly" in insight
+    counts = {r["category"]: r["samples"] for r in table(at, "category", 0)}
+    assert counts == {
+        "Completely false (faithfulness 1)": 1,
+        "Mostly false (faithfulness 2)": 1,
+        "Mixed (faithfulness 3)": 0,
+        "Completeness failures (completeness 1-3)": 2,
+    }
+    examples = table(at, "reasoning")
+    assert {(r["category"], r["sample_id"], r["reasoning"]) for r in examples} >= {
+        ("Mostly false (faithfulness 2)", "acme-q1", "Adds a discount the context never mentions."),
+        ("Completely false (faithfulness 1)", "gamma-q1", "Contradicts the context."),
+    }
+    at.selectbox(key="runs_detail_run").set_value("r1").run()
+    assert any("nothing to analyse" in i.value for i in at.info)
+
+
+def test_sample_page_shows_ground_truth_coverage(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "sample", run="r2", sample="acme-q1", iteration="1")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Ground-truth coverage"] == "42.5%"
+    at = app(fixture_home, "sample", run="r1", sample="acme-q1", iteration="1")
+    assert {m.label: m.value for m in at.metric}["Ground-truth coverage"] == "n/a"
