@@ -9,6 +9,7 @@ from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE
 
@@ -16,7 +17,16 @@ st.title("Claims")
 
 runs = runs_or_stop()
 run_ids = list(runs["run_id"])
-run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="claims_run")
+run_id = st.selectbox(
+    "Run",
+    run_ids,
+    index=url_index("run", run_ids),
+    format_func=run_label(runs).get,
+    key="claims_run",
+)
+if changed("claims_run", run_id):
+    set_url(domain=None, page=None)
+set_url(run=run_id)
 
 per_domain = data.query(q.claims_by_domain, run_id)
 if per_domain.is_empty():
@@ -28,13 +38,16 @@ else:
 
     st.subheader("Per query")
     c1, c2 = st.columns([3, 1])
+    domains = ["", *per_domain["domain"]]
     domain = c1.selectbox(
         "Domain",
-        ["", *per_domain["domain"]],
+        domains,
+        index=url_index("domain", domains),
         format_func=lambda d: d or "All domains",
         key="claims_domain",
     )
-    page_no = c2.number_input("Page", min_value=1, value=1, step=1, key="claims_page")
+    page_no = c2.number_input("Page", min_value=1, value=url_int("page"), step=1, key="claims_page")
+    set_url(domain=domain, page=int(page_no))
     per_query = data.query(
         q.claims_by_query, run_id, domain=domain or None, offset=(int(page_no) - 1) * PAGE_SIZE
     )

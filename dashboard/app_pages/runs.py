@@ -12,6 +12,7 @@ from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
 from dashboard.components.synthesis import show_low_faithfulness
+from dashboard.components.url_state import set_url, url_index
 from warehouse import queries as q
 
 st.title("Runs")
@@ -49,9 +50,15 @@ tables.show(
 download_csv(detail, "runs.csv", key="runs_csv")
 
 st.subheader("One run")
+run_ids = list(runs["run_id"])
 run_id = st.selectbox(
-    "Run", list(runs["run_id"]), format_func=run_label(runs).get, key="runs_detail_run"
+    "Run",
+    run_ids,
+    index=url_index("run", run_ids),
+    format_func=run_label(runs).get,
+    key="runs_detail_run",
 )
+set_url(run=run_id)
 row = detail.filter(detail["run_id"] == run_id).row(0, named=True)
 facts = {
     "Run ID": row["run_id"],

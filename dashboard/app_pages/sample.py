@@ -17,6 +17,7 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.pickers import run_label, runs_or_stop
 from dashboard.components.safe import safe_text
+from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE, SampleRef
 
@@ -34,16 +35,27 @@ if wanted_run is not None and wanted_run not in run_ids:
     )
 run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
 run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
-sample_id = params.get("sample") if params.get("run") == run_id else None
+if changed("sample_run", run_id):
+    set_url(sample=None, iteration=None, candidate=None, domain=None, page=None, q=None)
+set_url(run=run_id)
+sample_id = params.get("sample")
 
 with st.expander("Find a sample", expanded=sample_id is None):
     domains = data.query(q.run_filters, run_id)["domain"]
     c1, c2, c3 = st.columns([2, 2, 1])
+    domain_options = ["", *domains]
     domain = c1.selectbox(
-        "Domain", ["", *domains], format_func=lambda d: d or "All domains", key="sample_domain"
+        "Domain",
+        domain_options,
+        index=url_index("domain", domain_options),
+        format_func=lambda d: d or "All domains",
+        key="sample_domain",
     )
-    search = c2.text_input("Sample id or query contains", key="sample_search")
-    page_no = c3.number_input("Page", min_value=1, value=1, step=1, key="sample_page")
+    search = c2.text_input(
+        "Sample id or query contains", value=params.get("q", ""), key="sample_search"
+    )
+    page_no = c3.number_input("Page", min_value=1, value=url_int("page"), step=1, key="sample_page")
+    set_url(domain=domain, q=search, page=int(page_no))
     listing = data.query(
         q.run_samples,
         run_id,
@@ -102,6 +114,7 @@ if len(candidates) > 1:
     )
 else:
     candidate = candidates[0]
+set_url(sample=sample_id, iteration=iteration, candidate=candidate)
 
 detail = data.query(data.sample_detail, SampleRef(run_id, sample_id, int(iteration), candidate))
 if detail["result"].is_empty():
