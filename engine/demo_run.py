@@ -65,7 +65,8 @@ def build_demo(
     """Write demo test sets under ``paths.test_sets`` and run each week; returns run ids.
     ``after_run`` is called after each run (the CLI ingests there, so runs land one by one
     in a dashboard that is already serving); ``PROGRESS_FILE`` says how many have landed
-    until the last one has."""
+    until the last one has. A run cancelled by Ctrl-C or SIGTERM (the runner catches them)
+    ends the demo with ``KeyboardInterrupt`` once that run's work is saved and ingested."""
     run_ids: list[str] = []
     weekly = build_weekly_test_sets(paths.test_sets, weeks=weeks)
     paths.home.mkdir(parents=True, exist_ok=True)
@@ -101,6 +102,11 @@ def _run_weeks(
         run_ids.append(outcome.run_id)
         if after_run is not None:
             after_run()
+        if outcome.status == "cancelled":
+            # Ctrl-C or SIGTERM reached the runner's own handler: the person wants the demo
+            # to stop, not the next week to start.
+            log(f"demo: cancelled after {len(run_ids)} of {len(weekly)} runs")
+            raise KeyboardInterrupt
         _write_progress(paths, len(run_ids), len(weekly))
         log(f"demo: run {len(run_ids)} of {len(weekly)} landed in the warehouse")
     return run_ids

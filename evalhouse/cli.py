@@ -207,11 +207,10 @@ def serve_child(
             try:
                 while_serving()
             except KeyboardInterrupt:
-                if not received:
-                    raise
+                received.append(int(signal.SIGINT))  # stopped on purpose: stop the child too
             finally:
                 busy.clear()
-        code = child.wait()
+        code = EXIT_OK if received else child.wait()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -581,7 +580,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         build_demo(paths, log=_err, after_run=lambda: ingest_now(paths))
 
     if args.no_dashboard:
-        build()
+        try:
+            build()
+        except KeyboardInterrupt:
+            return 130  # cancelled, as `evalhouse run` says it
         return EXIT_OK
     # Serve first, score after: the dashboard answers within seconds and each demo run
     # shows up there as soon as it is scored and ingested.
