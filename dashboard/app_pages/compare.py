@@ -158,7 +158,13 @@ samples = data.query(
 total = int(samples["total_rows"][0]) if samples.height else 0
 st.caption(f"{total} samples, largest regression first; page {page_no}")
 shown = samples.drop("total_rows")
-tables.show(shown)
+tables.show(
+    shown,
+    # narrow: the answer labels are one or two words, and every column must stay on screen
+    baseline_answer=st.column_config.TextColumn("Baseline answer", width="small"),
+    challenger_answer=st.column_config.TextColumn("Challenger answer", width="small"),
+    iteration=st.column_config.NumberColumn("Iteration", width="small"),
+)
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)
 

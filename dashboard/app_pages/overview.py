@@ -106,6 +106,7 @@ st.dataframe(
     tables.overview_styled(frame, tiers),
     hide_index=True,
     key="overview_table",
+    placeholder=tables.MISSING,
     column_config={
         "Domain": st.column_config.TextColumn(pinned=True),
         "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="large"),

@@ -80,6 +80,7 @@ st.dataframe(
     hide_index=True,
     height=(len(facts) + 1) * 35 + 3,  # every field on screen, no inner scroll
     key="runs_facts",
+    placeholder=tables.MISSING,
 )
 st.caption("Config (JSON)")
 try:

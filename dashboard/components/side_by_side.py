@@ -11,6 +11,7 @@ from dashboard import data
 from dashboard.components.answer import show_answer_note
 from dashboard.components.highlighter import legend_html, render_response
 from dashboard.components.safe import safe_text
+from dashboard.components.tables import MISSING
 from warehouse.queries import SampleRef
 
 
@@ -48,6 +49,7 @@ def _side(title: str, ref: SampleRef) -> None:
         {"Score": list(scores), "Value": list(scores.values())},
         hide_index=True,
         height=(len(scores) + 1) * 35 + 3,
+        placeholder=MISSING,
     )
     marked = render_response(
         result["response"] or "",
@@ -61,7 +63,7 @@ def _side(title: str, ref: SampleRef) -> None:
         missing = claims.filter(~claims["found"])["claim_text"].to_list()
         st.caption(f"{claims.height - len(missing)} of {claims.height} expected claims found")
         if missing:
-            st.dataframe({"Missing claim": missing}, hide_index=True)
+            st.dataframe({"Missing claim": missing}, hide_index=True, placeholder=MISSING)
 
 
 def side_by_side(baseline: tuple[str, SampleRef], challenger: tuple[str, SampleRef]) -> None:

@@ -231,4 +231,5 @@ def show(
         column_config=column_config(frame, **overrides),
         key=key,
         height=height if height is not None else "auto",
+        placeholder=MISSING,  # what the browser draws for a null cell (default "None")
     )

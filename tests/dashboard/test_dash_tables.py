@@ -21,6 +21,9 @@ def shown(at: AppTest) -> list[pd.DataFrame]:
     """The display text of every data grid on the page (what the browser draws)."""
     out = []
     for frame in at.dataframe:
+        # the browser draws a null cell as the element's placeholder ("None" without one):
+        # display values of a Styler do not reach null cells nor formatted number columns
+        assert frame.proto.placeholder == tables.MISSING, list(frame.value.columns)
         styler = frame.proto.arrow_data.styler
         if not styler.display_values:
             # drawn raw (a fixed table of strings): fine only when it holds no null
@@ -82,6 +85,7 @@ def test_sample_listing_shows_a_dash_for_a_failed_sample(
 
 def test_no_page_shows_none(app: AppFactory, fixture_home: Paths) -> None:
     pages: list[tuple[str, dict[str, Any]]] = [
+        ("overview", {}),
         ("compare", {}),
         ("claims", {}),
         ("attribution", {}),
