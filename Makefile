@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: install
-	$(BIN)/evalhouse demo
+	$(BIN)/evalhouse demo $(DEMO_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -127,13 +127,44 @@ def query(fn: Callable[Concatenate[Warehouse, P], T], /, *args: P.args, **kwargs
 # ----------------------------------------------------------------------------- computations
 
 
+def _grader_columns(
+    wh: Warehouse, frame: pl.DataFrame, run_id: str, baseline: str | None, filters: q.Filters
+) -> tuple[pl.DataFrame, list[str]]:
+    """``frame`` with each grader's columns added as a metric ``grader:<id>`` (``_mean``,
+    ``baseline_…_mean``, ``_delta``, ``_sd``, ``baseline_…_sd``), and the grader metrics."""
+    graders = q.domain_grader_metrics(wh, run_id, baseline, filters)
+    metrics: list[str] = []
+    for (grader,), part in graders.group_by("grader", maintain_order=True):
+        metric = f"{q.GRADER_PREFIX}{grader}"
+        metrics.append(metric)
+        frame = frame.join(
+            part.select(
+                "domain",
+                pl.col("mean").alias(f"{metric}_mean"),
+                pl.col("baseline_mean").alias(f"baseline_{metric}_mean"),
+                pl.col("delta").alias(f"{metric}_delta"),
+                pl.col("sd").alias(f"{metric}_sd"),
+                pl.col("baseline_sd").alias(f"baseline_{metric}_sd"),
+            ),
+            on="domain",
+            how="left",
+        )
+    return frame, metrics
+
+
 def _noise_for(
-    wh: Warehouse, row: dict[str, object], run_id: str, baseline: str, filters: q.Filters
+    wh: Warehouse,
+    row: dict[str, object],
+    run_id: str,
+    baseline: str,
+    filters: q.Filters,
+    metrics: list[str],
 ) -> dict[str, NoiseCheck]:
     iterations = int(row["iterations"] or 1)  # type: ignore[call-overload]
     out: dict[str, NoiseCheck] = {}
     deltas: pl.DataFrame | None = None
-    for metric in q.ALL_METRICS:
+    grader_deltas: pl.DataFrame | None = None
+    for metric in metrics:
         delta = row[f"{metric}_delta"]
         if delta is None:
             out[metric] = NoiseCheck("none", note="not measured in both runs")
@@ -145,6 +176,15 @@ def _noise_for(
                 row[f"baseline_{metric}_sd"],  # type: ignore[arg-type]
                 int(row["baseline_iterations"] or 1),  # type: ignore[call-overload]
             )
+        elif metric.startswith(q.GRADER_PREFIX):
+            if grader_deltas is None:
+                grader_deltas = q.grader_sample_deltas(
+                    wh, run_id, baseline, str(row["domain"]), filters
+                )
+            own = grader_deltas.filter(pl.col("grader") == metric.removeprefix(q.GRADER_PREFIX))
+            out[metric] = bootstrap_check(
+                own["delta"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+            )
         else:
             if deltas is None:
                 deltas = q.sample_deltas(wh, run_id, baseline, str(row["domain"]), filters)
@@ -155,21 +195,24 @@ def _noise_for(
 
 @_register
 def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filters) -> pl.DataFrame:
-    """Per-domain metrics of a run vs a baseline, with a noise verdict per delta."""
+    """Per-domain metrics of a run vs a baseline, each grader's among them (``grader:<id>``),
+    with a noise verdict per delta."""
     frame = q.domain_metrics(wh, run_id, baseline, filters)
-    labels: dict[str, list[str]] = {m: [] for m in q.ALL_METRICS}
-    flags: dict[str, list[bool | None]] = {m: [] for m in q.ALL_METRICS}
+    frame, grader_metrics = _grader_columns(wh, frame, run_id, baseline, filters)
+    metrics = [*q.ALL_METRICS, *grader_metrics]
+    labels: dict[str, list[str]] = {m: [] for m in metrics}
+    flags: dict[str, list[bool | None]] = {m: [] for m in metrics}
     for row in frame.iter_rows(named=True):
         if baseline is None:
-            checks = {m: NoiseCheck("none", note="no baseline") for m in q.ALL_METRICS}
+            checks = {m: NoiseCheck("none", note="no baseline") for m in metrics}
         else:
-            checks = _noise_for(wh, row, run_id, baseline, filters)
+            checks = _noise_for(wh, row, run_id, baseline, filters, metrics)
         for metric, check in checks.items():
             labels[metric].append(check.label())
             flags[metric].append(check.beyond_noise)
     return frame.with_columns(
-        *(pl.Series(f"{m}_noise", labels[m], dtype=pl.String) for m in q.ALL_METRICS),
-        *(pl.Series(f"{m}_beyond_noise", flags[m], dtype=pl.Boolean) for m in q.ALL_METRICS),
+        *(pl.Series(f"{m}_noise", labels[m], dtype=pl.String) for m in metrics),
+        *(pl.Series(f"{m}_beyond_noise", flags[m], dtype=pl.Boolean) for m in metrics),
     )
 
 

@@ -10,14 +10,16 @@ ends. The sidebar shows progress by tailing those files. No Streamlit here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from engine.settings import Paths
@@ -111,6 +113,11 @@ class Launch:
         """Exit code, written when the run ends."""
         return Path(self.folder) / f"{self.launch_id}.rc"
 
+    @property
+    def cancel_path(self) -> Path:
+        """Written when a person cancels the run from the dashboard."""
+        return Path(self.folder) / f"{self.launch_id}.cancel"
+
     def exit_code(self) -> int | None:
         """The exit code, or None while the run is going."""
         try:
@@ -136,11 +143,37 @@ class Launch:
         return True
 
     def status(self) -> str:
-        """``running``, ``completed``, ``failed (exit N)`` or ``stopped`` (no exit code)."""
+        """``running``, ``completed``, ``failed (exit N)``, ``cancelled (resumable)``,
+        ``cancelling`` or ``stopped`` (ended without an exit code)."""
         code = self.exit_code()
+        cancelled = self.cancel_path.exists()
         if code is None:
-            return "running" if self.alive() else "stopped"
+            if self.alive():
+                return "cancelling" if cancelled else "running"
+            return "cancelled (resumable)" if cancelled else "stopped"
+        if cancelled and code != 0:
+            return "cancelled (resumable)"
         return "completed" if code == 0 else f"failed (exit {code})"
+
+    def cancel(self, *, grace_s: float = 15.0) -> str:
+        """Stop the run cleanly: SIGTERM to the run (the CLI saves what it scored and marks
+        the run cancelled, resumable with ``--resume``), the wrapper shell left alive so it
+        records the exit code; after ``grace_s`` the whole process group is killed.
+        Returns the status afterwards."""
+        if self.exit_code() is not None or not self.alive():
+            return self.status()
+        self.cancel_path.write_text(str(time.time()), "utf-8")
+        for pid in group_members(self.pid):
+            if pid != self.pid:
+                _signal(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline and self.alive() and self.exit_code() is None:
+            time.sleep(0.2)
+        if self.exit_code() is None and self.alive():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)  # the wrapper leads its own group
+            self.alive()  # reap it when it is our child
+        return self.status()
 
     def run_id(self) -> str | None:
         """The run id the CLI printed (last line of standard output), once it has."""
@@ -154,6 +187,26 @@ class Launch:
     def progress(self) -> tuple[int, int] | None:
         """``(done, total)`` from the latest progress line of the log."""
         return parse_progress(tail(self.log_path, 4000))
+
+
+def group_members(pgid: int) -> list[int]:
+    """The processes of process group ``pgid`` (Linux ``/proc``; empty elsewhere)."""
+    out: list[int] = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # fields after the command name (which may hold spaces): state ppid pgrp ...
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid:
+            out.append(int(entry.name))
+    return out
+
+
+def _signal(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)
 
 
 def evalhouse_command() -> list[str]:
@@ -170,7 +223,7 @@ def run_arguments(paths: Paths, spec: RunSpec, *, estimate: bool = False) -> lis
         *evalhouse_command(),
         "run",
         "--home",
-        str(paths.home),
+        str(paths.home.resolve()),
         "--test-set",
         spec.test_set,
         "--name",
@@ -235,14 +288,19 @@ def estimate(
 
 def _folder(paths: Paths, spec: RunSpec | CompareSpec) -> Path:
     # Comparisons get their own folder: the sidebar lists runs (samples, re-runs) only.
-    return paths.home / "launches" / ("compare" if isinstance(spec, CompareSpec) else "")
+    folder = paths.home / "launches" / ("compare" if isinstance(spec, CompareSpec) else "")
+    return folder.resolve()
 
 
 def launch(
     paths: Paths, spec: RunSpec | CompareSpec, *, extra: dict[str, str] | None = None
 ) -> Launch:
     """Start ``evalhouse run`` (or ``compare-runs``) detached from the dashboard and record
-    the launch."""
+    the launch. Paths are stored absolute: the run starts in the home folder, and the
+    warehouse keeps the test set path for the Sample page, wherever the dashboard is started
+    from later."""
+    if isinstance(spec, RunSpec):
+        spec = replace(spec, test_set=str(Path(spec.test_set).expanduser().resolve()))
     folder = _folder(paths, spec)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -254,7 +312,7 @@ def launch(
     else:
         command = run_arguments(paths, spec)
     env = dict(os.environ)
-    env["EVALHOUSE_HOME"] = str(paths.home)
+    env["EVALHOUSE_HOME"] = str(paths.home.resolve())
     env["EVALHOUSE_LAUNCH_OUT"] = str(folder / f"{launch_id}.out")
     env["EVALHOUSE_LAUNCH_LOG"] = str(folder / f"{launch_id}.log")
     env["EVALHOUSE_LAUNCH_RC"] = str(folder / f"{launch_id}.rc")
@@ -266,7 +324,7 @@ def launch(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # its own session: survives the dashboard and its signals
-        cwd=str(paths.home),
+        cwd=str(paths.home.resolve()),
     )
     record = Launch(
         launch_id, spec, command, process.pid, time.time(), str(folder), dict(extra or {})

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.components.demo_notice import demo_notice
 from dashboard.components.errors import show_error, show_no_data
 from dashboard.components.launch_form import launch_sidebar
+from dashboard.data import home_paths
 from warehouse.db import WarehouseError, WarehouseMissing
 
 # A shipped PNG, not a ":material/...:" icon: Streamlit fetches those favicons from
@@ -55,6 +57,8 @@ page = st.navigation(PAGES)
 
 with st.sidebar:
     launch_sidebar()
+
+demo_notice(home_paths())
 
 try:
     page.run()

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -182,21 +182,35 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     return serve_child(dashboard_command(paths, args.port, args.address))
 
 
-def serve_child(command: list[str], grace_s: float = 10.0) -> int:
+def serve_child(
+    command: list[str], grace_s: float = 10.0, while_serving: Callable[[], None] | None = None
+) -> int:
     """Run ``command`` in the foreground and never leave it behind: SIGTERM, SIGINT and
     SIGHUP sent to this process are passed on to the child, and whatever way this process
-    leaves (signal, exception), the child is stopped, then killed after ``grace_s``."""
+    leaves (signal, exception), the child is stopped, then killed after ``grace_s``.
+    ``while_serving`` runs here once the child has started (a signal stops it too)."""
     child = subprocess.Popen(command, preexec_fn=_die_with_parent)
     received: list[int] = []
+    busy: list[bool] = []
 
     def forward(signum: int, _frame: object) -> None:
         received.append(signum)
         if child.poll() is None:
             child.send_signal(signum)
+        if busy:
+            raise KeyboardInterrupt  # stop the work in hand; the child is stopped below
 
     previous = {sig: signal.signal(sig, forward) for sig in _FORWARDED}
     try:
-        code = child.wait()
+        if while_serving is not None:
+            busy.append(True)
+            try:
+                while_serving()
+            except KeyboardInterrupt:
+                received.append(int(signal.SIGINT))  # stopped on purpose: stop the child too
+            finally:
+                busy.clear()
+        code = EXIT_OK if received else child.wait()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -574,15 +588,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
     paths = _paths(args, writes=True)
     from engine.demo_run import build_demo
 
-    if not paths.warehouse.exists() or args.rebuild:
-        build_demo(paths, log=_err)
-        ingest_now(paths, rebuild=args.rebuild)
-    else:
+    if paths.warehouse.exists() and not args.rebuild:
         _err(f"demo warehouse already present at {paths.warehouse} (use --rebuild to start over)")
         ingest_now(paths)
+        return EXIT_OK if args.no_dashboard else cmd_dashboard(args)
+    ingest_now(paths, rebuild=args.rebuild, quiet=True)  # the empty warehouse, at once
+
+    def build() -> None:
+        build_demo(paths, log=_err, after_run=lambda: ingest_now(paths))
+
     if args.no_dashboard:
+        try:
+            build()
+        except KeyboardInterrupt:
+            return 130  # cancelled, as `evalhouse run` says it
         return EXIT_OK
-    return cmd_dashboard(args)
+    # Serve first, score after: the dashboard answers within seconds and each demo run
+    # shows up there as soon as it is scored and ingested.
+    _err(
+        f"demo: the dashboard is starting on http://{args.address}:{args.port}; the demo runs "
+        "land there one by one as they are scored (a few minutes in all)"
+    )
+    return serve_child(dashboard_command(paths, args.port, args.address), while_serving=build)
 
 
 # ----------------------------------------------------------------------------- main

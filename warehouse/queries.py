@@ -173,6 +173,8 @@ class SampleRef:
 
 
 def _check_metric(metric: str) -> str:
+    if metric.startswith(GRADER_PREFIX) and len(metric) > len(GRADER_PREFIX):
+        return metric
     if metric not in ALL_METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(ALL_METRICS)}")
     return metric
@@ -323,6 +325,41 @@ def sample_deltas(
     )
 
 
+@named_query
+def domain_grader_metrics(
+    wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
+) -> pl.DataFrame:
+    """Per domain and grader: mean score (0-100), baseline mean, delta and per-iteration
+    spreads of a run, under the Overview filters."""
+    return wh.named(
+        "domain_grader_metrics",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        **filters.params(),
+    )
+
+
+@named_query
+def grader_sample_deltas(
+    wh: Warehouse, run_id: str, baseline_run_id: str, domain: str, filters: Filters
+) -> pl.DataFrame:
+    """Per-sample grader deltas (0-100) of one domain between two runs, paired by sample."""
+    return wh.named(
+        "grader_sample_deltas",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        domain=domain,
+        **filters.params(),
+    )
+
+
+@named_query
+def run_graders(wh: Warehouse, run_ids: tuple[str, ...]) -> list[str]:
+    """The graders that scored any of ``run_ids``, as metric names (``grader:<id>``)."""
+    frame = wh.named("run_graders", run_ids=list(run_ids))
+    return [f"{GRADER_PREFIX}{g}" for g in frame["grader"]]
+
+
 # ----------------------------------------------------------------------------- sample
 
 
@@ -387,6 +424,13 @@ def sample_verdicts(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
 def sample_graders(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
     """Grader scores of a sample's output."""
     return wh.named("sample_graders", **ref.params())
+
+
+@named_query
+def run_low_faithfulness(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """Per iteration and candidate of a run: the judge means and the stored low-faithfulness
+    analysis (``low_faithfulness`` JSON: categories, examples, insight)."""
+    return wh.named("run_low_faithfulness", run_id=run_id)
 
 
 # ----------------------------------------------------------------------------- sql page

@@ -9,13 +9,20 @@ from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.url_state import set_url, url_index
 from warehouse import queries as q
 
 st.title("Attribution")
 
 runs = runs_or_stop()
 run_ids = list(runs["run_id"])
-run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="attribution_run")
+run_id = st.selectbox(
+    "Run",
+    run_ids,
+    index=url_index("run", run_ids),
+    format_func=run_label(runs).get,
+    key="attribution_run",
+)
 
 rates = data.query(q.attribution_rates, run_id)
 if rates.is_empty():
@@ -23,22 +30,21 @@ if rates.is_empty():
 else:
     st.subheader("Mention rates per domain and AI provider")
     st.caption("Share of scored responses (errors left out) with at least one mention.")
-    st.dataframe(
-        rates,
-        hide_index=True,
-        column_config=tables.column_config(rates),
-    )
+    tables.show(rates)
     download_csv(rates, f"attribution-{run_id}.csv", key="attribution_rates_csv")
     st.altair_chart(charts.attribution_rate_chart(rates))
 
 st.subheader("Trend")
 domains = data.query(q.run_filters, run_id)["domain"]
+domain_options = ["", *domains]
 domain = st.selectbox(
     "Domain",
-    ["", *domains],
+    domain_options,
+    index=url_index("domain", domain_options),
     format_func=lambda d: d or "All domains",
     key="attribution_trend_domain",
 )
+set_url(run=run_id, domain=domain)
 trend = data.query(q.attribution_trend, domain or None)
 st.altair_chart(charts.attribution_trend_chart(trend))
 download_csv(trend, "attribution-trend.csv", key="attribution_trend_csv")

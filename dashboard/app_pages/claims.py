@@ -9,6 +9,7 @@ from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE
 
@@ -16,36 +17,44 @@ st.title("Claims")
 
 runs = runs_or_stop()
 run_ids = list(runs["run_id"])
-run_id = st.selectbox("Run", run_ids, format_func=run_label(runs).get, key="claims_run")
+run_id = st.selectbox(
+    "Run",
+    run_ids,
+    index=url_index("run", run_ids),
+    format_func=run_label(runs).get,
+    key="claims_run",
+)
+if changed("claims_run", run_id):
+    set_url(domain=None, page=None)
+set_url(run=run_id)
 
 per_domain = data.query(q.claims_by_domain, run_id)
 if per_domain.is_empty():
     st.info("This run has no claim records (its test set has no expected claims).")
 else:
     st.subheader("Per domain")
-    st.dataframe(
-        per_domain,
-        hide_index=True,
-        column_config=tables.column_config(per_domain),
-    )
+    tables.show(per_domain)
     download_csv(per_domain, f"claims-{run_id}-domains.csv", key="claims_domain_csv")
 
     st.subheader("Per query")
     c1, c2 = st.columns([3, 1])
+    domains = ["", *per_domain["domain"]]
     domain = c1.selectbox(
         "Domain",
-        ["", *per_domain["domain"]],
+        domains,
+        index=url_index("domain", domains),
         format_func=lambda d: d or "All domains",
         key="claims_domain",
     )
-    page_no = c2.number_input("Page", min_value=1, value=1, step=1, key="claims_page")
+    page_no = c2.number_input("Page", min_value=1, value=url_int("page"), step=1, key="claims_page")
+    set_url(domain=domain, page=int(page_no))
     per_query = data.query(
         q.claims_by_query, run_id, domain=domain or None, offset=(int(page_no) - 1) * PAGE_SIZE
     )
     total = int(per_query["total_rows"][0]) if per_query.height else 0
     st.caption(f"{total} queries, most missing claims first; page {page_no}")
     shown = per_query.drop("total_rows")
-    st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown))
+    tables.show(shown)
     download_csv(shown, f"claims-{run_id}-queries.csv", key="claims_query_csv")
     sample_picker(shown, key="claims_open_query", run_id=run_id)
 
@@ -60,11 +69,7 @@ missed = data.query(q.most_missed_claims, domain=missed_domain or None)
 if missed.is_empty():
     st.info("No claim was missed.")
 else:
-    st.dataframe(
-        missed,
-        hide_index=True,
-        column_config=tables.column_config(missed),
-    )
+    tables.show(missed)
     download_csv(missed, "most-missed-claims.csv", key="claims_missed_csv")
     sample_picker(
         missed,

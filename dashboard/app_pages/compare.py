@@ -13,8 +13,9 @@ from dashboard.components.head_to_head import head_to_head
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import run_label, runs_or_stop
 from dashboard.components.side_by_side import side_by_side
+from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
-from warehouse.queries import ALL_METRICS, METRIC_LABELS, PAGE_SIZE, SampleRef
+from warehouse.queries import ALL_METRICS, PAGE_SIZE, SampleRef, metric_label
 
 st.title("Compare runs")
 
@@ -22,19 +23,32 @@ runs = runs_or_stop()
 run_ids = list(runs["run_id"])
 labels = run_label(runs)
 
+MODES = ["Two runs", "Two candidates of one run"]
 mode = st.radio(
-    "Compare", ["Two runs", "Two candidates of one run"], horizontal=True, key="compare_mode"
+    "Compare",
+    MODES,
+    index=1 if st.query_params.get("mode") == "candidates" else 0,
+    horizontal=True,
+    key="compare_mode",
 )
-candidate = baseline_candidate = None
+candidate = baseline_candidate = previous = None
 if mode == "Two runs":
     c1, c2 = st.columns(2)
-    challenger = c1.selectbox("Challenger", run_ids, format_func=labels.get, key="compare_run")
+    challenger = c1.selectbox(
+        "Challenger",
+        run_ids,
+        index=url_index("run", run_ids),
+        format_func=labels.get,
+        key="compare_run",
+    )
+    if changed("compare_run", challenger):
+        set_url(baseline=None)  # chosen for another challenger
     previous = data.query(q.baseline_run, challenger)
     others = [r for r in run_ids if r != challenger] or run_ids
     baseline = c2.selectbox(
         "Baseline",
         others,
-        index=others.index(previous) if previous in others else 0,
+        index=url_index("baseline", others, others.index(previous) if previous in others else 0),
         format_func=labels.get,
         key=f"compare_baseline_{challenger}",
     )
@@ -43,17 +57,31 @@ else:
     if not multi:
         st.info("No run has several candidates. Runs with prompt variants show up here.")
         st.stop()
-    challenger = st.selectbox("Run", multi, format_func=labels.get, key="compare_cand_run")
+    challenger = st.selectbox(
+        "Run", multi, index=url_index("run", multi), format_func=labels.get, key="compare_cand_run"
+    )
     baseline = challenger
     names = data.query(q.run_filters, challenger)["candidate"]
     c1, c2 = st.columns(2)
-    baseline_candidate = c1.selectbox("Baseline candidate", names, key="compare_cand_base")
+    baseline_candidate = c1.selectbox(
+        "Baseline candidate",
+        names,
+        index=url_index("baseline_candidate", names),
+        key="compare_cand_base",
+    )
     rest = [n for n in names if n != baseline_candidate]
-    candidate = c2.selectbox("Challenger candidate", rest, key="compare_cand_chal")
+    candidate = c2.selectbox(
+        "Challenger candidate", rest, index=url_index("candidate", rest), key="compare_cand_chal"
+    )
 
 c1, c2 = st.columns(2)
+metrics = [*ALL_METRICS, *data.query(q.run_graders, (challenger, baseline))]
 metric = c1.selectbox(
-    "Metric (0-100 form)", ALL_METRICS, format_func=METRIC_LABELS.get, key="compare_metric"
+    "Metric (0-100 form)",
+    metrics,
+    index=url_index("metric", metrics),
+    format_func=metric_label,
+    key="compare_metric",
 )
 tolerance = c2.number_input(
     "Tolerance (points)",
@@ -84,24 +112,39 @@ m3.metric("Unchanged", totals["unchanged"])
 
 st.subheader("Per domain")
 st.altair_chart(charts.compare_counts_chart(counts))
-st.dataframe(counts, hide_index=True, column_config=tables.column_config(counts))
+tables.show(counts)
 download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
 
 st.subheader("Per sample")
 f1, f2, f3 = st.columns(3)
+statuses = ["", "regressed", "improved", "unchanged", "not scored"]
 status = f1.selectbox(
     "Status",
-    ["", "regressed", "improved", "unchanged", "not scored"],
+    statuses,
+    index=url_index("status", statuses),
     format_func=lambda s: s or "All",
     key="compare_status",
 )
+domains = ["", *counts["domain"]]
 domain = f2.selectbox(
     "Domain",
-    ["", *counts["domain"]],
+    domains,
+    index=url_index("domain", domains),
     format_func=lambda d: d or "All domains",
     key="compare_domain",
 )
-page_no = f3.number_input("Page", min_value=1, value=1, step=1, key="compare_page")
+page_no = f3.number_input("Page", min_value=1, value=url_int("page"), step=1, key="compare_page")
+set_url(
+    mode="candidates" if mode != MODES[0] else None,
+    run=challenger,
+    baseline=None if mode != MODES[0] or baseline == previous else baseline,
+    baseline_candidate=baseline_candidate,
+    candidate=candidate,
+    metric=None if metric == ALL_METRICS[0] else metric,
+    status=status,
+    domain=domain,
+    page=int(page_no),
+)
 samples = data.query(
     q.compare_samples,
     challenger,
@@ -117,7 +160,13 @@ samples = data.query(
 total = int(samples["total_rows"][0]) if samples.height else 0
 st.caption(f"{total} samples, largest regression first; page {page_no}")
 shown = samples.drop("total_rows")
-st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown))
+tables.show(
+    shown,
+    # narrow: the answer labels are one or two words, and every column must stay on screen
+    baseline_answer=st.column_config.TextColumn("Baseline answer", width="small"),
+    challenger_answer=st.column_config.TextColumn("Challenger answer", width="small"),
+    iteration=st.column_config.NumberColumn("Iteration", width="small"),
+)
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)
 

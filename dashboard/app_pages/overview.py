@@ -11,6 +11,7 @@ from dashboard.components.badges import tier_legend
 from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.url_state import changed, set_url, url_index, url_list
 from warehouse import queries as q
 from warehouse.queries import Filters
 
@@ -21,14 +22,22 @@ runs = runs_or_stop()
 run_ids = list(runs["run_id"])
 labels = run_label(runs)
 left, right = st.columns(2)
-run_id = left.selectbox("Run", run_ids, index=0, format_func=labels.get, key="overview_run")
+run_id = left.selectbox(
+    "Run", run_ids, index=url_index("run", run_ids), format_func=labels.get, key="overview_run"
+)
+if changed("overview_run", run_id):
+    set_url(baseline=None)  # the URL's baseline was chosen for another run
 previous = data.query(q.baseline_run, run_id)
 NO_BASELINE = ""
 baseline_options = [NO_BASELINE, *[r for r in run_ids if r != run_id]]
+default_base = baseline_options.index(previous) if previous in baseline_options else 0
 chosen = right.selectbox(
     "Baseline",
     baseline_options,
-    index=baseline_options.index(previous) if previous in baseline_options else 0,
+    # "none" in the URL: no baseline on purpose (an absent one means the default)
+    index=0
+    if st.query_params.get("baseline") == "none"
+    else url_index("baseline", baseline_options, default_base),
     format_func=lambda r: labels.get(r, "(no baseline)"),
     key=f"overview_baseline_{run_id}",
 )
@@ -47,24 +56,38 @@ f1, f2, f3 = st.columns(3)
 providers = f1.multiselect(
     "AI provider",
     options["provider"],
+    default=url_list("provider", options["provider"]),
     key=f"overview_providers_{run_id}",
     placeholder="All providers",
 )
+tags = [None, *options["tag"]]
 tag = f2.selectbox(
     "Tag",
-    [None, *options["tag"]],
+    tags,
+    index=url_index("tag", tags),
     format_func=lambda t: "All tags" if t is None else t,
     key=f"overview_tag_{run_id}",
 )
 candidate = None
 if len(options["candidate"]) > 1:
+    candidates = [None, *options["candidate"]]
     candidate = f3.selectbox(
         "Candidate",
-        [None, *options["candidate"]],
+        candidates,
+        index=url_index("candidate", candidates),
         format_func=lambda c: "All candidates" if c is None else c,
         key=f"overview_candidate_{run_id}",
     )
 filters = Filters(candidate=candidate, providers=tuple(providers) or None, tag=tag)
+set_url(
+    run=run_id,
+    baseline=("none" if previous else None)
+    if baseline is None
+    else (baseline if baseline != previous else None),
+    provider=providers,
+    tag=tag,
+    candidate=candidate,
+)
 
 frame = data.query(data.overview, run_id, baseline, filters)
 if frame.is_empty():
@@ -83,6 +106,7 @@ st.dataframe(
     tables.overview_styled(frame, tiers),
     hide_index=True,
     key="overview_table",
+    placeholder=tables.MISSING,
     column_config={
         "Domain": st.column_config.TextColumn(pinned=True),
         "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="large"),

@@ -11,6 +11,8 @@ from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.synthesis import show_low_faithfulness
+from dashboard.components.url_state import set_url, url_index
 from warehouse import queries as q
 
 st.title("Runs")
@@ -31,31 +33,32 @@ overview = detail.select(
     "judge",
     "embedder",
 )
-st.dataframe(
+tables.show(
     overview,
-    hide_index=True,
+    key="runs_table",
     # Numbers get narrow columns so judge and embedder names (long with real models) fit
     # without a sideways scroll at 1440 px.
-    column_config=tables.column_config(
-        overview,
-        status=st.column_config.TextColumn("Status", width="small"),
-        started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
-        duration_s=st.column_config.NumberColumn("Duration (s)", format="%d", width="small"),
-        samples=st.column_config.NumberColumn("Samples", width="small"),
-        errors=st.column_config.NumberColumn("Errors", width="small"),
-        pass_rate_percent=st.column_config.NumberColumn(
-            "Pass rate %", format="%.1f", width="small"
-        ),
-        cost_usd=st.column_config.NumberColumn("Cost USD", format="$%.4f", width="small"),
-    ),
-    key="runs_table",
+    formats={"duration_s": "%d", "pass_rate_percent": "%.1f", "cost_usd": "$%.4f"},
+    status=st.column_config.TextColumn("Status", width="small"),
+    started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+    duration_s=st.column_config.NumberColumn("Duration (s)", format="%d", width="small"),
+    samples=st.column_config.NumberColumn("Samples", width="small"),
+    errors=st.column_config.NumberColumn("Errors", width="small"),
+    pass_rate_percent=st.column_config.NumberColumn("Pass rate %", format="%.1f", width="small"),
+    cost_usd=st.column_config.NumberColumn("Cost USD", format="$%.4f", width="small"),
 )
 download_csv(detail, "runs.csv", key="runs_csv")
 
 st.subheader("One run")
+run_ids = list(runs["run_id"])
 run_id = st.selectbox(
-    "Run", list(runs["run_id"]), format_func=run_label(runs).get, key="runs_detail_run"
+    "Run",
+    run_ids,
+    index=url_index("run", run_ids),
+    format_func=run_label(runs).get,
+    key="runs_detail_run",
 )
+set_url(run=run_id)
 row = detail.filter(detail["run_id"] == run_id).row(0, named=True)
 facts = {
     "Run ID": row["run_id"],
@@ -77,9 +80,17 @@ st.dataframe(
     hide_index=True,
     height=(len(facts) + 1) * 35 + 3,  # every field on screen, no inner scroll
     key="runs_facts",
+    placeholder=tables.MISSING,
 )
 st.caption("Config (JSON)")
 try:
     st.json(json.loads(row["config"] or "{}"), expanded=1)
 except json.JSONDecodeError:
     st.code(row["config"], language=None)
+
+st.subheader("Low-faithfulness analysis")
+st.caption(
+    "Per iteration: the answers the judge scored faithfulness 3 or below, by category, and "
+    "the completeness failures, with examples and what to try."
+)
+show_low_faithfulness(run_id, data.query(q.run_low_faithfulness, run_id))

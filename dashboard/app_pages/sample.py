@@ -11,11 +11,13 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.components import tables
+from dashboard.components.answer import show_answer_note
 from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.pickers import run_label, runs_or_stop
 from dashboard.components.safe import safe_text
+from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE, SampleRef
 
@@ -33,16 +35,27 @@ if wanted_run is not None and wanted_run not in run_ids:
     )
 run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
 run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
-sample_id = params.get("sample") if params.get("run") == run_id else None
+if changed("sample_run", run_id):
+    set_url(sample=None, iteration=None, candidate=None, domain=None, page=None, q=None)
+set_url(run=run_id)
+sample_id = params.get("sample")
 
 with st.expander("Find a sample", expanded=sample_id is None):
     domains = data.query(q.run_filters, run_id)["domain"]
     c1, c2, c3 = st.columns([2, 2, 1])
+    domain_options = ["", *domains]
     domain = c1.selectbox(
-        "Domain", ["", *domains], format_func=lambda d: d or "All domains", key="sample_domain"
+        "Domain",
+        domain_options,
+        index=url_index("domain", domain_options),
+        format_func=lambda d: d or "All domains",
+        key="sample_domain",
     )
-    search = c2.text_input("Sample id or query contains", key="sample_search")
-    page_no = c3.number_input("Page", min_value=1, value=1, step=1, key="sample_page")
+    search = c2.text_input(
+        "Sample id or query contains", value=params.get("q", ""), key="sample_search"
+    )
+    page_no = c3.number_input("Page", min_value=1, value=url_int("page"), step=1, key="sample_page")
+    set_url(domain=domain, q=search, page=int(page_no))
     listing = data.query(
         q.run_samples,
         run_id,
@@ -53,7 +66,7 @@ with st.expander("Find a sample", expanded=sample_id is None):
     total = int(listing["total_rows"][0]) if listing.height else 0
     st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
     shown_listing = listing.drop("total_rows")
-    st.dataframe(shown_listing, hide_index=True, column_config=tables.column_config(shown_listing))
+    tables.show(shown_listing)
     if listing.height:
         keys = [
             f"{s}|{i}|{c}"
@@ -101,6 +114,7 @@ if len(candidates) > 1:
     )
 else:
     candidate = candidates[0]
+set_url(sample=sample_id, iteration=iteration, candidate=candidate)
 
 detail = data.query(data.sample_detail, SampleRef(run_id, sample_id, int(iteration), candidate))
 if detail["result"].is_empty():
@@ -117,12 +131,13 @@ st.text(result["query"])
 if result["error"]:
     st.error("This sample failed to score")
     st.code(result["error"], language=None, wrap_lines=True)
+show_answer_note(result)
 if result["flags"]:
     st.caption("Flags: " + safe_text(", ".join(result["flags"])))
 
-cols = st.columns(3)
+cols = st.columns(4)
 tiers = data.query(q.run_tiers, run_id)
-for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=True):
+for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=False):
     value = result[metric]
     tier = tier_badge(value, tiers)
     # null means not applicable (no claims, nothing to attribute): say so, not "0" or "—"
@@ -130,6 +145,12 @@ for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict
         f"{metric.title()} · {tier}" if tier else metric.title(),
         "n/a" if value is None else f"{value:.1f}",
     )
+coverage = result["coverage_percent"]
+cols[3].metric(
+    "Ground-truth coverage",
+    "n/a" if coverage is None else f"{coverage:.1f}%",
+    help="Share of the response (non-space characters) that matches a ground-truth passage.",
+)
 judge = st.columns(4)
 
 
@@ -187,10 +208,10 @@ missing = claims.filter(~pl.col("found"))
 # One above the other, full width: side by side, each table scrolled its columns away.
 st.markdown(f"**Missing ({missing.height})**")
 missing_shown = missing.select("claim_id", "claim_text", "importance", "similarity")
-st.dataframe(missing_shown, hide_index=True, column_config=tables.column_config(missing_shown))
+tables.show(missing_shown)
 st.markdown(f"**Found ({found.height})**")
 found_shown = found.select("claim_id", "claim_text", "importance", "similarity", "evidence")
-st.dataframe(found_shown, hide_index=True, column_config=tables.column_config(found_shown))
+tables.show(found_shown)
 download_csv(claims, f"claims-{run_id}-{sample_id}.csv", key="sample_claims_csv")
 
 st.subheader("Judge")
@@ -201,11 +222,9 @@ verdicts = detail["verdicts"]
 verdicts_shown = verdicts.select(
     "claim_index", "claim_text", "verdict", "evidence", "rule", "similarity"
 )
-st.dataframe(verdicts_shown, hide_index=True, column_config=tables.column_config(verdicts_shown))
+tables.show(verdicts_shown)
 download_csv(verdicts, f"verdicts-{run_id}-{sample_id}.csv", key="sample_verdicts_csv")
 if detail["graders"].height:
     st.markdown("**Graders**")
-    st.dataframe(
-        detail["graders"], hide_index=True, column_config=tables.column_config(detail["graders"])
-    )
+    tables.show(detail["graders"])
     download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.errors import show_error, show_refusal
 from dashboard.components.safe import safe_text
@@ -28,7 +29,7 @@ with browser:
     schema = data.query(q.schema_columns)
     for (obj, kind), cols in schema.group_by(["object", "kind"], maintain_order=True):
         with st.expander(f"{safe_text(obj)} ({safe_text(kind)})"):
-            st.dataframe(cols.select("column", "type"), hide_index=True)
+            st.dataframe(cols.select("column", "type"), hide_index=True, placeholder=tables.MISSING)
 
 with editor:
     with st.form("sql_form"):
@@ -58,5 +59,9 @@ with editor:
             else:
                 note = " (cut at the row cap)" if result.truncated else ""
                 st.caption(f"{result.frame.height:,} rows{note} in {result.elapsed_ms:.0f} ms")
-                st.dataframe(result.frame, hide_index=True)
+                st.dataframe(
+                    tables.styled(result.frame), hide_index=True, placeholder=tables.MISSING
+                )
+                if result.frame.width * result.frame.height > tables.STYLE_MAX_CELLS:
+                    st.caption("A result this large is drawn raw: None marks a NULL.")
                 download_csv(result.frame, "query.csv", key="sql_csv")

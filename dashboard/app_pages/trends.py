@@ -6,8 +6,10 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
+from dashboard.components.url_state import set_url, url_index, url_list
 from warehouse import queries as q
 from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label
 
@@ -22,8 +24,21 @@ c1, c2 = st.columns([1, 3])
 present = set(everything["metric"])
 offered = [m for m in ALL_METRICS if m in present] or list(ALL_METRICS[:3])
 offered += sorted(m for m in present if m.startswith(GRADER_PREFIX))
-metric = c1.selectbox("Metric", offered, format_func=metric_label, key="trends_metric")
-chosen = c2.multiselect("Domains", domains, key="trends_domains", placeholder="All domains")
+metric = c1.selectbox(
+    "Metric",
+    offered,
+    index=url_index("metric", offered),
+    format_func=metric_label,
+    key="trends_metric",
+)
+chosen = c2.multiselect(
+    "Domains",
+    domains,
+    default=url_list("domain", domains),
+    key="trends_domains",
+    placeholder="All domains",
+)
+set_url(metric=None if metric == offered[0] else metric, domain=chosen)
 frame = data.query(q.trends, tuple(chosen)) if chosen else everything
 
 latest = str(runs["run_id"][0])
@@ -40,18 +55,16 @@ wide = (
     .pivot(on="domain", index=["started_at", "run_name", "run_id"], values="score")
     .sort("started_at")
 )
-st.dataframe(
+tables.show(
     wide,
-    hide_index=True,
-    column_config={
-        "started_at": st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
-        "run_name": "Run",
-        "run_id": "Run ID",
-        **{
-            d: st.column_config.NumberColumn(d, format="%.1f")
-            for d in wide.columns
-            if d not in ("started_at", "run_name", "run_id")
-        },
+    formats={d: "%.1f" for d in wide.columns if d not in ("started_at", "run_name", "run_id")},
+    started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+    run_name="Run",
+    run_id="Run ID",
+    **{
+        d: st.column_config.NumberColumn(d, format="%.1f")
+        for d in wide.columns
+        if d not in ("started_at", "run_name", "run_id")
     },
 )
 download_csv(frame, f"trends-{metric}.csv", key="trends_csv")

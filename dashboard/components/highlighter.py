@@ -11,6 +11,7 @@ import html
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 PALETTE = (
     "#cce5ff",
@@ -157,6 +158,21 @@ def legend_html() -> str:
     )
 
 
+def page_link_html(url: str) -> str:
+    """A ground-truth page URL as a link when it is an absolute http(s) URL with a host;
+    anything else (``javascript:``, relative, no scheme) as plain escaped text."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return esc(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return esc(url)
+    return (
+        f'<a href="{esc(url.strip())}" target="_blank" rel="noopener noreferrer nofollow">'
+        f"{esc(url)}</a>"
+    )
+
+
 def render_pages(passages: Sequence[Mapping[str, object]], chunk_colors: Mapping[str, str]) -> str:
     """Ground-truth passages grouped by page; the matched ones in their highlight colour.
 
@@ -169,7 +185,7 @@ def render_pages(passages: Sequence[Mapping[str, object]], chunk_colors: Mapping
     for page, rows in by_page.items():
         parts.append(
             '<div style="margin-bottom:0.75rem">'
-            f'<div style="font-weight:600;word-break:break-all">{esc(page)}</div>'
+            f'<div style="font-weight:600;word-break:break-all">{page_link_html(page)}</div>'
         )
         for row in rows:
             chunk = str(row.get("chunk_id") or "")

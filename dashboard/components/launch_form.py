@@ -78,7 +78,8 @@ def _estimate_then_launch(spec: RunSpec, *, key: str, extra: dict[str, str] | No
         st.error("The estimate failed")
         st.code(text or "(no output)", language=None, wrap_lines=True)
         return
-    st.code(text, language=None)
+    # wrapped: the sidebar is narrow, and a cut-off estimate hides the time and cost
+    st.code(text, language=None, wrap_lines=True)
     if st.button("Launch", key=f"{key}_launch", type="primary", icon=":material/play_arrow:"):
         started = launcher.launch(paths, spec, extra=extra)
         st.session_state["launch_last"] = started.launch_id
@@ -144,8 +145,23 @@ def _progress() -> None:
             if progress is not None and status == "running":
                 done, total = progress
                 st.progress(min(1.0, done / total), text=f"{done}/{total} samples")
+            if status == "running" and st.button(
+                "Cancel run",
+                key=f"launch_cancel_{item.launch_id}",
+                icon=":material/stop_circle:",
+                help="Stops the run cleanly: what it scored is kept and it can be resumed.",
+            ):
+                with st.spinner("Cancelling…"):
+                    status = item.cancel()
+                st.toast(f"{safe_text(item.spec.name)}: {status}")
+            if status.startswith("cancelled") and run_id:
+                st.caption(f"Resume with: evalhouse run --resume {safe_text(run_id)}")
             log = launcher.tail(item.log_path, 1500).strip()
-            st.code("\n".join(log.splitlines()[-12:]) or "(no output yet)", language=None)
+            st.code(
+                "\n".join(log.splitlines()[-12:]) or "(no output yet)",
+                language=None,
+                wrap_lines=True,
+            )
             st.caption(f"log: {safe_text(item.log_path)}")
 
 

@@ -3,6 +3,8 @@ only when they are beyond noise, for ``st.dataframe``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
@@ -10,9 +12,16 @@ import polars as pl
 
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
 from engine.models import TierThresholds
-from warehouse.queries import METRIC_LABELS
+from warehouse.queries import GRADER_PREFIX, METRIC_LABELS, metric_label
 
 METRIC_TITLES = METRIC_LABELS
+
+MISSING = "—"
+"""What every table shows for a null cell (never the grid's default ``None``)."""
+
+STYLE_MAX_CELLS = 100_000
+"""Tables up to this many cells get display formats; bigger ones (analyst SQL) are drawn
+raw, because styling every cell would take seconds."""
 
 OVERVIEW_COLUMNS = ("Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples", "Errors")
 """The Overview table, one row per domain and metric: a new metric adds rows, never a
@@ -51,12 +60,19 @@ def overview_display(
     frame: pl.DataFrame, thresholds: TierThresholds | None = None
 ) -> tuple[pl.DataFrame, list[bool | None]]:
     """The Overview table as shown (``OVERVIEW_COLUMNS``) and, per row, whether its Δ is
-    beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form;
-    a metric neither run has (no judge, no RAG) gets no row."""
+    beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form,
+    each grader's (``grader:<id>``, score x 100) after them; a metric neither run has (no
+    judge, no RAG, no grader) gets no row."""
     rows: list[dict[str, Any]] = []
     beyond: list[bool | None] = []
+    graders = [
+        c.removesuffix("_mean")
+        for c in frame.columns
+        if c.startswith(GRADER_PREFIX) and c.endswith("_mean")
+    ]
+    titles = {**METRIC_TITLES, **{g: metric_label(g) for g in graders}}
     for rec in frame.iter_rows(named=True):
-        for metric, title in METRIC_TITLES.items():
+        for metric, title in titles.items():
             mean = rec[f"{metric}_mean"]
             if mean is None and rec[f"baseline_{metric}_mean"] is None:
                 continue
@@ -97,14 +113,23 @@ def overview_styled(frame: pl.DataFrame, thresholds: TierThresholds | None = Non
     return (
         table.style.map(tier_style, subset=["Tier"])
         .apply(deltas, subset=["Δ"])
-        .format({"Score": "{:.1f}"}, na_rep="—")
+        .format({"Score": "{:.1f}"}, na_rep=MISSING)
     )
 
 
 _ZERO_TO_HUNDRED = ("accuracy", "completeness", "attribution", "score", "delta", "percent")
 _ONE_TO_FIVE = ("judge_faithfulness", "judge_completeness", "rag_", "overall")
 _ZERO_TO_ONE = ("claim_faithfulness", "similarity", "pass_rate", "weight")
-_WIDE_TEXT = ("claim_text", "query", "evidence", "reason", "response", "matched_text")
+_WIDE_TEXT = (
+    "claim_text",
+    "query",
+    "question",
+    "evidence",
+    "reason",
+    "reasoning",
+    "response",
+    "matched_text",
+)
 
 
 def _number_format(column: str) -> str | None:
@@ -137,3 +162,74 @@ def column_config(frame: pl.DataFrame, **overrides: Any) -> dict[str, Any]:
             out[name] = label
     out.update(overrides)
     return out
+
+
+def _printf(fmt: str) -> Callable[[object], str]:
+    """A column_config printf format (``%.1f``, ``$%.4f``) as a Styler formatter."""
+    return lambda v: fmt % v  # type: ignore[operator]
+
+
+def _text(value: object) -> str:
+    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
+        items = value.tolist() if hasattr(value, "tolist") else value  # type: ignore[union-attr]
+        return ", ".join(str(v) for v in items) if items else MISSING
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def _plain_float(value: object) -> str:
+    """A number of no known scale: up to four decimals, no trailing zeros."""
+    text = f"{float(value):,.4f}".rstrip("0")  # type: ignore[arg-type]
+    return text.rstrip(".") if text.endswith(".") else text
+
+
+def _formatter(name: str, dtype: pl.DataType) -> Callable[[object], str] | None:
+    if dtype == pl.Boolean:
+        return None  # drawn as a checkbox: the grid ignores display text there
+    if dtype.is_float():
+        fmt = _number_format(name)
+        return _printf(fmt) if fmt is not None else _plain_float
+    if dtype.is_integer():
+        return str
+    return _text
+
+
+def styled(frame: pl.DataFrame, formats: dict[str, str] | None = None) -> Any:
+    """``frame`` as a pandas Styler that shows every null as ``MISSING`` and each number in
+    the one format of its scale (``formats`` overrides by column, printf style). Frames over
+    ``STYLE_MAX_CELLS`` cells come back unstyled."""
+    table = frame.to_pandas()
+    if frame.width * frame.height > STYLE_MAX_CELLS:
+        return table
+    given = formats or {}
+    fmts: dict[str, Callable[[object], str]] = {}
+    for name, dtype in frame.schema.items():
+        fn = _printf(given[name]) if name in given else _formatter(name, dtype)
+        if fn is not None:
+            fmts[name] = fn
+    return table.style.format(fmts, na_rep=MISSING)
+
+
+def show(
+    frame: pl.DataFrame,
+    *,
+    key: str | None = None,
+    formats: dict[str, str] | None = None,
+    height: int | None = None,
+    **overrides: Any,
+) -> None:
+    """Draw a warehouse frame: human labels, one number format per scale, ``MISSING`` for
+    nulls; ``overrides`` are column configs by name, ``formats`` printf formats by name."""
+    import streamlit as st
+
+    st.dataframe(
+        styled(frame, formats),
+        hide_index=True,
+        column_config=column_config(frame, **overrides),
+        key=key,
+        height=height if height is not None else "auto",
+        placeholder=MISSING,  # what the browser draws for a null cell (default "None")
+    )

@@ -11,6 +11,7 @@ Overview r2 vs r1, by hand:
 - acme   accuracy 80 vs 85 (-5), completeness 90 vs 80 (+10), attribution 100 vs 87.5 (+12.5)
 - beta   accuracy 60 vs 40 (+20) (beta-q2 failed in r2: no scores)
 - gamma  completeness 65 vs 50 (+15): six samples, every one up 10..20 -> beyond noise
+In r2, gamma-q1 abstained and gamma-q2 answered nothing (labelled on every sample list).
 Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, within noise.
 
 Head to head (``pairwise``, as ``compare-runs`` writes it; see ``PAIRWISE``):
@@ -41,6 +42,7 @@ from engine.models import (
     TurnRecord,
     VerdictRecord,
 )
+from engine.run.metrics import iteration_metrics
 from engine.settings import Paths, resolve_paths
 from ingest import ingest
 from tests.factories import result_record, run_record
@@ -52,6 +54,35 @@ RESPONSE = (
     "<script>alert(1)</script> **Acme** support is open on Sundays."
 )
 """The response of acme-q1 in r2: untrusted text with HTML and Markdown in it."""
+
+
+NO_ANSWER: dict[str, dict[str, Any]] = {
+    "gamma-q1": {"response": "I do not know the answer to that.", "abstained": True},
+    "gamma-q2": {"response": "   "},
+}
+"""In r2, gamma-q1 abstains and gamma-q2 gives no answer (blank response); scores as usual."""
+
+
+CITES_SOURCE = {"r1": {"acme-q1": 0.5, "acme-q2": 0.0}, "r2": {"acme-q1": 1.0, "acme-q2": 0.5}}
+"""Grader cites-source (0-1) on acme: r1 mean 25, r2 mean 75 (x 100), delta +50."""
+
+
+JUDGED_R2 = [
+    {
+        "sample_id": "acme-q1",
+        "query": "question acme-q1",
+        "judge_faithfulness": 2.0,
+        "judge_completeness": 3.0,
+        "faithfulness_reasoning": "Adds a discount the context never mentions.",
+        "completeness_reasoning": "Lists the price without saying why it fits.",
+    },
+    {"sample_id": "beta-q1", "query": "question beta-q1", "judge_faithfulness": 5.0,
+     "judge_completeness": 5.0},
+    {"sample_id": "gamma-q1", "query": "question gamma-q1", "judge_faithfulness": 1.0,
+     "judge_completeness": 2.0, "faithfulness_reasoning": "Contradicts the context."},
+]  # fmt: skip
+"""r2's judge scores as the engine's per-iteration metrics read them: low faithfulness
+1 completely false (gamma-q1), 1 mostly false (acme-q1), 0 mixed; 2 completeness failures."""
 
 
 RC_CONFIG = json.dumps({"analyzer": {"tiers": {"excellent": 90, "good": 80, "fair": 60}}})
@@ -217,6 +248,7 @@ def write_fixture_lake(paths: Paths) -> None:
                 completeness=80.0,
                 attribution=100.0,
                 response=RESPONSE,
+                coverage_percent=42.5,
                 judge_faithfulness=4.0,
                 judge_completeness=3.0,
                 passed=False,
@@ -259,6 +291,7 @@ def write_fixture_lake(paths: Paths) -> None:
                 "accuracy": 70.0,
                 "completeness": 60.0 + 2 * i,
                 "attribution": 0.0,
+                **NO_ANSWER.get(s, {}),
             }
             for i, s in enumerate(gamma)
         ],
@@ -391,6 +424,25 @@ def write_fixture_lake(paths: Paths) -> None:
             )
         ],
     )
+    for run_id, scores in CITES_SOURCE.items():
+        write_part(
+            lake,
+            "grader_scores",
+            run_id,
+            1,
+            [
+                GraderScoreRecord(
+                    run_id=run_id,
+                    iteration=1,
+                    sample_id=sample_id,
+                    grader="cites-source",
+                    score=score,
+                    passed=score >= 0.5,
+                    reason="checked",
+                )
+                for sample_id, score in scores.items()
+            ],
+        )
     for run_id, found_price in (("r1", False), ("r2", True)):
         write_part(
             lake,
@@ -428,6 +480,13 @@ def write_fixture_lake(paths: Paths) -> None:
         write_part(lake, "results", run_id, iteration, rows)
     for cid, records in _pairwise_records().items():
         write_part(lake, "pairwise", cid, 0, records)
+    write_part(
+        lake,
+        "iteration_metrics",
+        "r2",
+        1,
+        [iteration_metrics("r2", 1, JUDGED_R2, T0 + timedelta(days=7, hours=1))],
+    )
 
 
 CONVERSATION_TURNS = [

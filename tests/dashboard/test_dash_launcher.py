@@ -79,3 +79,48 @@ def test_rerun_failed_samples_offers_the_error_rows(app: AppFactory, fixture_hom
     at.sidebar.selectbox(key="launch_domain").set_value("gamma.example").run()
     captions = [c.value for c in at.sidebar.caption]
     assert any(c.startswith("6 samples: gamma-q1, gamma-q2") for c in captions)
+
+
+def test_launch_stores_absolute_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    paths = resolve_paths("home")  # relative, as `--home home` gives it
+    started = launcher.launch(paths, RunSpec("sets/missing.jsonl", "relative"))
+    assert started.spec.test_set == str(tmp_path / "sets" / "missing.jsonl")
+    assert started.folder == str(tmp_path / "home" / "launches")
+    home_at = started.command.index("--home") + 1
+    assert started.command[home_at] == str(tmp_path / "home")
+    (again,) = launcher.list_launches(paths)
+    assert again.spec.test_set == str(tmp_path / "sets" / "missing.jsonl")
+    deadline = time.monotonic() + 30
+    while started.exit_code() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def test_cancel_stops_the_run_cleanly_and_leaves_it_resumable(tmp_path: Path) -> None:
+    from engine.demo import build_weekly_test_sets
+    from ingest import ingest
+    from warehouse.queries import Warehouse
+
+    paths = resolve_paths(tmp_path / "home")
+    _name, test_set, _date = build_weekly_test_sets(tmp_path / "sets", weeks=1)[0]
+    started = launcher.launch(paths, RunSpec(str(test_set), "to cancel", concurrency=2))
+    deadline = time.monotonic() + 120
+    while started.progress() is None and time.monotonic() < deadline:
+        assert started.exit_code() is None, launcher.tail(started.log_path)
+        time.sleep(0.2)
+    assert started.status() == "running"
+    assert started.cancel(grace_s=60) == "cancelled (resumable)"
+    assert started.exit_code() == 130  # the CLI's code for a cancelled run: it ended itself
+    assert not started.alive() and not launcher.group_members(started.pid)
+    run_id = started.run_id()
+    assert run_id is not None
+    ingest(paths)
+    status = (
+        Warehouse(paths.warehouse)
+        .sql(
+            "SELECT status FROM runs WHERE run_id = $r ORDER BY updated_at DESC LIMIT 1",
+            {"r": run_id},
+        )
+        .frame["status"][0]
+    )
+    assert status == "cancelled"

@@ -1,7 +1,8 @@
 -- Compare: per domain, how many paired samples improved, regressed or stayed unchanged
 -- (same pairing and tolerance as compare_samples), most regressions first.
 WITH scored AS (
-    -- the chosen metric of both sides, in its 0-100 form (view result_scores)
+    -- the chosen metric of both sides, in its 0-100 form (view result_scores), or the
+    -- grader named by $metric = 'grader:<id>'
     SELECT run_id, candidate, sample_id, domain, query, iteration,
            CASE $metric
                WHEN 'accuracy' THEN accuracy
@@ -19,7 +20,15 @@ WITH scored AS (
                WHEN 'rag_overall' THEN rag_overall
            END AS score
     FROM result_scores
-    WHERE run_id IN ($run_id, $baseline_run_id)
+    WHERE run_id IN ($run_id, $baseline_run_id) AND NOT starts_with($metric, 'grader:')
+    UNION ALL
+    -- a grader's score (0-1) x 100; a sample the grader did not score counts as not scored
+    SELECT r.run_id, r.candidate, r.sample_id, r.domain, r.query, r.iteration, g.score * 100
+    FROM result_scores AS r
+    LEFT JOIN grader_scores AS g
+        ON g.run_id = r.run_id AND g.iteration = r.iteration AND g.sample_id = r.sample_id
+        AND g.candidate = r.candidate AND g.grader = substr($metric, 8)
+    WHERE r.run_id IN ($run_id, $baseline_run_id) AND starts_with($metric, 'grader:')
 ),
 base AS (
     SELECT sample_id, avg(score) AS score

@@ -1,10 +1,18 @@
 -- Every result row with each metric in its 0-100 form (DESIGN.md): 1-5 scores map to
 -- (s - 1) * 25, 0-1 ratios to x * 100, the rubric pass to 0 or 100; the analyzer metrics
 -- are 0-100 already. The one place this conversion is written: the dashboard's queries and
--- analysts read it instead of repeating it.
+-- analysts read it instead of repeating it. `answer` says whether the response answered at
+-- all: error (not scored), no answer (empty response), abstained (declined, deflected, said
+-- it does not know) or answered; every list of samples shows it.
 CREATE OR REPLACE VIEW result_scores AS
 SELECT
     run_id, iteration, sample_id, candidate, domain, ai_provider, query, tags, error,
+    CASE
+        WHEN error IS NOT NULL THEN 'error'
+        WHEN trim(coalesce(response, '')) = '' THEN 'no answer'
+        WHEN abstained THEN 'abstained'
+        ELSE 'answered'
+    END AS answer,
     accuracy,
     completeness,
     attribution,
