@@ -28,6 +28,12 @@ _TABLE_INTROS = {
     "sample_scores": "Named metrics of added scorers, one row per metric per sample (long form).",
     "pairwise": "One row per case two runs both answered, judged head to head by "
     "`evalhouse compare-runs A B` (run_id of its lake partition = comparison_id).",
+    "run_labels": "Renames, tags and archiving of runs, saved from the dashboard's Runs page "
+    "(lake `run_labels/run_id=<run>/iteration=0`); view `run_labels_current` holds the latest "
+    "of each, and ingest applies the name to `runs.name`.",
+    "reviews": "People's judgments of a sample, saved from the dashboard's Sample page (lake "
+    "`reviews/run_id=<run>/iteration=<n>`, one part per save): the response, each expected "
+    "claim, each judge verdict. View `review_latest` keeps each reviewer's latest per item.",
 }
 
 

@@ -15,6 +15,7 @@ from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.review_form import review_section
 from dashboard.components.safe import safe_text
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE, SampleRef
@@ -102,7 +103,8 @@ if len(candidates) > 1:
 else:
     candidate = candidates[0]
 
-detail = data.query(data.sample_detail, SampleRef(run_id, sample_id, int(iteration), candidate))
+ref = SampleRef(run_id, sample_id, int(iteration), candidate)
+detail = data.query(data.sample_detail, ref)
 if detail["result"].is_empty():
     st.warning(
         f"No result for {safe_text(repr(sample_id))} in iteration {iteration} "
@@ -209,3 +211,5 @@ if detail["graders"].height:
         detail["graders"], hide_index=True, column_config=tables.column_config(detail["graders"])
     )
     download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")
+
+review_section(ref, result, claims, verdicts)

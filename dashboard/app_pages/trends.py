@@ -15,7 +15,9 @@ st.title("Trends")
 
 runs = runs_or_stop()
 
-everything = data.query(q.trends)
+# Archived runs are hidden unless the sidebar asks for them (runs_or_stop filters them).
+shown_runs = list(runs["run_id"])
+everything = data.query(q.trends).filter(pl.col("run_id").is_in(shown_runs))
 domains = sorted(set(everything["domain"]))
 c1, c2 = st.columns([1, 3])
 # Only metrics some run has (a run without a judge has no judge metrics).
@@ -24,7 +26,11 @@ offered = [m for m in ALL_METRICS if m in present] or list(ALL_METRICS[:3])
 offered += sorted(m for m in present if m.startswith(GRADER_PREFIX))
 metric = c1.selectbox("Metric", offered, format_func=metric_label, key="trends_metric")
 chosen = c2.multiselect("Domains", domains, key="trends_domains", placeholder="All domains")
-frame = data.query(q.trends, tuple(chosen)) if chosen else everything
+frame = (
+    data.query(q.trends, tuple(chosen)).filter(pl.col("run_id").is_in(shown_runs))
+    if chosen
+    else everything
+)
 
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)

@@ -63,10 +63,18 @@ from engine.models.records import (
     SampleScoreRecord,
     VerdictRecord,
 )
+from engine.models.reviews import (
+    REVIEW_LABELS,
+    ReviewItem,
+    ReviewLabel,
+    ReviewRecord,
+    RunLabelRecord,
+)
 
 __all__ = [
     "LAKE_TABLES",
     "LEGACY_OPTION_PATHS",
+    "REVIEW_LABELS",
     "AccuracyConfig",
     "AnalyzerConfig",
     "AttributionConfig",
@@ -93,7 +101,11 @@ __all__ = [
     "PairwiseRecord",
     "RagWeights",
     "ResultRecord",
+    "ReviewItem",
+    "ReviewLabel",
+    "ReviewRecord",
     "RunConfig",
+    "RunLabelRecord",
     "RunRecord",
     "RunStatus",
     "SampleKey",

@@ -17,6 +17,7 @@ from engine.models.base import (
     Tier,
     Verdict,
 )
+from engine.models.reviews import ReviewRecord, RunLabelRecord
 
 
 class RunRecord(Frozen):
@@ -418,6 +419,8 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "grader_scores": GraderScoreRecord,
     "sample_scores": SampleScoreRecord,
     "pairwise": PairwiseRecord,
+    "run_labels": RunLabelRecord,
+    "reviews": ReviewRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 
