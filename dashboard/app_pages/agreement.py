@@ -26,6 +26,14 @@ METRIC_NAMES = {
 }
 
 
+CATEGORIES = {
+    "claim_status": ("found", "missing", "contradicted"),
+    "claim_verdict": ("supported", "not supported"),
+    "rubric_pass": ("pass", "fail"),
+}
+"""The labels of each label metric (view ``review_pairs``), in the matrix's order."""
+
+
 def _metric_name(metric: str) -> str:
     return METRIC_NAMES.get(metric) or q.metric_label(metric)
 
@@ -89,10 +97,14 @@ if confusion.height:
     )
     judge, metric = pick.split("|", 1)
     one = confusion.filter((pl.col("judge") == judge) & (pl.col("metric") == metric))
-    matrix = (
-        one.pivot(on="human_label", index="judge_label", values="n", sort_columns=True)
-        .fill_null(0)
-        .sort("judge_label")
+    counts = {(j, h): n for j, h, n in one.select("judge_label", "human_label", "n").iter_rows()}
+    seen = sorted({label for pair in counts for label in pair})
+    # Every label of the metric on both axes, the ones nobody used included (as zeros).
+    cats = list(CATEGORIES.get(metric, ())) + [
+        c for c in seen if c not in CATEGORIES.get(metric, ())
+    ]
+    matrix = pl.DataFrame(
+        {"judge_label": cats, **{h: [counts.get((j, h), 0) for j in cats] for h in cats}}
     )
     st.caption("Rows: what the judge said; columns: what reviewers said (item counts).")
     st.dataframe(

@@ -13,7 +13,7 @@ from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
-from dashboard.components.review_form import ingest_now
+from dashboard.components.review_form import ingest_button
 from dashboard.components.safe import safe_text
 from dashboard.feedback import FeedbackError, parse_tags, save_run_label
 from warehouse import queries as q
@@ -25,7 +25,12 @@ runs = runs_or_stop()
 detail = data.query(q.runs_detail).filter(pl.col("run_id").is_in(list(runs["run_id"])))
 # The run id (long for real runs) is in the picker and the facts below, not in this table:
 # every column of it stays on screen at 1440 px.
-overview = detail.select(
+overview = detail.with_columns(
+    pl.when(pl.col("archived"))
+    .then(pl.col("status") + " (archived)")
+    .otherwise(pl.col("status"))
+    .alias("status")
+).select(
     "name",
     "status",
     "started_at",
@@ -132,5 +137,4 @@ if saved:
         st.error(safe_text(exc))
     else:
         st.success(f"Saved the change to {safe_text(run_id)}; it shows after the next ingest.")
-if st.button("Ingest now", key="runs_ingest"):
-    ingest_now()
+ingest_button("runs_ingest")

@@ -37,9 +37,13 @@ def _options(item: str) -> list[str]:
     return [NOT_REVIEWED, *REVIEW_LABELS[item]]
 
 
-def ingest_now() -> None:
+_INGEST_MESSAGE = "ingest_message"
+"""Session key of the last "Ingest now" outcome, shown after the rerun that follows it."""
+
+
+def ingest_now() -> tuple[bool, str]:
     """Run ``evalhouse ingest`` (a separate process: the dashboard never writes the
-    warehouse itself) and say what it did."""
+    warehouse itself); returns whether it succeeded and its last line of output."""
     paths = data.home_paths()
     try:
         done = subprocess.run(
@@ -50,14 +54,25 @@ def ingest_now() -> None:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        st.error(f"Ingest did not finish: {safe_text(exc)}")
-        return
+        return False, f"did not finish: {exc}"
     lines = (done.stdout or done.stderr or "").strip().splitlines()
-    message = lines[-1] if lines else f"exit code {done.returncode}"
-    if done.returncode == 0:
-        st.success(f"Ingest: {safe_text(message)}")
-    else:
-        st.error(f"Ingest failed: {safe_text(message)}")
+    return done.returncode == 0, lines[-1] if lines else f"exit code {done.returncode}"
+
+
+def ingest_button(key: str) -> None:
+    """An "Ingest now" button; after an ingest the page runs again (so it shows the new
+    data) and says what the ingest did."""
+    outcome = st.session_state.pop(_INGEST_MESSAGE, None)
+    if outcome is not None:
+        ok, message = outcome
+        if ok:
+            st.success(f"Ingest: {safe_text(message)}")
+        else:
+            st.error(f"Ingest failed: {safe_text(message)}")
+    if st.button("Ingest now", key=key, help="Load new lake records into the warehouse."):
+        with st.spinner("Ingesting…"):
+            st.session_state[_INGEST_MESSAGE] = ingest_now()
+        st.rerun()
 
 
 def _marks(
@@ -143,5 +158,4 @@ def review_section(
                 f"Saved {len(marks)} item reviews by {safe_text(reviewer.strip())}. They show "
                 "here and on Judge agreement after the next ingest."
             )
-    if st.button("Ingest now", key=f"{prefix}_ingest"):
-        ingest_now()
+    ingest_button(f"{prefix}_ingest")

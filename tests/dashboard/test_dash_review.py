@@ -84,7 +84,10 @@ def test_review_submit_then_agreement_numbers(app: AppFactory, own_home: Paths) 
     assert [(r["sample_id"], r["disagreements"], r["labels"]) for r in queue] == [("acme-q1", 2, 5)]
     assert queue[0]["open"] == "/sample?run=r2&sample=acme-q1&iteration=1"
     matrix = table(at, "judge_label")
-    assert {r["judge_label"]: r["found"] for r in matrix} == {"found": 1, "missing": 0}
+    assert {r["judge_label"]: r["found"] for r in matrix} == {
+        "found": 1, "missing": 0, "contradicted": 0
+    }  # fmt: skip
+    assert [r["contradicted"] for r in matrix] == [0, 1, 0]
 
 
 def test_review_without_a_name_is_refused(app: AppFactory, own_home: Paths) -> None:
@@ -125,6 +128,7 @@ def test_rename_tag_archive_and_show_archived(app: AppFactory, own_home: Paths) 
     at.sidebar.toggle(key="show_archived").set_value(True).run()
     row = next(r for r in table(at, "status") if r["name"] == "week one, renamed")
     assert list(row["tags"]) == ["baseline", "old"]
+    assert row["status"] == "completed (archived)"
 
     at = app(own_home, "trends")
     assert "r1" not in {r["run_id"] for r in table(at, "run_id")}
