@@ -30,7 +30,8 @@ labels = run_label(runs)
 wanted_run = params.get("run")
 if wanted_run is not None and wanted_run not in run_ids:
     st.warning(
-        f"Run {safe_text(repr(wanted_run))} is not in the warehouse; showing the latest run."
+        f"Run {safe_text(repr(wanted_run))} is archived or not in the warehouse (switch on Show "
+        "archived runs in the sidebar to open archived runs); showing the latest run."
     )
 run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
 run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
