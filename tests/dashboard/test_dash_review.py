@@ -42,6 +42,13 @@ def _review_acme_q1(app: AppFactory, home: Paths, reviewer: str) -> object:
     return at
 
 
+def test_review_labels_show_data_as_text(app: AppFactory, own_home: Paths) -> None:
+    at = app(own_home, "sample", run="r2", sample="acme-q1", iteration="1")
+    # "$20 ... $" would start KaTeX in a Markdown label: the claim text comes escaped
+    label = at.radio(key=f"{PREFIX}_verdict_0").label
+    assert label == r"0: Acme Pro costs \$20 per month. (judge: SUPPORTED)"
+
+
 def test_review_submit_then_agreement_numbers(app: AppFactory, own_home: Paths) -> None:
     at = _review_acme_q1(app, own_home, "Pat")
     assert any("Saved 5 item reviews by Pat" in s.value for s in at.success)

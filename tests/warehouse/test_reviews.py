@@ -34,7 +34,17 @@ CLAIMS = [  # (sample, claim id, analyzer status)
 VERDICTS = ["SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO"]  # of s1, claim_index 0..2
 
 
+def _said(sample: str, item: str, item_id: str) -> str | None:
+    """What evalhouse said about the item: the dashboard stores it with every review."""
+    if item == "claim":
+        return next(st for s, c, st in CLAIMS if (s, c) == (sample, item_id))
+    if item == "verdict":
+        return VERDICTS[int(item_id)]
+    return "pass" if FAITH[sample] >= 4 and COMPL[sample] >= 4 else "fail"
+
+
 def _review(n: int, reviewer: str, sample: str, item: str, label: str, **over: Any) -> Any:
+    over.setdefault("machine_label", _said(sample, item, over.get("item_id", "")))
     return ReviewRecord(
         review_id=f"rev{n:03d}",
         run_id="ra",

@@ -5,9 +5,14 @@
 -- with the reviewer's (correct 100, partly 50, incorrect 0), Spearman rho (Pearson r of the
 -- ranks, ties taking their average rank), mean absolute gap; r and rho are null when one
 -- side never varies.
-WITH labels AS (
-    SELECT judge, metric, reviewer, judge_label, human_label
+WITH pairs AS MATERIALIZED (
+    -- the view once, not once per use below
+    SELECT judge, metric, kind, reviewer, judge_label, human_label, judge_score, human_score
     FROM review_pairs
+),
+labels AS (
+    SELECT judge, metric, reviewer, judge_label, human_label
+    FROM pairs
     WHERE kind = 'label'
 ),
 label_totals AS (
@@ -41,7 +46,7 @@ scores AS (
            rank() OVER (PARTITION BY judge, metric ORDER BY human_score)
                + (count(*) OVER (PARTITION BY judge, metric, human_score) - 1) / 2.0
                AS human_rank
-    FROM review_pairs
+    FROM pairs
     WHERE kind = 'score'
 ),
 score_totals AS (
