@@ -130,7 +130,23 @@ def review_section(
     earlier = data.query(q.sample_reviews, ref)
     if earlier.height:
         st.caption(f"{earlier.height} item reviews (each reviewer's latest per item)")
-        st.dataframe(earlier, hide_index=True, column_config=tables.column_config(earlier))
+        # The item's text is in the claims and verdicts tables above (by id): left out here
+        # so every column stays on screen at 1440 px.
+        shown = earlier.select(
+            "reviewer", "reviewed_at", "item", "item_id", "label", "machine_label", "comment"
+        )
+        st.dataframe(
+            shown,
+            hide_index=True,
+            column_config=tables.column_config(
+                shown,
+                reviewed_at=st.column_config.DatetimeColumn("Reviewed", format="YYYY-MM-DD HH:mm"),
+                item_id=st.column_config.TextColumn("Item ID", width="small"),
+                machine_label=st.column_config.TextColumn("evalhouse said"),
+                comment=st.column_config.TextColumn("Comment", width="medium"),
+            ),
+            key=f"review_earlier_{ref.run_id}_{ref.sample_id}_{ref.iteration}_{ref.candidate}",
+        )
     else:
         st.caption("Nobody has reviewed this sample yet (or the reviews are not ingested).")
     prefix = f"review_{ref.run_id}_{ref.sample_id}_{ref.iteration}_{ref.candidate}"

@@ -79,7 +79,9 @@ def test_review_in_browser_shows_on_agreement_page(served: tuple[str, Paths]) ->
             main.get_by_text("5 item reviews (each reviewer's latest per item)").wait_for(
                 timeout=60_000
             )
+            page.wait_for_timeout(1500)
             page.screenshot(path=str(ARTIFACTS / "review-ingested.png"), full_page=True)
+            cut += [f"sample: {p}" for p in hidden_columns(page)]
 
             page.goto(f"{url}/agreement")
             main = page.get_by_test_id("stMain")
