@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard.components.demo_notice import demo_notice
 from dashboard.components.errors import show_error, show_no_data
 from dashboard.components.launch_form import launch_sidebar
+from dashboard.components.pickers import SHOW_ARCHIVED
 from dashboard.data import home_paths
 from warehouse.db import WarehouseError, WarehouseMissing
 
@@ -50,12 +51,19 @@ PAGES = [
         url_path="attribution",
     ),
     st.Page("app_pages/runs.py", title="Runs", icon=":material/list:", url_path="runs"),
+    st.Page(
+        "app_pages/agreement.py",
+        title="Judge agreement",
+        icon=":material/rule:",
+        url_path="agreement",
+    ),
     st.Page("app_pages/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
 ]
 
 page = st.navigation(PAGES)
 
 with st.sidebar:
+    st.toggle("Show archived runs", key=SHOW_ARCHIVED, help="Archive runs on the Runs page.")
     launch_sidebar()
 
 demo_notice(home_paths())

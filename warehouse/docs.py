@@ -32,6 +32,12 @@ _TABLE_INTROS = {
     "conversation_id) per iteration and candidate; assistant turns carry their grading.",
     "conversation_scores": "Conversation test sets: one row per conversation per iteration "
     "and candidate, the conversation-level metrics 0-1 (DeepEval's, as the write-up defines).",
+    "run_labels": "Renames, tags and archiving of runs, saved from the dashboard's Runs page "
+    "(lake `run_labels/run_id=<run>/iteration=0`); view `run_labels_current` holds the latest "
+    "of each, and ingest applies the name to `runs.name`.",
+    "reviews": "People's judgments of a sample, saved from the dashboard's Sample page (lake "
+    "`reviews/run_id=<run>/iteration=<n>`, one part per save): the response, each expected "
+    "claim, each judge verdict. View `review_latest` keeps each reviewer's latest per item.",
 }
 
 

@@ -96,11 +96,15 @@ def insert_parts(con: duckdb.DuckDBPyConnection, table: str, parts: Sequence[Par
 
 
 def refresh_runs(con: duckdb.DuckDBPyConnection) -> None:
-    """Rebuild ``runs`` as the latest state of each run in ``runs_log`` (small table)."""
+    """Rebuild ``runs`` as the latest state of each run in ``runs_log`` (small table), with
+    the latest name people gave it (view ``run_labels_current``; ``runs_log`` keeps the
+    name the run was started with)."""
     con.execute("DELETE FROM runs")
     con.execute(
-        f"INSERT INTO runs SELECT * FROM {RUNS_LOG} "
-        "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY updated_at DESC) = 1"
+        "INSERT INTO runs SELECT log.* REPLACE (coalesce(lab.name, log.name) AS name) "
+        f"FROM (SELECT * FROM {RUNS_LOG} QUALIFY row_number() "
+        "OVER (PARTITION BY run_id ORDER BY updated_at DESC) = 1) AS log "
+        "LEFT JOIN run_labels_current AS lab USING (run_id)"
     )
 
 
@@ -194,7 +198,7 @@ class WarehouseWriter:
             record_parts(self.con, parts, "loaded", None)
             for ref, reason in corrupt:
                 record_parts(self.con, [ref], "corrupt", reason)
-            if "runs" in by_table:
+            if "runs" in by_table or "run_labels" in by_table:
                 refresh_runs(self.con)
             self.con.execute("COMMIT")
         except duckdb.Error as exc:

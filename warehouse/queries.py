@@ -656,3 +656,34 @@ def comparisons(wh: Warehouse, run_x: str | None = None, run_y: str | None = Non
 def comparison_domains(wh: Warehouse, comparison_id: str) -> pl.DataFrame:
     """One comparison's win/tie/loss per domain and ``(all)``, with Wilson intervals."""
     return wh.named("comparison_domains", comparison_id=comparison_id)
+
+
+# ----------------------------------------------------------------------------- reviews
+
+REVIEW_QUEUE_LIMIT = 100
+"""Samples the review queue lists at most."""
+
+
+@named_query
+def sample_reviews(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """Each reviewer's latest review of each item of one sample (view ``review_latest``)."""
+    return wh.named("sample_reviews", **ref.params())
+
+
+@named_query
+def judge_agreement(wh: Warehouse) -> pl.DataFrame:
+    """Per judge and metric, agreement with people: Cohen's kappa and accuracy for labels,
+    Pearson and Spearman for scores, all aggregated in SQL (view ``review_pairs``)."""
+    return wh.named("judge_agreement")
+
+
+@named_query
+def agreement_confusion(wh: Warehouse) -> pl.DataFrame:
+    """Counts of (judge label, reviewer label) per judge and label metric."""
+    return wh.named("agreement_confusion")
+
+
+@named_query
+def review_queue(wh: Warehouse, limit: int = REVIEW_QUEUE_LIMIT) -> pl.DataFrame:
+    """Reviewed samples where judge and reviewers disagree most, first."""
+    return wh.named("review_queue", limit=limit)

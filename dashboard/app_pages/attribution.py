@@ -3,6 +3,7 @@ AI provider, and how that changes over runs."""
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
@@ -45,6 +46,7 @@ domain = st.selectbox(
     key="attribution_trend_domain",
 )
 set_url(run=run_id, domain=domain)
-trend = data.query(q.attribution_trend, domain or None)
+# Archived runs are left out unless the sidebar shows them (runs_or_stop filters them).
+trend = data.query(q.attribution_trend, domain or None).filter(pl.col("run_id").is_in(run_ids))
 st.altair_chart(charts.attribution_trend_chart(trend))
 download_csv(trend, "attribution-trend.csv", key="attribution_trend_csv")

@@ -1,27 +1,38 @@
 """Runs: every run with its state, timing, headline numbers and what scored it; one run's
-config on demand."""
+config on demand; rename, tag, archive or restore a run (a ``run_labels`` lake record that
+ingest applies: the dashboard never writes the warehouse)."""
 
 from __future__ import annotations
 
 import json
 
+import polars as pl
 import streamlit as st
 
 from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.review_form import ingest_button
+from dashboard.components.safe import safe_text
 from dashboard.components.synthesis import show_low_faithfulness
 from dashboard.components.url_state import set_url, url_index
+from dashboard.feedback import FeedbackError, parse_tags, save_run_label
 from warehouse import queries as q
 
 st.title("Runs")
 
 runs = runs_or_stop()
-detail = data.query(q.runs_detail)
+# The same runs as the pickers: archived ones only when the sidebar toggle shows them.
+detail = data.query(q.runs_detail).filter(pl.col("run_id").is_in(list(runs["run_id"])))
 # The run id (long for real runs) is in the picker and the facts below, not in this table:
 # every column of it stays on screen at 1440 px.
-overview = detail.select(
+overview = detail.with_columns(
+    pl.when(pl.col("archived"))
+    .then(pl.col("status") + " (archived)")
+    .otherwise(pl.col("status"))
+    .alias("status")
+).select(
     "name",
     "status",
     "started_at",
@@ -32,6 +43,7 @@ overview = detail.select(
     "cost_usd",
     "judge",
     "embedder",
+    "tags",
 )
 tables.show(
     overview,
@@ -46,6 +58,7 @@ tables.show(
     errors=st.column_config.NumberColumn("Errors", width="small"),
     pass_rate_percent=st.column_config.NumberColumn("Pass rate %", format="%.1f", width="small"),
     cost_usd=st.column_config.NumberColumn("Cost USD", format="$%.4f", width="small"),
+    tags=st.column_config.ListColumn("Tags", width="small"),
 )
 download_csv(detail, "runs.csv", key="runs_csv")
 
@@ -73,6 +86,9 @@ facts = {
     "Test set hash": row["test_set_hash"] or "—",
     "evalhouse version": row["version"],
     "Git commit": row["git_commit"] or "—",
+    "Tags": ", ".join(row["tags"] or []) or "—",
+    "Archived": "yes" if row["archived"] else "no",
+    "Labelled by": row["labelled_by"] or "—",
 }
 # A data grid draws cell text as plain text (no Markdown): safe for values from data.
 st.dataframe(
@@ -94,3 +110,42 @@ st.caption(
     "the completeness failures, with examples and what to try."
 )
 show_low_faithfulness(run_id, data.query(q.run_low_faithfulness, run_id))
+
+st.subheader("Rename, tag or archive")
+st.caption(
+    "Saved as a record in the lake; the new name, tags and archive state show everywhere "
+    "after the next ingest. Archived runs are hidden from every page unless Show archived "
+    "runs is on in the sidebar."
+)
+with st.form(key=f"runs_label_{run_id}"):
+    new_name = st.text_input("Name", value=row["name"], key=f"runs_label_name_{run_id}")
+    new_tags = st.text_input(
+        "Tags (comma-separated)",
+        value=", ".join(row["tags"] or []),
+        key=f"runs_label_tags_{run_id}",
+    )
+    archive = st.checkbox(
+        "Archived", value=bool(row["archived"]), key=f"runs_label_archived_{run_id}"
+    )
+    who = st.text_input("Your name", key=f"runs_label_by_{run_id}")
+    saved = st.form_submit_button("Save")
+if saved:
+    name_change = new_name if new_name.strip() != row["name"] else None
+    tags_change = parse_tags(new_tags)
+    if sorted(set(tags_change)) == sorted(set(row["tags"] or [])):
+        tags_change = None
+    archive_change = archive if archive != bool(row["archived"]) else None
+    try:
+        save_run_label(
+            data.home_paths().lake,
+            run_id,
+            name=name_change,
+            tags=tags_change,
+            archived=archive_change,
+            labelled_by=who,
+        )
+    except FeedbackError as exc:
+        st.error(safe_text(exc))
+    else:
+        st.success(f"Saved the change to {safe_text(run_id)}; it shows after the next ingest.")
+ingest_button("runs_ingest")

@@ -16,6 +16,7 @@ from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.review_form import review_section
 from dashboard.components.safe import safe_text
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
@@ -31,7 +32,8 @@ labels = run_label(runs)
 wanted_run = params.get("run")
 if wanted_run is not None and wanted_run not in run_ids:
     st.warning(
-        f"Run {safe_text(repr(wanted_run))} is not in the warehouse; showing the latest run."
+        f"Run {safe_text(repr(wanted_run))} is archived or not in the warehouse (switch on Show "
+        "archived runs in the sidebar to open archived runs); showing the latest run."
     )
 run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
 run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
@@ -116,7 +118,8 @@ else:
     candidate = candidates[0]
 set_url(sample=sample_id, iteration=iteration, candidate=candidate)
 
-detail = data.query(data.sample_detail, SampleRef(run_id, sample_id, int(iteration), candidate))
+ref = SampleRef(run_id, sample_id, int(iteration), candidate)
+detail = data.query(data.sample_detail, ref)
 if detail["result"].is_empty():
     st.warning(
         f"No result for {safe_text(repr(sample_id))} in iteration {iteration} "
@@ -228,3 +231,5 @@ if detail["graders"].height:
     st.markdown("**Graders**")
     tables.show(detail["graders"])
     download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")
+
+review_section(ref, result, claims, verdicts)

@@ -17,7 +17,9 @@ st.title("Trends")
 
 runs = runs_or_stop()
 
-everything = data.query(q.trends)
+# Archived runs are hidden unless the sidebar asks for them (runs_or_stop filters them).
+shown_runs = list(runs["run_id"])
+everything = data.query(q.trends).filter(pl.col("run_id").is_in(shown_runs))
 domains = sorted(set(everything["domain"]))
 c1, c2 = st.columns([1, 3])
 # Only metrics some run has (a run without a judge has no judge metrics).
@@ -39,7 +41,11 @@ chosen = c2.multiselect(
     placeholder="All domains",
 )
 set_url(metric=None if metric == offered[0] else metric, domain=chosen)
-frame = data.query(q.trends, tuple(chosen)) if chosen else everything
+frame = (
+    data.query(q.trends, tuple(chosen)).filter(pl.col("run_id").is_in(shown_runs))
+    if chosen
+    else everything
+)
 
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)

@@ -15,16 +15,35 @@ def run_label(runs: pl.DataFrame) -> dict[str, str]:
     return out
 
 
+SHOW_ARCHIVED = "show_archived"
+"""Session key of the sidebar toggle that shows archived runs (hidden by default)."""
+
+
+def visible_runs(runs: pl.DataFrame, show_archived: bool) -> pl.DataFrame:
+    """``runs`` without the archived ones, unless they are asked for."""
+    if show_archived or "archived" not in runs.columns:
+        return runs
+    return runs.filter(~pl.col("archived"))
+
+
 def runs_or_stop() -> pl.DataFrame:
-    """Every run, newest first; on an empty warehouse, say how to create data and stop."""
+    """Every run, newest first (archived runs only when the sidebar toggle shows them); on
+    an empty warehouse, say how to create data and stop."""
     import streamlit as st
 
     from dashboard import data
     from dashboard.components.errors import show_no_data
     from warehouse import queries as q
 
-    runs = data.query(q.runs)
-    if runs.is_empty():
+    every = data.query(q.runs)
+    if every.is_empty():
         show_no_data()
+        st.stop()
+    runs = visible_runs(every, bool(st.session_state.get(SHOW_ARCHIVED)))
+    if runs.is_empty():
+        st.info(
+            f"All {every.height} runs are archived. Switch on Show archived runs in the "
+            "sidebar to see them."
+        )
         st.stop()
     return runs

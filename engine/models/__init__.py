@@ -64,10 +64,18 @@ from engine.models.records import (
     SampleScoreRecord,
     VerdictRecord,
 )
+from engine.models.reviews import (
+    REVIEW_LABELS,
+    ReviewItem,
+    ReviewLabel,
+    ReviewRecord,
+    RunLabelRecord,
+)
 
 __all__ = [
     "LAKE_TABLES",
     "LEGACY_OPTION_PATHS",
+    "REVIEW_LABELS",
     "AccuracyConfig",
     "AnalyzerConfig",
     "AttributionConfig",
@@ -95,7 +103,11 @@ __all__ = [
     "PairwiseRecord",
     "RagWeights",
     "ResultRecord",
+    "ReviewItem",
+    "ReviewLabel",
+    "ReviewRecord",
     "RunConfig",
+    "RunLabelRecord",
     "RunRecord",
     "RunStatus",
     "SampleKey",

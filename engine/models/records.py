@@ -18,6 +18,7 @@ from engine.models.base import (
     Verdict,
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
+from engine.models.reviews import ReviewRecord, RunLabelRecord
 
 
 class RunRecord(Frozen):
@@ -421,6 +422,8 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "pairwise": PairwiseRecord,
     "turns": TurnRecord,
     "conversation_scores": ConversationScoreRecord,
+    "run_labels": RunLabelRecord,
+    "reviews": ReviewRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

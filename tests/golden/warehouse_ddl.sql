@@ -236,6 +236,32 @@ CREATE TABLE IF NOT EXISTS "conversation_scores" (
     "judge" VARCHAR NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS "run_labels" (
+    "label_id" VARCHAR NOT NULL,
+    "run_id" VARCHAR NOT NULL,
+    "name" VARCHAR,
+    "tags" VARCHAR[],
+    "archived" BOOLEAN,
+    "labelled_by" VARCHAR,
+    "labelled_at" TIMESTAMP NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS "reviews" (
+    "review_id" VARCHAR NOT NULL,
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "item" VARCHAR NOT NULL,
+    "item_id" VARCHAR,
+    "item_text" VARCHAR,
+    "label" VARCHAR NOT NULL,
+    "machine_label" VARCHAR,
+    "comment" VARCHAR,
+    "reviewer" VARCHAR NOT NULL,
+    "reviewed_at" TIMESTAMP NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "runs_log" (
     "run_id" VARCHAR NOT NULL,
     "name" VARCHAR NOT NULL,

@@ -1,0 +1,175 @@
+"""Judge agreement: how far evalhouse's judges agree with the people who reviewed samples.
+
+Per judge and metric: Cohen's kappa, accuracy and a confusion matrix for labels, Pearson and
+Spearman for scores (all computed in SQL over view ``review_pairs``), then the review queue:
+the reviewed samples where judge and reviewers disagree most, each linked to its Sample page.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import polars as pl
+import streamlit as st
+
+from dashboard import data
+from dashboard.components import tables
+from dashboard.components.downloads import download_csv
+from dashboard.components.safe import safe_text
+from warehouse import queries as q
+
+METRIC_NAMES = {
+    "claim_status": "Claim status (found / missing / contradicted)",
+    "claim_verdict": "Claim verdict (supported or not)",
+    "rubric_pass": "Rubric pass (reviewer: correct = pass)",
+    "judge_overall": "Judge overall",
+}
+
+
+CATEGORIES = {
+    "claim_status": ("found", "missing", "contradicted"),
+    "claim_verdict": ("supported", "not supported"),
+    "rubric_pass": ("pass", "fail"),
+}
+"""The labels of each label metric (view ``review_pairs``), in the matrix's order."""
+
+
+def _metric_name(metric: str) -> str:
+    return METRIC_NAMES.get(metric) or q.metric_label(metric)
+
+
+st.title("Judge agreement")
+st.caption(
+    "Reviews are made on the Sample page (Human review) and count here after ingest. Each "
+    "reviewer's latest review of each item is one pair with what evalhouse said. Kappa: 1 = "
+    "perfect agreement, 0 = no better than chance. Scores compare the judge's 0-100 form "
+    "with the reviewer's response label (correct 100, partly 50, incorrect 0)."
+)
+
+agreement = data.query(q.judge_agreement)
+if agreement.is_empty():
+    st.info(
+        "No reviews yet. Open a sample (Sample page), mark the response, its claims or the "
+        "judge's verdicts under Human review, save, and ingest."
+    )
+    st.stop()
+
+shown = agreement.with_columns(pl.col("metric").map_elements(_metric_name, pl.String))
+labels = shown.filter(pl.col("kind") == "label").select(
+    "judge", "metric", "n", "reviewers", "accuracy", "kappa"
+)
+scores = shown.filter(pl.col("kind") == "score").select(
+    "judge", "metric", "n", "reviewers", "pearson", "spearman", "mean_abs_gap"
+)
+config = {
+    "judge": st.column_config.TextColumn("Judge"),
+    "metric": st.column_config.TextColumn("Metric", width="large"),
+    "n": st.column_config.NumberColumn("Reviewed items", format="%d"),
+    "reviewers": st.column_config.NumberColumn("Reviewers", format="%d"),
+    "accuracy": st.column_config.NumberColumn("Accuracy", format="%.2f"),
+    "kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.2f"),
+    "pearson": st.column_config.NumberColumn("Pearson r", format="%.2f"),
+    "spearman": st.column_config.NumberColumn("Spearman rho", format="%.2f"),
+    "mean_abs_gap": st.column_config.NumberColumn("Mean gap (0-100)", format="%.1f"),
+}
+st.subheader("Labels")
+if labels.height:
+    st.dataframe(labels, hide_index=True, column_config=config, key="agreement_labels")
+else:
+    st.caption("No reviewed claims, verdicts or rubric verdicts yet.")
+st.subheader("Scores")
+if scores.height:
+    st.dataframe(scores, hide_index=True, column_config=config, key="agreement_scores")
+else:
+    st.caption("No reviewed responses with scores yet.")
+download_csv(agreement, "judge-agreement.csv", key="agreement_csv")
+
+confusion = data.query(q.agreement_confusion)
+if confusion.height:
+    st.subheader("Confusion matrix")
+    pairs = confusion.select("judge", "metric").unique(maintain_order=True)
+    keys = [f"{j}|{m}" for j, m in pairs.iter_rows()]
+    pick = st.selectbox(
+        "Judge and metric",
+        keys,
+        format_func=lambda k: f"{k.split('|')[0]} · {_metric_name(k.split('|')[1])}",
+        key="agreement_confusion_pick",
+    )
+    judge, metric = pick.split("|", 1)
+    one = confusion.filter((pl.col("judge") == judge) & (pl.col("metric") == metric))
+    counts = {(j, h): n for j, h, n in one.select("judge_label", "human_label", "n").iter_rows()}
+    seen = sorted({label for pair in counts for label in pair})
+    # Every label of the metric on both axes, the ones nobody used included (as zeros).
+    cats = list(CATEGORIES.get(metric, ())) + [
+        c for c in seen if c not in CATEGORIES.get(metric, ())
+    ]
+    matrix = pl.DataFrame(
+        {"judge_label": cats, **{h: [counts.get((j, h), 0) for j in cats] for h in cats}}
+    )
+    st.caption("Rows: what the judge said; columns: what reviewers said (item counts).")
+    st.dataframe(
+        matrix,
+        hide_index=True,
+        column_config={
+            "judge_label": st.column_config.TextColumn("Judge said"),
+            **{
+                c: st.column_config.NumberColumn(f"Reviewer: {c}", format="%d")
+                for c in matrix.columns
+                if c != "judge_label"
+            },
+        },
+        key="agreement_matrix",
+    )
+    download_csv(confusion, "judge-agreement-confusion.csv", key="agreement_confusion_csv")
+
+st.subheader("Review queue")
+st.caption(
+    "Reviewed samples where judge and reviewers disagree most first: label disagreements, "
+    "then the mean gap between judge scores and reviewers (0-100)."
+)
+queue = data.query(q.review_queue)
+linked = queue.with_columns(
+    pl.struct("run_id", "sample_id", "iteration", "candidate")
+    .map_elements(
+        lambda r: (
+            "/sample?"
+            + urllib.parse.urlencode(
+                {
+                    "run": r["run_id"],
+                    "sample": r["sample_id"],
+                    "iteration": r["iteration"],
+                    **({"candidate": r["candidate"]} if r["candidate"] else {}),
+                }
+            )
+        ),
+        pl.String,
+    )
+    .alias("open")
+)
+shown_queue = linked.select(
+    "open", "run_id", "sample_id", "domain", "disagreements", "labels", "score_gap", "reviewers"
+)
+st.dataframe(
+    shown_queue,
+    hide_index=True,
+    column_config=tables.column_config(
+        shown_queue,
+        open=st.column_config.LinkColumn("Sample", display_text="open", width="small"),
+        run_id=st.column_config.TextColumn("Run"),
+        sample_id=st.column_config.TextColumn("Sample ID"),
+        disagreements=st.column_config.NumberColumn("Disagreements", format="%d"),
+        labels=st.column_config.NumberColumn("Labelled items", format="%d"),
+        score_gap=st.column_config.NumberColumn("Score gap", format="%.1f"),
+        reviewers=st.column_config.NumberColumn("Reviewers", format="%d"),
+    ),
+    key="agreement_queue",
+)
+more = f" (the first {q.REVIEW_QUEUE_LIMIT})" if queue.height >= q.REVIEW_QUEUE_LIMIT else ""
+st.caption(f"{queue.height} reviewed samples{more}.")
+download_csv(queue, "review-queue.csv", key="agreement_queue_csv")
+if queue.height:
+    top = queue.row(0, named=True)
+    st.caption(
+        f"Most disputed: {safe_text(top['sample_id'])} in run {safe_text(top['run_id'])} "
+        f"({top['disagreements']} of {top['labels']} labelled items disagree)."
+    )

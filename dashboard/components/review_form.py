@@ -1,0 +1,177 @@
+"""The Sample page's review form: a person marks the response, each expected claim and each
+judge verdict, with a comment and their name; saved as a ``reviews`` lake record."""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from dashboard import data
+from dashboard.components import tables
+from dashboard.components.safe import safe_text
+from dashboard.feedback import FeedbackError, ReviewMark, save_review
+from dashboard.launcher import evalhouse_command
+from engine.models import REVIEW_LABELS
+from warehouse import queries as q
+from warehouse.queries import SampleRef
+
+NOT_REVIEWED = "not reviewed"
+
+MAX_ITEMS = 60
+"""Claims (and verdicts) offered in the form at most: a longer list is unreadable."""
+
+INGEST_TIMEOUT_S = 180.0
+
+
+def _claim_status(row: dict[str, Any]) -> str:
+    status = row.get("status")
+    if status:
+        return str(status)
+    return "found" if row.get("found") else "missing"
+
+
+def _options(item: str) -> list[str]:
+    return [NOT_REVIEWED, *REVIEW_LABELS[item]]
+
+
+_INGEST_MESSAGE = "ingest_message"
+"""Session key of the last "Ingest now" outcome, shown after the rerun that follows it."""
+
+
+def ingest_now() -> tuple[bool, str]:
+    """Run ``evalhouse ingest`` (a separate process: the dashboard never writes the
+    warehouse itself); returns whether it succeeded and its last line of output."""
+    paths = data.home_paths()
+    try:
+        done = subprocess.run(
+            [*evalhouse_command(), "ingest", "--home", str(paths.home)],
+            capture_output=True,
+            text=True,
+            timeout=INGEST_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"did not finish: {exc}"
+    lines = (done.stdout or done.stderr or "").strip().splitlines()
+    return done.returncode == 0, lines[-1] if lines else f"exit code {done.returncode}"
+
+
+def ingest_button(key: str) -> None:
+    """An "Ingest now" button; after an ingest the page runs again (so it shows the new
+    data) and says what the ingest did."""
+    outcome = st.session_state.pop(_INGEST_MESSAGE, None)
+    if outcome is not None:
+        ok, message = outcome
+        if ok:
+            st.success(f"Ingest: {safe_text(message)}")
+        else:
+            st.error(f"Ingest failed: {safe_text(message)}")
+    if st.button("Ingest now", key=key, help="Load new lake records into the warehouse."):
+        with st.spinner("Ingesting…"):
+            st.session_state[_INGEST_MESSAGE] = ingest_now()
+        st.rerun()
+
+
+def _marks(
+    prefix: str, result: dict[str, Any], claims: pl.DataFrame, verdicts: pl.DataFrame
+) -> list[ReviewMark]:
+    """The form's widgets, read back as the items the reviewer marked."""
+    marks: list[ReviewMark] = []
+    passed = result.get("passed")
+    rubric = None if passed is None else ("pass" if passed else "fail")
+    label = st.radio(
+        "The response is",
+        _options("response"),
+        horizontal=True,
+        key=f"{prefix}_response",
+        help="correct: right and complete; partly: right but incomplete or partly wrong; "
+        "incorrect: wrong or misleading.",
+    )
+    if label != NOT_REVIEWED:
+        marks.append(ReviewMark("response", label, machine_label=rubric))
+    if claims.height:
+        st.markdown(f"**Expected claims** ({min(claims.height, MAX_ITEMS)} of {claims.height})")
+    for row in claims.head(MAX_ITEMS).iter_rows(named=True):
+        status = _claim_status(row)
+        label = st.radio(
+            f"{safe_text(row['claim_id'])}: {safe_text(row['claim_text'])} "
+            f"(evalhouse: {safe_text(status)})",
+            _options("claim"),
+            horizontal=True,
+            key=f"{prefix}_claim_{row['claim_id']}",
+        )
+        if label != NOT_REVIEWED:
+            item_id, text = str(row["claim_id"]), str(row["claim_text"])
+            marks.append(ReviewMark("claim", label, item_id, text, status))
+    if verdicts.height:
+        st.markdown(f"**Judge verdicts** ({min(verdicts.height, MAX_ITEMS)} of {verdicts.height})")
+    for row in verdicts.head(MAX_ITEMS).iter_rows(named=True):
+        label = st.radio(
+            f"{row['claim_index']}: {safe_text(row['claim_text'])} "
+            f"(judge: {safe_text(row['verdict'])})",
+            _options("verdict"),
+            horizontal=True,
+            key=f"{prefix}_verdict_{row['claim_index']}",
+        )
+        if label != NOT_REVIEWED:
+            item_id, text = str(row["claim_index"]), str(row["claim_text"])
+            marks.append(ReviewMark("verdict", label, item_id, text, str(row["verdict"])))
+    return marks
+
+
+def review_section(
+    ref: SampleRef, result: dict[str, Any], claims: pl.DataFrame, verdicts: pl.DataFrame
+) -> None:
+    """Earlier reviews of the sample, the form to add one, and an "Ingest now" button."""
+    st.subheader("Human review")
+    earlier = data.query(q.sample_reviews, ref)
+    if earlier.height:
+        st.caption(f"{earlier.height} item reviews (each reviewer's latest per item)")
+        # The item's text is in the claims and verdicts tables above (by id): left out here
+        # so every column stays on screen at 1440 px.
+        shown = earlier.select(
+            "reviewer", "reviewed_at", "item", "item_id", "label", "machine_label", "comment"
+        )
+        st.dataframe(
+            shown,
+            hide_index=True,
+            column_config=tables.column_config(
+                shown,
+                reviewed_at=st.column_config.DatetimeColumn("Reviewed", format="YYYY-MM-DD HH:mm"),
+                item_id=st.column_config.TextColumn("Item ID", width="small"),
+                machine_label=st.column_config.TextColumn("evalhouse said"),
+                comment=st.column_config.TextColumn("Comment", width="medium"),
+            ),
+            key=f"review_earlier_{ref.run_id}_{ref.sample_id}_{ref.iteration}_{ref.candidate}",
+        )
+    else:
+        st.caption("Nobody has reviewed this sample yet (or the reviews are not ingested).")
+    prefix = f"review_{ref.run_id}_{ref.sample_id}_{ref.iteration}_{ref.candidate}"
+    with st.form(key=prefix, clear_on_submit=False):
+        marks = _marks(prefix, result, claims, verdicts)
+        comment = st.text_area("Comment", key=f"{prefix}_comment")
+        reviewer = st.text_input("Your name", key=f"{prefix}_reviewer")
+        submitted = st.form_submit_button("Save review")
+    if submitted:
+        try:
+            save_review(
+                data.home_paths().lake,
+                run_id=ref.run_id,
+                iteration=ref.iteration,
+                sample_id=ref.sample_id,
+                candidate=ref.candidate,
+                reviewer=reviewer,
+                comment=comment,
+                marks=marks,
+            )
+        except FeedbackError as exc:
+            st.error(safe_text(exc))
+        else:
+            st.success(
+                f"Saved {len(marks)} item reviews by {safe_text(reviewer.strip())}. They show "
+                "here and on Judge agreement after the next ingest."
+            )
+    ingest_button(f"{prefix}_ingest")

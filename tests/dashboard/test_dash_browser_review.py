@@ -1,0 +1,108 @@
+"""Human review in a real browser: a person marks a sample on the Sample page, saves, runs
+ingest from the page, and the Judge agreement page shows the review. Nothing is fetched
+from outside 127.0.0.1; screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.settings import Paths
+from tests.dashboard.fixture_home import build_fixture_home
+from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.test_dash_browser import (
+    ARGS,
+    ARTIFACTS,
+    CHROMIUM,
+    LOOPBACK,
+    WIDTH,
+    _host,
+    hidden_columns,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed"),
+]
+
+FORM = "review_r2_acme-q1_1_"
+"""Widget key prefix of acme-q1's review form (Streamlit gives each keyed widget a
+``st-key-<key>`` class)."""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Paths]]:
+    """The dashboard over a fixture home of this module's own (the test writes its lake)."""
+    paths = build_fixture_home(tmp_path_factory.mktemp("review") / "home")
+    with serve_dashboard(paths.home, tmp_path_factory.mktemp("review-log")) as url:
+        yield url, paths
+
+
+def _pick(page: object, key: str, label: str) -> None:
+    group = page.locator(f".st-key-{key}")  # type: ignore[attr-defined]
+    group.get_by_text(label, exact=True).click()
+
+
+def test_review_in_browser_shows_on_agreement_page(served: tuple[str, Paths]) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, paths = served
+    ARTIFACTS.mkdir(exist_ok=True)
+    foreign: list[str] = []
+    cut: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": WIDTH, "height": 2400})
+        page.on(
+            "request",
+            lambda r: None if _host(r.url) in (None, *LOOPBACK) else foreign.append(r.url),
+        )
+        try:
+            page.goto(f"{url}/sample?run=r2&sample=acme-q1&iteration=1")
+            main = page.get_by_test_id("stMain")
+            main.get_by_text("Human review").wait_for(timeout=90_000)
+            _pick(page, f"{FORM}_response", "incorrect")
+            _pick(page, f"{FORM}_claim_c1", "found")
+            _pick(page, f"{FORM}_claim_c2", "contradicted")
+            _pick(page, f"{FORM}_verdict_0", "agree")
+            _pick(page, f"{FORM}_verdict_1", "disagree")
+            page.locator(f".st-key-{FORM}_comment textarea").fill("Support is closed on Sundays")
+            page.locator(f".st-key-{FORM}_reviewer input").fill("Browser Reviewer")
+            page.get_by_role("button", name="Save review").click()
+            main.get_by_text("Saved 5 item reviews by Browser Reviewer").wait_for(timeout=60_000)
+            page.screenshot(path=str(ARTIFACTS / "review-saved.png"), full_page=True)
+            assert len(list((paths.lake / "reviews").rglob("part-*.parquet"))) == 1
+
+            page.get_by_role("button", name="Ingest now").click()
+            main.get_by_text("Ingest: ingested 1 parts").wait_for(timeout=120_000)
+            main.get_by_text("5 item reviews (each reviewer's latest per item)").wait_for(
+                timeout=60_000
+            )
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(ARTIFACTS / "review-ingested.png"), full_page=True)
+            cut += [f"sample: {p}" for p in hidden_columns(page)]
+
+            page.goto(f"{url}/agreement")
+            main = page.get_by_test_id("stMain")
+            main.get_by_text("Review queue").first.wait_for(timeout=90_000)
+            main.get_by_text("Most disputed: acme-q1 in run r2 (2 of 5 labelled items").wait_for()
+            page.wait_for_timeout(1500)  # let the tables finish drawing
+            page.screenshot(path=str(ARTIFACTS / f"page-agreement-{WIDTH}.png"), full_page=True)
+            cut += [f"agreement: {p}" for p in hidden_columns(page)]
+
+            page.goto(f"{url}/runs")
+            page.get_by_test_id("stMain").get_by_text("Rename, tag or archive").wait_for(
+                timeout=90_000
+            )
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(ARTIFACTS / f"page-runs-labels-{WIDTH}.png"), full_page=True)
+            cut += [f"runs: {p}" for p in hidden_columns(page)]
+        finally:
+            browser.close()
+    assert cut == [], cut
+    assert foreign == [], foreign
+
+
+def test_artifacts_folder_is_the_repositorys() -> None:
+    assert Path(ARTIFACTS).name == "test-artifacts"

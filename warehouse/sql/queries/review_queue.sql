@@ -1,0 +1,27 @@
+-- The review queue: reviewed samples, those where judge and reviewers disagree most first
+-- (label disagreements, then the mean gap between the judge's 0-100 scores and the
+-- reviewers' 100 / 50 / 0), at most $limit rows; domain and query joined for those only.
+WITH per_sample AS (
+    SELECT run_id, iteration, sample_id, candidate,
+           count(*) FILTER (WHERE kind = 'label') AS labels,
+           count(*) FILTER (WHERE kind = 'label' AND judge_label <> human_label)
+               AS disagreements,
+           avg(abs(judge_score - human_score)) FILTER (WHERE kind = 'score') AS score_gap,
+           count(DISTINCT lower(trim(reviewer))) AS reviewers,
+           max(reviewed_at) AS last_reviewed_at
+    FROM review_pairs
+    GROUP BY run_id, iteration, sample_id, candidate
+),
+top AS MATERIALIZED (
+    SELECT *
+    FROM per_sample
+    ORDER BY disagreements DESC, score_gap DESC NULLS LAST, last_reviewed_at DESC,
+             run_id, sample_id
+    LIMIT $limit
+)
+SELECT p.run_id, p.iteration, p.sample_id, p.candidate, r.domain, r.query,
+       p.disagreements, p.labels, p.score_gap, p.reviewers, p.last_reviewed_at
+FROM top AS p
+JOIN results AS r USING (run_id, iteration, sample_id, candidate)
+ORDER BY p.disagreements DESC, p.score_gap DESC NULLS LAST, p.last_reviewed_at DESC,
+         p.run_id, p.sample_id;
