@@ -147,6 +147,8 @@ def ingest(
             result = writer.load_batch(batch)
             taken += len(batch)
             report.files_loaded += result.loaded
+            # On a catalog, another ingester may have loaded some of the batch meanwhile.
+            report.already_loaded += len(batch) - result.loaded - len(result.corrupt)
             report.corrupt += result.corrupt
             for table, n in result.rows.items():
                 report.rows[table] = report.rows.get(table, 0) + n

@@ -23,6 +23,7 @@ never shown (``Catalog.label`` is the form fit for logs and errors).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import re
@@ -38,7 +39,7 @@ from urllib.parse import urlsplit
 import duckdb
 
 from engine import secrets
-from warehouse.db import WarehouseError, one_line
+from warehouse.db import WarehouseError, WarehouseMissing, one_line
 
 LAKE = "lake"
 """The name the DuckLake catalog is attached under in every connection."""
@@ -221,42 +222,58 @@ def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-_verified = False
-"""Whether this process has loaded the extension files once with their signatures
-checked. Checking costs about a second of CPU per instance (it hashes 80 MB); the files
-are the same package files afterwards, so later instances of the process skip it."""
+def _stamp(paths: list[Path]) -> Path:
+    """The marker saying these exact extension files (path, size, time, inode) loaded once
+    with their signatures checked. Checking costs about a second of CPU per instance (it
+    hashes 80 MB), on every ``evalhouse sql``; the marker lives in the user's private
+    folder, so only the user (who could change the package files anyway) can forge it."""
+    digest = hashlib.sha256()
+    for path in paths:
+        real = path.resolve()
+        info = real.stat()
+        digest.update(f"{real}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino};".encode())
+    return paths[0].parent / f"verified-{digest.hexdigest()[:32]}"
 
 
 def _connect(catalog: Catalog, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB with both extensions loaded from their packages and the
     catalog attached as ``lake`` (and made the default database)."""
-    global _verified
+    files = _extension_files()
+    stamp = _stamp(files)
+    verified = stamp.exists()
     con = duckdb.connect(
         ":memory:",
         config={
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
             "allow_community_extensions": False,
-            "allow_unsigned_extensions": _verified,
+            "allow_unsigned_extensions": verified,
             "threads": 2,
             "memory_limit": "1GB",
         },
     )
     try:
-        for path in _extension_files():
+        for path in files:
             con.execute(f"LOAD {_sql_text(str(path))}")
-        _verified = True
+        if not verified:
+            stamp.touch()
         if not read_only:
             catalog.data_path.mkdir(parents=True, exist_ok=True)
         options = f"DATA_PATH {_sql_text(str(catalog.data_path) + '/')}"
+        attach = f"ATTACH {_sql_text('ducklake:postgres:' + catalog.conninfo)} AS {LAKE}"
         if read_only:
-            options += ", READ_ONLY"
-        con.execute(
-            f"ATTACH {_sql_text('ducklake:postgres:' + catalog.conninfo)} AS {LAKE} ({options})"
-        )
+            con.execute(f"{attach} ({options}, READ_ONLY)")
+        else:
+            # A writer may be the one that creates the DuckLake's metadata tables; two
+            # creating at once collide, so writers attach under the commit lock.
+            con.execute(f"ATTACH {_sql_text(catalog.conninfo)} AS {LOCK_DB} (TYPE postgres)")
+            with advisory_lock(con):
+                con.execute(f"{attach} ({options})")
         con.execute(f"USE {LAKE}")
     except duckdb.Error as exc:
         con.close()
+        if read_only and "creating a new DuckLake is explicitly disabled" in str(exc):
+            raise WarehouseMissing(_NO_WAREHOUSE.format(label=catalog.label)) from None
         raise CatalogError(
             f"cannot open the catalog {catalog.label}: {catalog.redact(one_line(str(exc)))[:400]}"
         ) from None
@@ -266,7 +283,31 @@ def _connect(catalog: Catalog, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     return con
 
 
+@contextmanager
+def advisory_lock(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Hold the catalog's commit lock: a PostgreSQL transaction-level advisory lock taken
+    on a cursor of ``con`` (whose ``evalhouse_pg`` is attached), released when the block
+    ends, or by the server if the process dies."""
+    holder = con.cursor()
+    try:
+        holder.execute("BEGIN TRANSACTION")
+        holder.execute(
+            "SELECT * FROM postgres_query($db, $sql)",
+            {"db": LOCK_DB, "sql": f"SELECT pg_advisory_xact_lock({COMMIT_LOCK_KEY})::text"},
+        ).fetchall()
+        yield
+    finally:
+        with suppress(duckdb.Error):
+            holder.execute("ROLLBACK")
+        holder.close()
+
+
 # ----------------------------------------------------------------------------- readers
+
+_NO_WAREHOUSE = (
+    "the catalog {label} holds no warehouse yet. Fill it with `evalhouse ingest` (or "
+    "`evalhouse migrate --to ...`) using the same --catalog."
+)
 
 _readers: dict[Catalog, duckdb.DuckDBPyConnection] = {}
 _readers_lock = threading.Lock()
@@ -279,6 +320,10 @@ def _sandboxed_reader(catalog: Catalog) -> duckdb.DuckDBPyConnection:
         con = _readers.get(catalog)
         if con is None:
             con = _connect(catalog, read_only=True)
+            # DuckLake reads its data files through DuckDB's file system: with external
+            # access off, only files known at attach time would stay readable, so the
+            # data folder (and nothing else) is allowed; ingest adds files there later.
+            con.execute("SET allowed_directories = $dirs", {"dirs": [str(catalog.data_path) + "/"]})
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
             _readers[catalog] = con
@@ -292,6 +337,13 @@ def read_connection(catalog: Catalog) -> Iterator[duckdb.DuckDBPyConnection]:
     cursor = _sandboxed_reader(catalog).cursor()
     try:
         cursor.execute(f"USE {LAKE}")
+        found = cursor.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = $db "
+            "AND schema_name = 'main' AND table_name = 'ingested_files'",
+            {"db": LAKE},
+        ).fetchone()
+        if not (found and found[0]):
+            raise WarehouseMissing(_NO_WAREHOUSE.format(label=catalog.label))
         yield cursor
     finally:
         cursor.close()
@@ -320,20 +372,9 @@ class CommitGuard:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the catalog's commit lock (a PostgreSQL transaction-level advisory lock,
-        released when this block ends, or by the server if the process dies)."""
-        holder = self.con.cursor()
-        try:
-            holder.execute("BEGIN TRANSACTION")
-            holder.execute(
-                "SELECT * FROM postgres_query($db, $sql)",
-                {"db": LOCK_DB, "sql": f"SELECT pg_advisory_xact_lock({COMMIT_LOCK_KEY})::text"},
-            ).fetchall()
+        """Hold the catalog's commit lock (see ``advisory_lock``)."""
+        with advisory_lock(self.con):
             yield
-        finally:
-            with suppress(duckdb.Error):
-                holder.execute("ROLLBACK")
-            holder.close()
 
     def fresh(
         self, sql: str, params: Mapping[str, object] | None = None
@@ -358,14 +399,6 @@ def _writer_instance(catalog: Catalog) -> duckdb.DuckDBPyConnection:
         con = _writers.get(catalog)
         if con is None:
             con = _connect(catalog, read_only=False)
-            try:
-                con.execute(f"ATTACH {_sql_text(catalog.conninfo)} AS {LOCK_DB} (TYPE postgres)")
-            except duckdb.Error as exc:
-                con.close()
-                raise CatalogError(
-                    f"cannot open the catalog {catalog.label}: "
-                    f"{catalog.redact(one_line(str(exc)))[:400]}"
-                ) from None
             _writers[catalog] = con
         return con
 

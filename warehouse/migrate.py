@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.catalog import Catalog, CatalogError
+from warehouse.catalog import Catalog, CatalogError, CommitGuard
 from warehouse.db import WarehouseMissing, one_line
 from warehouse.loader import create_schema, drop_everything, open_writer, schema_is_current
 from warehouse.schema import quote_ident, table_columns
@@ -38,27 +38,38 @@ def migrate(path: Path, catalog: Catalog) -> dict[str, int]:
             con.execute(f"ATTACH {_literal(str(path))} AS {SOURCE} (READ_ONLY)")
         except duckdb.Error as exc:
             raise CatalogError(f"cannot read {path}: {one_line(str(exc))}") from None
-        if not _source_current(con):
-            raise CatalogError(
-                f"{path} was made by an older evalhouse; run `evalhouse ingest` on it first"
-            )
-        with guard.lock():
-            if schema_is_current(con):
-                row = con.execute("SELECT count(*) FROM ingested_files").fetchone()
-                if row and row[0]:
-                    raise CatalogError(
-                        f"{catalog.label} already holds a warehouse ({row[0]} lake parts "
-                        "loaded); migrate copies into an empty catalog only"
-                    )
-            con.execute("BEGIN TRANSACTION")
-            try:
-                drop_everything(con)
-                create_schema(con)
-                counts = {table: _copy(con, table) for table in COPIED_TABLES}
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        try:
+            return _copy_all(con, guard, path, catalog)
+        finally:
+            # The writer instance is kept for the process: leave nothing attached to it.
+            con.execute(f"DETACH {SOURCE}")
+
+
+def _copy_all(
+    con: duckdb.DuckDBPyConnection, guard: CommitGuard, path: Path, catalog: Catalog
+) -> dict[str, int]:
+    """Check both sides, then copy every table in one transaction under the commit lock."""
+    if not _source_current(con):
+        raise CatalogError(
+            f"{path} was made by an older evalhouse; run `evalhouse ingest` on it first"
+        )
+    with guard.lock():
+        if schema_is_current(con):
+            row = con.execute("SELECT count(*) FROM ingested_files").fetchone()
+            if row and row[0]:
+                raise CatalogError(
+                    f"{catalog.label} already holds a warehouse ({row[0]} lake parts "
+                    "loaded); migrate copies into an empty catalog only"
+                )
+        con.execute("BEGIN TRANSACTION")
+        try:
+            drop_everything(con)
+            create_schema(con)
+            counts = {table: _copy(con, table) for table in COPIED_TABLES}
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
     return counts
 
 
