@@ -19,7 +19,13 @@ import duckdb
 
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog, CommitConflict, CommitGuard
-from warehouse.db import WarehouseBusy, WarehouseError, is_storage_failure, write_connection
+from warehouse.db import (
+    WarehouseBusy,
+    WarehouseError,
+    is_storage_failure,
+    one_line,
+    write_connection,
+)
 from warehouse.schema import RUNS_LOG, SCHEMA_VERSION, ddl, ddl_sha256, quote_ident, view_sql
 
 
@@ -335,7 +341,15 @@ def open_writer(
     then ``WarehouseBusy``), or of ``catalog`` when one is given."""
     if catalog is not None:
         with lakecat.write_connection(catalog) as (con, guard):
-            yield WarehouseWriter(con, guard)
+            try:
+                yield WarehouseWriter(con, guard)
+            except duckdb.Error as exc:
+                # A DuckDB error may quote the connection string (password included).
+                raise lakecat.CatalogError(
+                    f"writing the catalog {catalog.label} failed: "
+                    f"{catalog.redact(one_line(str(exc)))[:400]}. Nothing is lost: the "
+                    "records are safe in the lake; run `evalhouse ingest` again."
+                ) from None
         return
     with write_connection(path, wait_s=wait_s) as con:
         yield WarehouseWriter(con)
