@@ -24,6 +24,15 @@ def home(tmp_path: Path) -> Paths:
     return resolve_paths(tmp_path / "home")
 
 
+@pytest.fixture(autouse=True)
+def _no_catalog_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without EVALHOUSE_CATALOG*: neither a developer's own catalog nor
+    one a CLI test put into the environment (the CLI exports it for its children) leaks
+    into another test."""
+    monkeypatch.delenv("EVALHOUSE_CATALOG", raising=False)
+    monkeypatch.delenv("EVALHOUSE_CATALOG_DATA", raising=False)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     """A PostgreSQL server for DuckLake catalogs (``EVALHOUSE_TEST_PG``, else a throwaway

@@ -238,3 +238,20 @@ def test_catalog_label_and_repr_mask_the_password(tmp_path: Path) -> None:
     assert "s3cr" not in cat.label and "s3cr" not in repr(cat)
     uri = parse_catalog("postgres:postgresql://me:pa55word@h/db", tmp_path, where="x")
     assert "pa55word" not in uri.label and "pa55word" not in repr(uri)
+
+
+def test_sql_and_check_commands_on_a_catalog(
+    catalog: Catalog, home: Paths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_part(home.lake, "runs", "R", 0, [run_record("R", T0)])
+    rows = [result_record("R", f"s{i}", accuracy=80.0 + i) for i in range(3)]
+    write_part(home.lake, "results", "R", 1, rows)
+    flags = ["--catalog", f"postgres:{catalog.conninfo}", "--catalog-data", str(catalog.data_path)]
+    assert main(["--home", str(home.home), *flags, "ingest"]) == 0
+    capsys.readouterr()
+    assert main(["--home", str(home.home), "sql", "SELECT count(*) AS n FROM results",
+                 "--format", "csv", *flags]) == 0  # fmt: skip
+    assert capsys.readouterr().out.split() == ["n", "3"]
+    assert main(["--home", str(home.home), *flags, "check", "R", "--min", "accuracy=80"]) == 0
+    assert main(["--home", str(home.home), *flags, "check", "R", "--min", "accuracy=90"]) == 1
+    assert not home.warehouse.exists()  # the catalog was used, not a file
