@@ -50,6 +50,9 @@ def catalog(pg_server: PgServer, tmp_path: Path) -> Iterator[Catalog]:
     conninfo = pg_server.create_database()
     yield Catalog(conninfo, tmp_path / "catalog-data")
     close_readers()
+    if pg_server.owned is None:  # a server we were given keeps no test databases
+        name = conninfo.rsplit("dbname=", 1)[1]
+        pg_server.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @dataclass
