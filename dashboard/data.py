@@ -24,6 +24,7 @@ from dashboard.noise import NoiseCheck, bootstrap_check, iteration_check
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
 from warehouse import queries as q
+from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
 from warehouse.queries import Warehouse
 
@@ -58,23 +59,40 @@ def home_paths() -> Paths:
     return resolve_paths(os.environ.get("EVALHOUSE_HOME") or None)
 
 
+_CATALOG_KEY = "catalog:"
+
+
+def _location() -> str:
+    """What the warehouse is: the file's path, or ``catalog:`` and the DuckLake catalog's
+    label (password masked: the key shows up in Streamlit's cache, never the secret)."""
+    catalog = catalog_from_env()
+    if catalog is not None:
+        return _CATALOG_KEY + catalog.label
+    return str(home_paths().warehouse)
+
+
 @st.cache_resource
-def _warehouse(path: str) -> Warehouse:
-    return Warehouse(Path(path))
+def _warehouse(location: str) -> Warehouse:
+    if location.startswith(_CATALOG_KEY):
+        return Warehouse(home_paths().warehouse, catalog=catalog_from_env())
+    return Warehouse(Path(location))
 
 
 def warehouse() -> Warehouse:
-    """The shared read facade over the current home's warehouse."""
-    return _warehouse(str(home_paths().warehouse))
+    """The shared read facade over the current home's warehouse (the file, or the DuckLake
+    catalog of ``EVALHOUSE_CATALOG``)."""
+    return _warehouse(_location())
 
 
 @st.cache_data(ttl=1.0, show_spinner=False)
-def _version(path: str) -> str:
+def _version(location: str) -> str:
     try:
-        return _warehouse(path).data_version()
+        return _warehouse(location).data_version()
     except QueryError:
+        if location.startswith(_CATALOG_KEY):
+            return "unversioned"
         # A file without the ledger (not made by ingest): key on its modification time.
-        return f"unversioned:{Path(path).stat().st_mtime_ns}"
+        return f"unversioned:{Path(location).stat().st_mtime_ns}"
 
 
 # ----------------------------------------------------------------------------- the one cache
@@ -102,13 +120,13 @@ def _register(fn: Callable[Concatenate[Warehouse, P], T]) -> Callable[Concatenat
 
 @st.cache_data(ttl=TTL_S, show_spinner=False, max_entries=CACHE_ENTRIES)
 def _cached(
-    path: str,
+    location: str,
     version: str,
     name: str,
     args: tuple[Any, ...],
     kwargs: tuple[tuple[str, Any], ...],
 ) -> Any:
-    return _QUERIES[name](_warehouse(path), *args, **dict(kwargs))
+    return _QUERIES[name](_warehouse(location), *args, **dict(kwargs))
 
 
 def query(fn: Callable[Concatenate[Warehouse, P], T], /, *args: P.args, **kwargs: P.kwargs) -> T:
@@ -117,8 +135,8 @@ def query(fn: Callable[Concatenate[Warehouse, P], T], /, *args: P.args, **kwargs
     name = fn.__name__
     if _QUERIES.get(name) is not fn:
         raise ValueError(f"{name} is not a registered warehouse query")
-    path = str(home_paths().warehouse)
-    key_args = (path, _version(path), name, args, tuple(sorted(kwargs.items())))
+    location = _location()
+    key_args = (location, _version(location), name, args, tuple(sorted(kwargs.items())))
     with st.spinner(SPINNERS.get(name, "Loading…")):  # drawn only after 0.5 s
         result: T = _cached(*key_args)
     return result

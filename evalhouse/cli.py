@@ -47,7 +47,34 @@ def _paths(args: argparse.Namespace, *, writes: bool = False) -> Paths:
         except OSError as exc:
             raise UsageError(f"{given} {home}: cannot write there ({_reason(exc)})") from exc
     os.environ["EVALHOUSE_HOME"] = str(home)  # children (dashboard, runs) see the same home
+    _export_catalog(args)
     return paths
+
+
+def _export_catalog(args: argparse.Namespace) -> None:
+    """Check ``--catalog`` / ``--catalog-data`` (else the environment's) and put them in the
+    environment, where ingest, the dashboard and the runs it launches find them."""
+    from warehouse.catalog import ENV_CATALOG, ENV_CATALOG_DATA, catalog_from_env, parse_catalog
+
+    given, data = getattr(args, "catalog", None), getattr(args, "catalog_data", None)
+    if given is not None:
+        if data is None:
+            data = os.environ.get(ENV_CATALOG_DATA)
+        parse_catalog(given, data, where="--catalog")
+        os.environ[ENV_CATALOG] = given
+        os.environ[ENV_CATALOG_DATA] = str(data)
+    elif data is not None:
+        if not os.environ.get(ENV_CATALOG, "").strip():
+            raise UsageError("--catalog-data needs --catalog postgres:... (or EVALHOUSE_CATALOG)")
+        os.environ[ENV_CATALOG_DATA] = str(data)
+    catalog_from_env()  # a bad EVALHOUSE_CATALOG is refused here, in one line
+
+
+def _catalog() -> Any:
+    """The DuckLake catalog the command works on (``Catalog``), or None for the file."""
+    from warehouse.catalog import catalog_from_env
+
+    return catalog_from_env()
 
 
 def _reason(exc: OSError) -> str:
@@ -63,7 +90,9 @@ def ingest_now(paths: Paths, *, rebuild: bool = False, quiet: bool = False) -> b
     from warehouse.db import WarehouseBusy
 
     try:
-        report = ingest(paths, rebuild=rebuild, on_message=None if quiet else _err)
+        report = ingest(
+            paths, rebuild=rebuild, on_message=None if quiet else _err, catalog=_catalog()
+        )
     except WarehouseBusy as exc:
         _err(f"ingest postponed: {exc}")
         return False
@@ -85,9 +114,28 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     paths = _paths(args, writes=True)
     from ingest import ingest
 
-    report = ingest(paths, rebuild=args.rebuild, wait_s=args.wait)
+    report = ingest(paths, rebuild=args.rebuild, wait_s=args.wait, catalog=_catalog())
     print(report.headline())
     _report_corrupt(report)
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- migrate
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Copy ``warehouse.duckdb`` into the (empty) DuckLake catalog of ``--to``."""
+    from warehouse.catalog import ENV_CATALOG_DATA, parse_catalog
+    from warehouse.migrate import migrate
+
+    # The source is the file; --to (with --catalog-data) names the target.
+    data = getattr(args, "catalog_data", None) or os.environ.get(ENV_CATALOG_DATA)
+    args.catalog = args.catalog_data = None
+    paths = _paths(args)
+    target = parse_catalog(args.to, data, where="--to")
+    counts = migrate(paths.warehouse, target)
+    rows = ", ".join(f"{n} {t}" for t, n in sorted(counts.items()) if n)
+    print(f"copied {paths.warehouse} into {target.label}: {rows or 'no rows'}")
     return EXIT_OK
 
 
@@ -115,7 +163,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     paths = _paths(args)
     from warehouse.queries import Warehouse
 
-    result = Warehouse(paths.warehouse).sql(
+    result = Warehouse(paths.warehouse, catalog=_catalog()).sql(
         args.query, time_limit_s=args.time_limit, row_cap=args.max_rows
     )
     frame = result.frame
@@ -175,9 +223,10 @@ def _die_with_parent() -> None:
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
     paths = _paths(args)
+    catalog = _catalog()
+    where = catalog.label if catalog is not None else paths.warehouse
     print(
-        f"evalhouse dashboard on http://{args.address}:{args.port} (warehouse {paths.warehouse})",
-        flush=True,
+        f"evalhouse dashboard on http://{args.address}:{args.port} (warehouse {where})", flush=True
     )
     return serve_child(dashboard_command(paths, args.port, args.address))
 
@@ -449,7 +498,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from warehouse.export import RunNotFound, read_run_export
 
     try:
-        export = read_run_export(paths.warehouse, args.run_id, args.candidate)
+        export = read_run_export(paths.warehouse, args.run_id, args.candidate, catalog=_catalog())
     except RunNotFound as exc:
         raise UsageError(str(exc)) from exc
     items = _export_items(export, paths)
@@ -551,7 +600,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("RUN_ID is empty (evalhouse sql 'SELECT run_id FROM runs' lists them)")
     if args.baseline is not None and not args.baseline.strip():
         raise UsageError("--baseline is empty: give a run id")
-    warehouse = queries.Warehouse(paths.warehouse)
+    warehouse = queries.Warehouse(paths.warehouse, catalog=_catalog())
     for run_id in filter(None, [args.run_id, args.baseline]):
         if not queries.run_exists(warehouse, run_id):
             raise UsageError(f"run {run_id!r} is not in the warehouse (did ingest run?)")
@@ -735,8 +784,14 @@ def build_parser() -> argparse.ArgumentParser:
     # Accepted before or after the subcommand; SUPPRESS keeps a subcommand that was not
     # given --home from resetting the value given before it.
     parser.add_argument("--home", default=None, help=home_help)
+    catalog_help = "DuckLake catalog postgres:<libpq conninfo> instead of warehouse.duckdb"
+    data_help = "shared folder of the catalog's Parquet files (or $EVALHOUSE_CATALOG_DATA)"
+    parser.add_argument("--catalog", default=None, help=catalog_help)
+    parser.add_argument("--catalog-data", default=None, metavar="DIR", help=data_help)
     common = _Parser(add_help=False)
     common.add_argument("--home", default=argparse.SUPPRESS, help=home_help)
+    common.add_argument("--catalog", default=argparse.SUPPRESS, help=catalog_help)
+    common.add_argument("--catalog-data", default=argparse.SUPPRESS, metavar="DIR", help=data_help)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("demo", parents=[common], help="build demo data, ingest, open the dashboard")
@@ -838,6 +893,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rebuild", action="store_true", help="recreate the warehouse from the lake")
     p.add_argument("--wait", type=_seconds, default=30.0, help="seconds to wait for the lock")
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser(
+        "migrate", parents=[common], help="copy the warehouse file into a DuckLake catalog"
+    )
+    p.add_argument("--to", required=True, metavar="CATALOG", help="postgres:<libpq conninfo>")
+    p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("sql", parents=[common], help="run read-only SQL on the warehouse")
     p.add_argument("query")

@@ -9,6 +9,7 @@ from stat import S_ISREG
 
 from engine.lake import CHILD_TABLES, list_parts, sweep_orphans
 from engine.settings import Paths
+from warehouse.catalog import Catalog
 from warehouse.loader import PartRef, open_writer
 
 BATCH_FILES = 2_000
@@ -124,13 +125,18 @@ def ingest(
     rebuild: bool = False,
     wait_s: float = 30.0,
     on_message: Callable[[str], None] | None = None,
+    catalog: Catalog | None = None,
 ) -> IngestReport:
-    """Load every lake part not yet in the warehouse. Raises ``WarehouseBusy`` when locked."""
+    """Load every lake part not yet in the warehouse (the file, or ``catalog`` when given).
+    Raises ``WarehouseBusy`` when the file stays locked.
+
+    Several ingests may load one catalog at once, from the same or different lakes: each
+    part is loaded once (the ledger is keyed by the part's path relative to its lake)."""
     started = time.perf_counter()
     report = IngestReport()
     sweep_orphans(paths.lake)
     refs, report.waiting, report.corrupt = _refs(paths)
-    with open_writer(paths.warehouse, wait_s=wait_s) as writer:
+    with open_writer(paths.warehouse, wait_s=wait_s, catalog=catalog) as writer:
         report.rebuilt = writer.ensure_schema(rebuild=rebuild)
         done = writer.loaded_paths()
         new = [r for r in refs if r.relative not in done]
@@ -141,6 +147,8 @@ def ingest(
             result = writer.load_batch(batch)
             taken += len(batch)
             report.files_loaded += result.loaded
+            # On a catalog, another ingester may have loaded some of the batch meanwhile.
+            report.already_loaded += len(batch) - result.loaded - len(result.corrupt)
             report.corrupt += result.corrupt
             for table, n in result.rows.items():
                 report.rows[table] = report.rows.get(table, 0) + n

@@ -2,14 +2,79 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine.settings import Paths, resolve_paths
+from ingest import IngestReport, ingest
+from tests.pg_server import PgServer
+from tests.pg_server import missing_reason as pg_missing_reason
+from tests.pg_server import server as pg_session
+from warehouse.catalog import Catalog, close_readers
+from warehouse.queries import Warehouse
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> Paths:
     """Paths of an empty evalhouse home."""
     return resolve_paths(tmp_path / "home")
+
+
+@pytest.fixture(autouse=True)
+def _no_catalog_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without EVALHOUSE_CATALOG*: neither a developer's own catalog nor
+    one a CLI test put into the environment (the CLI exports it for its children) leaks
+    into another test."""
+    monkeypatch.delenv("EVALHOUSE_CATALOG", raising=False)
+    monkeypatch.delenv("EVALHOUSE_CATALOG_DATA", raising=False)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """A PostgreSQL server for DuckLake catalogs (``EVALHOUSE_TEST_PG``, else a throwaway
+    cluster); the test is skipped, saying why, when this machine has no PostgreSQL."""
+    reason = pg_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with pg_session() as server:
+        yield server
+
+
+@pytest.fixture
+def catalog(pg_server: PgServer, tmp_path: Path) -> Iterator[Catalog]:
+    """An empty DuckLake catalog: a new database on the test server, data under tmp."""
+    conninfo = pg_server.create_database()
+    yield Catalog(conninfo, tmp_path / "catalog-data")
+    close_readers()
+    if pg_server.owned is None:  # a server we were given keeps no test databases
+        name = conninfo.rsplit("dbname=", 1)[1]
+        pg_server.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@dataclass
+class Store:
+    """A home and the warehouse it ingests into: the file, or a DuckLake catalog."""
+
+    home: Paths
+    catalog: Catalog | None
+
+    def ingest(self, **options: Any) -> IngestReport:
+        """``ingest`` of the home's lake into this warehouse."""
+        return ingest(self.home, catalog=self.catalog, **options)
+
+    @property
+    def warehouse(self) -> Warehouse:
+        """The read facade over this warehouse."""
+        return Warehouse(self.home.warehouse, catalog=self.catalog)
+
+
+@pytest.fixture(params=["file", "ducklake"])
+def store(request: pytest.FixtureRequest, home: Paths) -> Store:
+    """The same test on both backends: warehouse.duckdb, and a DuckLake catalog."""
+    if request.param == "file":
+        return Store(home, None)
+    return Store(home, request.getfixturevalue("catalog"))

@@ -95,6 +95,17 @@ _HIDDEN_FUNCTIONS = frozenset(
 tell where they are either (the dashboard's SQL page may face people who may query the
 warehouse but not learn the server's layout)."""
 
+_HIDDEN_PREFIXES = ("postgres_", "pg_", "ducklake_", "__ducklake_metadata")
+"""On a DuckLake catalog: the postgres extension's functions run SQL on the catalog's
+server, DuckLake's own functions list data files or change the catalog, and the
+``__ducklake_metadata_*`` database is the catalog's raw metadata (data paths included).
+``pg_`` names are refused whole (``pg_settings``, ``pg_read_file`` style helpers)."""
+
+
+def _hidden(name: str) -> bool:
+    return name in _HIDDEN_FUNCTIONS or name.startswith(_HIDDEN_PREFIXES)
+
+
 _EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALY[SZ]E)?\s+", re.IGNORECASE)
 
 _ONLY_QUERIES = (
@@ -125,12 +136,15 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         tree = json.loads(row[0]) if row else {"error": True}
         if tree.get("error"):
             raise QueryError(_ONLY_QUERIES)
-        hidden = sorted(_names(tree) & _HIDDEN_FUNCTIONS)
+        hidden = sorted(n for n in _names(tree) if _hidden(n))
         if hidden:
             raise QueryError(
                 f"{hidden[0]} is not available here: it reveals the server's files or "
                 "runs SQL from text"
             )
+
+
+_NAME_KEYS = ("function_name", "table_name", "schema_name", "catalog_name", "schema", "catalog")
 
 
 def _names(tree: Any) -> set[str]:
@@ -141,7 +155,7 @@ def _names(tree: Any) -> set[str]:
         node = stack.pop()
         if isinstance(node, dict):
             for key, value in node.items():
-                if key in ("function_name", "table_name") and isinstance(value, str):
+                if key in _NAME_KEYS and isinstance(value, str):
                     names.add(value.lower())
                 else:
                     stack.append(value)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import queries
+from warehouse.catalog import Catalog
 from warehouse.queries import Warehouse
 
 
@@ -35,10 +36,12 @@ class RunNotFound(LookupError):
     """The run is not in the warehouse, or has no samples for the candidate."""
 
 
-def read_run_export(path: Path, run_id: str, candidate: str = "") -> RunExport:
+def read_run_export(
+    path: Path, run_id: str, candidate: str = "", *, catalog: Catalog | None = None
+) -> RunExport:
     """The samples, scores and claims of ``run_id`` (one candidate lane, default the
     recorded/target lane ``''``); raises ``RunNotFound`` when there is nothing to export."""
-    warehouse = Warehouse(path)
+    warehouse = Warehouse(path, catalog=catalog)
     run = queries.export_run(warehouse, run_id)
     if run.is_empty():
         raise RunNotFound(f"run {run_id!r} is not in the warehouse (did ingest run?)")

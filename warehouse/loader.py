@@ -7,6 +7,8 @@ passes through Python. Columns missing from older parts load as NULL.
 from __future__ import annotations
 
 import contextlib
+import random
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,7 +17,15 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.db import WarehouseError, is_storage_failure, write_connection
+from warehouse import catalog as lakecat
+from warehouse.catalog import Catalog, CommitConflict, CommitGuard
+from warehouse.db import (
+    WarehouseBusy,
+    WarehouseError,
+    is_storage_failure,
+    one_line,
+    write_connection,
+)
 from warehouse.schema import RUNS_LOG, SCHEMA_VERSION, ddl, ddl_sha256, quote_ident, view_sql
 
 
@@ -47,11 +57,13 @@ def schema_is_current(con: duckdb.DuckDBPyConnection) -> bool:
 def drop_everything(con: duckdb.DuckDBPyConnection) -> None:
     """Drop every view and table (a rebuild starts from the lake)."""
     for (name,) in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
+        "AND database_name = current_database()"
     ).fetchall():
         con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)} CASCADE")
     for (name,) in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
+        "AND database_name = current_database()"
     ).fetchall():
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)} CASCADE")
 
@@ -95,16 +107,21 @@ def insert_parts(con: duckdb.DuckDBPyConnection, table: str, parts: Sequence[Par
     return int(after[0]) - int(before[0])
 
 
-def refresh_runs(con: duckdb.DuckDBPyConnection) -> None:
-    """Rebuild ``runs`` as the latest state of each run in ``runs_log`` (small table), with
+def refresh_runs(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> None:
+    """Set the ``runs`` rows of ``run_ids`` to the latest state of each in ``runs_log``, with
     the latest name people gave it (view ``run_labels_current``; ``runs_log`` keeps the
-    name the run was started with)."""
-    con.execute("DELETE FROM runs")
+    name the run was started with).
+
+    Only the runs a batch touched: on a DuckLake catalog a delete of other runs' rows would
+    make concurrent ingesters of different runs conflict for nothing."""
+    ids = {"ids": list(run_ids)}
+    con.execute("DELETE FROM runs WHERE run_id IN (SELECT unnest($ids))", ids)
     con.execute(
         "INSERT INTO runs SELECT log.* REPLACE (coalesce(lab.name, log.name) AS name) "
-        f"FROM (SELECT * FROM {RUNS_LOG} QUALIFY row_number() "
-        "OVER (PARTITION BY run_id ORDER BY updated_at DESC) = 1) AS log "
-        "LEFT JOIN run_labels_current AS lab USING (run_id)"
+        f"FROM (SELECT * FROM {RUNS_LOG} WHERE run_id IN (SELECT unnest($ids)) "
+        "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY updated_at DESC) = 1) AS log "
+        "LEFT JOIN run_labels_current AS lab USING (run_id)",
+        ids,
     )
 
 
@@ -140,11 +157,18 @@ class BatchResult:
     corrupt: list[tuple[str, str]]
 
 
-class WarehouseWriter:
-    """The operations of ingest on a write connection (the only writer of the file)."""
+COMMIT_TRIES = 60
+"""Commits of one batch tried at most on a DuckLake catalog (each retry leaves out what
+other ingesters loaded meanwhile, so some ingester makes progress every round)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+
+class WarehouseWriter:
+    """The operations of ingest on a write connection: the one writer of a warehouse file,
+    or one of several writers of a DuckLake catalog (``guard`` set)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, guard: CommitGuard | None = None) -> None:
         self.con = con
+        self.guard = guard
 
     def ensure_schema(self, *, rebuild: bool) -> bool:
         """Create the schema; drop and recreate it when asked or when it is outdated.
@@ -153,8 +177,19 @@ class WarehouseWriter:
         """
         if not rebuild and schema_is_current(self.con):
             return False
+        if self.guard is None:
+            return self._recreate_schema()
+        # Several ingesters may find an empty catalog at once: one creates, the others
+        # find it current once they hold the lock.
+        with self.guard.lock():
+            if not rebuild and schema_is_current(self.con):
+                return False
+            return self._recreate_schema()
+
+    def _recreate_schema(self) -> bool:
         row = self.con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'"
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
+            "AND database_name = current_database()"
         ).fetchone()
         had_tables = bool(row and row[0])
         self.con.execute("BEGIN TRANSACTION")
@@ -172,7 +207,8 @@ class WarehouseWriter:
         partition in one transaction of its good parts, skipping and recording bad ones;
         a partition's tables therefore always become visible together."""
         try:
-            return BatchResult(self._commit(batch, []), len(batch), [])
+            rows, loaded = self._commit(batch, [])
+            return BatchResult(rows, loaded, [])
         except duckdb.Error as exc:
             if is_storage_failure(exc):
                 raise  # the disk, not a part: loading part by part would mark good parts
@@ -186,26 +222,73 @@ class WarehouseWriter:
 
     def _commit(
         self, parts: Sequence[PartRef], corrupt: Sequence[tuple[PartRef, str]]
-    ) -> dict[str, int]:
+    ) -> tuple[dict[str, int], int]:
         """Insert ``parts`` and record them (and ``corrupt``) in the ledger, all in one
-        transaction; rolls back and re-raises on a DuckDB error."""
-        by_table: dict[str, list[PartRef]] = {}
-        for ref in parts:
-            by_table.setdefault(ref.table, []).append(ref)
+        transaction; rolls back and re-raises on a DuckDB error. Returns the rows added
+        per table and the number of parts loaded (on a catalog, parts another ingester
+        loaded first are left out). A commit that conflicts with another ingester's is
+        retried on the newer snapshot."""
+        if self.guard is None:
+            return self._commit_once(parts, corrupt)
+        for attempt in range(COMMIT_TRIES):
+            try:
+                return self._commit_once(parts, corrupt)
+            except CommitConflict:
+                pass
+            except duckdb.Error as exc:
+                if not lakecat.is_conflict(exc):
+                    raise
+            time.sleep(min(1.0, 0.02 * 1.5**attempt) * (0.5 + random.random()))
+        raise WarehouseBusy(
+            f"other ingesters kept committing the same runs; gave up after {COMMIT_TRIES} "
+            "tries. Nothing is lost: run `evalhouse ingest` again."
+        )
+
+    def _commit_once(
+        self, parts: Sequence[PartRef], corrupt: Sequence[tuple[PartRef, str]]
+    ) -> tuple[dict[str, int], int]:
         self.con.execute("BEGIN TRANSACTION")
         try:
+            baseline: list[tuple[object, ...]] = []
+            if self.guard is not None:
+                # This transaction's snapshot: leave out what is loaded by now, and note
+                # how many parts of these runs the ledger holds, to compare at commit.
+                done = self._in_ledger(
+                    [p.relative for p in parts] + [r.relative for r, _ in corrupt]
+                )
+                parts = [p for p in parts if p.relative not in done]
+                corrupt = [(r, why) for r, why in corrupt if r.relative not in done]
+                baseline = self.con.execute(_RUN_PARTS, _run_ids(parts, corrupt)).fetchall()
+            by_table: dict[str, list[PartRef]] = {}
+            for ref in parts:
+                by_table.setdefault(ref.table, []).append(ref)
             rows = {table: insert_parts(self.con, table, refs) for table, refs in by_table.items()}
             record_parts(self.con, parts, "loaded", None)
             for ref, reason in corrupt:
                 record_parts(self.con, [ref], "corrupt", reason)
-            if "runs" in by_table or "run_labels" in by_table:
-                refresh_runs(self.con)
-            self.con.execute("COMMIT")
-        except duckdb.Error as exc:
+            touched = {r.run_id for t in ("runs", "run_labels") for r in by_table.get(t, [])}
+            if touched:
+                refresh_runs(self.con, sorted(touched))
+            if self.guard is None:
+                self.con.execute("COMMIT")
+            else:
+                with self.guard.lock():
+                    if self.guard.fresh(_RUN_PARTS, _run_ids(parts, corrupt)) != baseline:
+                        raise CommitConflict
+                    self.con.execute("COMMIT")
+        except (duckdb.Error, CommitConflict) as exc:
             if not is_storage_failure(exc):  # a full disk may not even roll back
-                self.con.execute("ROLLBACK")
+                with contextlib.suppress(duckdb.Error):
+                    self.con.execute("ROLLBACK")
             raise
-        return rows
+        return rows, len(parts)
+
+    def _in_ledger(self, relatives: list[str]) -> set[str]:
+        found = self.con.execute(
+            "SELECT path FROM ingested_files WHERE path IN (SELECT unnest($paths))",
+            {"paths": relatives},
+        ).fetchall()
+        return {row[0] for row in found}
 
     def _problem(self, ref: PartRef) -> str | None:
         """Why ``ref`` cannot load (its first error line), or None; changes nothing."""
@@ -223,25 +306,55 @@ class WarehouseWriter:
 
     def _load_partition(self, parts: Sequence[PartRef], result: BatchResult) -> None:
         try:
-            rows = self._commit(parts, [])
-            loaded = list(parts)
+            rows, loaded = self._commit(parts, [])
         except duckdb.Error:
             problems = [(ref, self._problem(ref)) for ref in parts]
             corrupt = [(ref, reason) for ref, reason in problems if reason is not None]
-            loaded = [ref for ref, reason in problems if reason is None]
-            rows = self._commit(loaded, corrupt)
+            good = [ref for ref, reason in problems if reason is None]
+            rows, loaded = self._commit(good, corrupt)
             result.corrupt += [(str(ref.path), reason) for ref, reason in corrupt]
-        result.loaded += len(loaded)
+        result.loaded += loaded
         for table, n in rows.items():
             result.rows[table] = result.rows.get(table, 0) + n
 
     def checkpoint(self) -> None:
-        """Fold the WAL into the file so read-only openers never need to replay it."""
-        self.con.execute("CHECKPOINT")
+        """Fold the WAL into the file so read-only openers never need to replay it (a
+        catalog has no WAL: its snapshots are committed in PostgreSQL)."""
+        if self.guard is None:
+            self.con.execute("CHECKPOINT")
+
+
+_RUN_PARTS = (
+    "SELECT run_id, count(*) FROM ingested_files WHERE run_id IN (SELECT unnest($ids)) "
+    "GROUP BY run_id ORDER BY run_id"
+)
+"""Ledger parts per run: equal at a transaction's start and at its commit means no other
+ingester committed parts of these runs in between."""
+
+
+def _run_ids(
+    parts: Sequence[PartRef], corrupt: Sequence[tuple[PartRef, str]]
+) -> dict[str, list[str]]:
+    return {"ids": sorted({p.run_id for p in parts} | {r.run_id for r, _ in corrupt})}
 
 
 @contextmanager
-def open_writer(path: Path, *, wait_s: float = 30.0) -> Iterator[WarehouseWriter]:
-    """The writer over a write connection (retries for the lock, then ``WarehouseBusy``)."""
+def open_writer(
+    path: Path, *, wait_s: float = 30.0, catalog: Catalog | None = None
+) -> Iterator[WarehouseWriter]:
+    """The writer over a write connection: of the file at ``path`` (retries for the lock,
+    then ``WarehouseBusy``), or of ``catalog`` when one is given."""
+    if catalog is not None:
+        with lakecat.write_connection(catalog) as (con, guard):
+            try:
+                yield WarehouseWriter(con, guard)
+            except duckdb.Error as exc:
+                # A DuckDB error may quote the connection string (password included).
+                raise lakecat.CatalogError(
+                    f"writing the catalog {catalog.label} failed: "
+                    f"{catalog.redact(one_line(str(exc)))[:400]}. Nothing is lost: the "
+                    "records are safe in the lake; run `evalhouse ingest` again."
+                ) from None
+        return
     with write_connection(path, wait_s=wait_s) as con:
         yield WarehouseWriter(con)

@@ -13,17 +13,21 @@ happens in SQL; per-row details come one page at a time (``limit`` / ``offset``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
+import duckdb
 import polars as pl
 from pydantic import ValidationError
 
 from engine.models import TierThresholds
+from warehouse import catalog as lakecat
+from warehouse.catalog import Catalog
 from warehouse.db import (
     QueryError,
     QueryResult,
@@ -41,11 +45,27 @@ def sql_file(name: str) -> str:
 
 
 class Warehouse:
-    """The read facade over one warehouse file: short-lived read-only connections."""
+    """The read facade over one warehouse: short-lived read-only connections to the file
+    at ``path``, or sandboxed cursors over a DuckLake ``catalog`` when one is given."""
 
-    def __init__(self, path: Path, *, wait_s: float = 30.0) -> None:
+    def __init__(self, path: Path, *, wait_s: float = 30.0, catalog: Catalog | None = None) -> None:
         self.path = path
         self.wait_s = wait_s
+        self.catalog = catalog
+
+    @contextmanager
+    def _reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self.catalog is None:
+            with read_connection(self.path, wait_s=self.wait_s) as con:
+                yield con
+        else:
+            with lakecat.read_connection(self.catalog) as con:
+                yield con
+
+    def _redact(self, text: str) -> str:
+        if self.catalog is not None:
+            return self.catalog.redact(redact_paths(text, self.catalog.data_path / "x"))
+        return redact_paths(text, self.path)
 
     def named(self, name: str, **params: Any) -> pl.DataFrame:
         """Run the named query file with bound parameters."""
@@ -61,16 +81,16 @@ class Warehouse:
     ) -> QueryResult:
         """Run read-only queries in the sandbox (no file access, configuration locked, no
         function that reveals the server's files; see ``db.check_query``)."""
-        with read_connection(self.path, wait_s=self.wait_s) as con:
+        with self._reader() as con:
             try:
                 check_query(con, text)
                 return run_query(con, text, params, time_limit_s=time_limit_s, row_cap=row_cap)
             except QueryError as exc:
-                raise QueryError(redact_paths(str(exc), self.path)) from exc
+                raise QueryError(self._redact(str(exc))) from exc
 
     def data_version(self) -> str:
         """Changes whenever ingest loads something: keys the dashboard's caches."""
-        if not self.path.exists():
+        if self.catalog is None and not self.path.exists():
             return "missing"
         frame = self.sql(
             "SELECT count(*) AS n, max(ingested_at)::VARCHAR AS at FROM ingested_files"

@@ -13,7 +13,7 @@ import streamlit as st
 from dashboard import data
 from engine.lake import write_part
 from engine.settings import Paths
-from ingest import ingest
+from tests.conftest import Store
 from tests.factories import T0, result_record, run_record
 from warehouse import queries as q
 
@@ -34,10 +34,16 @@ def _seed(home: Paths, run_id: str, when_days: int) -> None:
     write_part(home.lake, "results", run_id, 1, [result_record(run_id, "s1")])
 
 
-def test_one_cache_keyed_on_data_version(home: Paths, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_cache_keyed_on_data_version(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On both backends: the file, and a DuckLake catalog named by EVALHOUSE_CATALOG.
+    home = store.home
     _seed(home, "A", 0)
-    ingest(home)
+    store.ingest()
     monkeypatch.setenv("EVALHOUSE_HOME", str(home.home))
+    monkeypatch.delenv("EVALHOUSE_CATALOG", raising=False)
+    if store.catalog is not None:
+        monkeypatch.setenv("EVALHOUSE_CATALOG", f"postgres:{store.catalog.conninfo}")
+        monkeypatch.setenv("EVALHOUSE_CATALOG_DATA", str(store.catalog.data_path))
     st.cache_data.clear()
     calls: list[str] = []
 
@@ -53,7 +59,7 @@ def test_one_cache_keyed_on_data_version(home: Paths, monkeypatch: pytest.Monkey
     assert data.query(q.previous_run, "A") is None
     assert data.query(q.previous_run, "A") is None
     _seed(home, "B", 7)
-    ingest(home)
+    store.ingest()
     time.sleep(1.1)  # the data version is re-read at most once a second
     assert list(data.query(runs)["run_id"]) == ["B", "A"] and calls == ["runs", "runs"]
     assert data.query(q.previous_run, "B") == "A"

@@ -1,17 +1,18 @@
-"""The default baseline: the previous run of the same test set, then of the same name."""
+"""The default baseline: the previous run of the same test set, then of the same name (on
+both backends)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from engine.lake import write_part
-from engine.settings import Paths
-from ingest import ingest
+from tests.conftest import Store
 from tests.factories import T0, result_record, run_record
-from warehouse.queries import Warehouse, baseline_run, previous_run, run_tiers
+from warehouse.queries import baseline_run, previous_run, run_tiers
 
 
-def test_baseline_is_same_test_set_then_same_name(home: Paths) -> None:
+def test_baseline_is_same_test_set_then_same_name(store: Store) -> None:
+    home = store.home
     day = timedelta(days=1)
     runs = [
         # (run id, name, test set, day)
@@ -26,8 +27,8 @@ def test_baseline_is_same_test_set_then_same_name(home: Paths) -> None:
         record = run_record(run_id, T0 + days * day, name=name, test_set=test_set)
         write_part(home.lake, "runs", run_id, 0, [record])
         write_part(home.lake, "results", run_id, 1, [result_record(run_id, "s1")])
-    ingest(home)
-    wh = Warehouse(home.warehouse)
+    store.ingest()
+    wh = store.warehouse
     assert baseline_run(wh, "a2") == "a1"  # not b1, the run just before it in time
     assert baseline_run(wh, "b2") == "b1"  # same test set, other name
     assert baseline_run(wh, "c1") == "a2"  # no earlier c.jsonl run: the same name
@@ -36,7 +37,8 @@ def test_baseline_is_same_test_set_then_same_name(home: Paths) -> None:
     assert previous_run(wh, "a2") == "b1"  # previous_run keeps its meaning (time only)
 
 
-def test_run_tiers_from_config_or_defaults(home: Paths) -> None:
+def test_run_tiers_from_config_or_defaults(store: Store) -> None:
+    home = store.home
     tiers = '{"analyzer": {"tiers": {"excellent": 90, "good": 80, "fair": 60}}}'
     write_part(home.lake, "runs", "t", 0, [run_record("t", T0, config=tiers)])
     write_part(home.lake, "runs", "u", 0, [run_record("u", T0 + timedelta(days=1))])
@@ -44,8 +46,8 @@ def test_run_tiers_from_config_or_defaults(home: Paths) -> None:
     write_part(home.lake, "runs", "v", 0, [run_record("v", T0 + timedelta(days=2), config=bad)])
     for run_id in "tuv":
         write_part(home.lake, "results", run_id, 1, [result_record(run_id, "s1")])
-    ingest(home)
-    wh = Warehouse(home.warehouse)
+    store.ingest()
+    wh = store.warehouse
     t = run_tiers(wh, "t")
     assert (t.excellent, t.good, t.fair) == (90.0, 80.0, 60.0)
     assert t.tier(72.5) == "fair"

@@ -1,4 +1,5 @@
-"""The contract views against a fixture whose numbers are computed by hand."""
+"""The contract views against a fixture whose numbers are computed by hand, on both
+backends: the warehouse file and a DuckLake catalog on PostgreSQL (``store``)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ from datetime import timedelta
 import pytest
 
 from engine.lake import write_part
-from engine.settings import Paths
-from ingest import ingest
+from tests.conftest import Store
 from tests.factories import T0, result_record, run_record
 from warehouse.queries import Warehouse, domain_overview, previous_run
 
 
 @pytest.fixture
-def warehouse(home: Paths) -> Warehouse:
+def warehouse(store: Store) -> Warehouse:
+    home = store.home
     # Run A (week 1) and run B (week 2) on acme; run B also has beta; run C (week 3) only beta.
     write_part(home.lake, "runs", "A", 0, [run_record("A", T0)])
     write_part(home.lake, "runs", "B", 0, [run_record("B", T0 + timedelta(days=7))])
@@ -78,8 +79,8 @@ def warehouse(home: Paths) -> Warehouse:
             )
         ],
     )
-    ingest(home)
-    return Warehouse(home.warehouse)
+    store.ingest()
+    return store.warehouse
 
 
 def test_domain_scores_means_medians_tiers(warehouse: Warehouse) -> None:
@@ -149,14 +150,14 @@ def test_domain_overview_query_and_previous_run(warehouse: Warehouse) -> None:
     assert beta["accuracy_delta"] is None
 
 
-def test_latest_run_state_wins(home: Paths, warehouse: Warehouse) -> None:
+def test_latest_run_state_wins(store: Store, warehouse: Warehouse) -> None:
     write_part(
-        home.lake,
+        store.home.lake,
         "runs",
         "A",
         0,
         [run_record("A", T0, status="failed", updated_at=T0 + timedelta(hours=1))],
     )
-    ingest(home)
+    store.ingest()
     frame = warehouse.sql("SELECT run_id, status FROM runs WHERE run_id = 'A'").frame
     assert frame.to_dicts() == [{"run_id": "A", "status": "failed"}]

@@ -1,0 +1,422 @@
+"""The warehouse as a DuckLake catalog on PostgreSQL (``--catalog postgres:<conninfo>``).
+
+The same tables, views and ledger as ``warehouse.duckdb``, kept by DuckLake: the metadata
+(tables, snapshots, which Parquet file holds which rows) lives in PostgreSQL, the rows in
+Parquet files under a shared data folder. Every transaction is a snapshot, so readers never
+wait for a writer, and several ingest processes (on several machines) may write at once.
+
+Two things DuckLake does not do for us, done here:
+
+* Idempotent ingest. DuckLake merges two concurrent inserts into one table without a
+  conflict, so two ingesters that load the same lake part would both commit it. Every
+  ingest commit therefore runs under one PostgreSQL advisory lock and first re-reads the
+  ledger at the newest snapshot: if another ingester committed parts of the same runs since
+  this transaction began, it is rolled back and retried on the new snapshot. The expensive
+  part (reading lake parts, writing Parquet) runs outside the lock, in parallel.
+* The reader sandbox. Readers get one in-process DuckDB instance per catalog with the lake
+  attached read-only, then file access switched off and the configuration locked, exactly
+  like the file's read connections; each query runs on its own cursor (a fresh snapshot).
+
+The connection string may hold a password: it is registered with ``engine.secrets`` and
+never shown (``Catalog.label`` is the form fit for logs and errors).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import shlex
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import duckdb
+
+from engine import secrets
+from warehouse.db import WarehouseError, WarehouseMissing, one_line
+
+LAKE = "lake"
+"""The name the DuckLake catalog is attached under in every connection."""
+
+LOCK_DB = "evalhouse_pg"
+"""The PostgreSQL database attached (by writers only) for the advisory lock."""
+
+COMMIT_LOCK_KEY = 4_711_016
+"""The advisory lock every ingest commit (and schema change) of a catalog holds."""
+
+ENV_CATALOG = "EVALHOUSE_CATALOG"
+ENV_CATALOG_DATA = "EVALHOUSE_CATALOG_DATA"
+
+_DUCKDB_VERSION = "v1.5.5"
+
+_EXTENSIONS = (
+    # (PyPI package, file in it, name DuckDB derives the entry point from)
+    ("duckdb_extension_postgres", "postgres", "postgres_scanner"),
+    ("duckdb_extension_ducklake", "ducklake", "ducklake"),
+)
+
+
+class CatalogError(WarehouseError):
+    """A catalog that cannot be used: a bad ``--catalog``, a server that refused, a
+    missing extension package."""
+
+    title = "Catalog error"
+
+
+class CommitConflict(Exception):
+    """Another ingester committed parts of the same runs first: retry on a new snapshot."""
+
+
+_KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A DuckLake catalog: a libpq connection string and the shared folder of its data."""
+
+    conninfo: str = field(repr=False)
+    """libpq connection string (``host=... dbname=...`` or ``postgresql://...``)."""
+    data_path: Path
+    """Folder of the catalog's Parquet files, the same for every process that uses it."""
+
+    def __repr__(self) -> str:
+        return f"Catalog({self.label!r}, data_path={str(self.data_path)!r})"
+
+    @property
+    def label(self) -> str:
+        """``postgres:<conninfo>`` with any password masked: the form for logs and errors."""
+        return "postgres:" + _masked(self.conninfo)
+
+    def redact(self, text: str) -> str:
+        """``text`` with the connection string and its password masked."""
+        text = text.replace(self.conninfo, _masked(self.conninfo))
+        return secrets.redact(text)
+
+
+def _masked(conninfo: str) -> str:
+    if conninfo.startswith(("postgres://", "postgresql://")):
+        return secrets.redact_url(conninfo)
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", conninfo)
+
+
+def _check_conninfo(conninfo: str, where: str) -> None:
+    """Refuse text libpq would not read as a connection string (checked here so that the
+    refusal is one line naming the flag, before any connection is tried)."""
+    if conninfo.startswith(("postgres://", "postgresql://")):
+        try:
+            parts = urlsplit(conninfo)
+            _ = parts.port
+        except ValueError as exc:
+            raise CatalogError(f"{where}: not a valid postgresql:// URI ({exc})") from None
+        secrets.register_url(conninfo)
+        return
+    try:
+        words = shlex.split(conninfo)
+    except ValueError as exc:
+        raise CatalogError(f"{where}: unbalanced quotes in the connection string") from exc
+    bad = [w for w in words if not _KEY_VALUE.match(w)]
+    if not words or bad:
+        shown = f" ({_masked(bad[0])!r} is not key=value)" if bad else ""
+        raise CatalogError(
+            f"{where}: not a libpq connection string{shown}; write "
+            "postgres:host=HOST dbname=DB user=USER (keep the password in ~/.pgpass or "
+            "PGPASSWORD)"
+        )
+    for word in words:
+        key, _, value = word.partition("=")
+        if key == "password":
+            secrets.register(value)
+
+
+def parse_catalog(text: str, data: str | os.PathLike[str] | None, *, where: str) -> Catalog:
+    """The catalog of ``--catalog`` text and ``--catalog-data``; ``CatalogError`` (one line
+    naming ``where``) when the text is no ``postgres:`` connection string or the data
+    folder is missing."""
+    text = text.strip()
+    scheme, sep, conninfo = text.partition(":")
+    if not sep or scheme != "postgres":
+        raise CatalogError(
+            f"{where}: {_masked(text)[:60]!r} is not postgres:<libpq connection string> "
+            "(for example postgres:host=db.internal dbname=evalhouse user=evalhouse)"
+        )
+    conninfo = conninfo.strip()
+    _check_conninfo(conninfo, where)
+    if data is None or not str(data).strip():
+        raise CatalogError(
+            f"{where} needs a data folder: --catalog-data DIR or {ENV_CATALOG_DATA} (a folder "
+            "every runner, ingest and dashboard machine reaches at the same path)"
+        )
+    folder = Path(data).expanduser().resolve()
+    if folder.exists() and not folder.is_dir():
+        raise CatalogError(f"--catalog-data {folder}: not a folder")
+    return Catalog(conninfo, folder)
+
+
+def catalog_from_env(environ: Mapping[str, str] | None = None) -> Catalog | None:
+    """The catalog named by ``EVALHOUSE_CATALOG`` / ``EVALHOUSE_CATALOG_DATA``, or None."""
+    env = os.environ if environ is None else environ
+    text = env.get(ENV_CATALOG, "").strip()
+    if not text:
+        return None
+    return parse_catalog(text, env.get(ENV_CATALOG_DATA), where=ENV_CATALOG)
+
+
+# ----------------------------------------------------------------------------- extensions
+
+_ext_lock = threading.Lock()
+
+
+def _private_folder() -> Path:
+    """``evalhouse-ext-<uid>`` in the temp folder, owned by this user and closed to others
+    (the links in it decide which code DuckDB loads)."""
+    folder = Path(tempfile.gettempdir()) / f"evalhouse-ext-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.lstat()
+    if folder.is_symlink() or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise CatalogError(f"{folder} is not a private folder of this user; remove it")
+    return folder
+
+
+def _extension_files() -> list[Path]:
+    """The extension files of the PyPI packages, under the names DuckDB expects.
+
+    DuckDB derives an extension's entry point from its file name, and the postgres package
+    ships ``postgres.duckdb_extension`` for the extension named ``postgres_scanner``; so
+    each file is linked under its right name in a private folder of this process."""
+    with _ext_lock:
+        folder = _private_folder()
+        out = []
+        for package, stem, name in _EXTENSIONS:
+            spec = importlib.util.find_spec(package)
+            if spec is None or not spec.submodule_search_locations:
+                raise CatalogError(
+                    f"the Python package {package.replace('_', '-')} is missing; "
+                    "reinstall evalhouse (pip install -e .)"
+                )
+            source = (
+                Path(next(iter(spec.submodule_search_locations)))
+                / "extensions"
+                / _DUCKDB_VERSION
+                / f"{stem}.duckdb_extension"
+            )
+            if not source.is_file():
+                raise CatalogError(f"{package} has no {_DUCKDB_VERSION} extension file")
+            link = folder / f"{name}.duckdb_extension"
+            if not (link.is_symlink() and link.resolve() == source.resolve()):
+                # Atomic replace: another process may be reading the link right now.
+                fresh = folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
+                fresh.unlink(missing_ok=True)
+                fresh.symlink_to(source)
+                fresh.replace(link)
+            out.append(link)
+        return out
+
+
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _stamp(paths: list[Path]) -> Path:
+    """The marker saying these exact extension files (path, size, time, inode) loaded once
+    with their signatures checked. Checking costs about a second of CPU per instance (it
+    hashes 80 MB), on every ``evalhouse sql``; the marker lives in the user's private
+    folder, so only the user (who could change the package files anyway) can forge it."""
+    digest = hashlib.sha256()
+    for path in paths:
+        real = path.resolve()
+        info = real.stat()
+        digest.update(f"{real}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino};".encode())
+    return paths[0].parent / f"verified-{digest.hexdigest()[:32]}"
+
+
+def _connect(catalog: Catalog, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB with both extensions loaded from their packages and the
+    catalog attached as ``lake`` (and made the default database)."""
+    files = _extension_files()
+    stamp = _stamp(files)
+    verified = stamp.exists()
+    con = duckdb.connect(
+        ":memory:",
+        config={
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+            "allow_community_extensions": False,
+            "allow_unsigned_extensions": verified,
+            "threads": 2,
+            "memory_limit": "1GB",
+        },
+    )
+    try:
+        for path in files:
+            con.execute(f"LOAD {_sql_text(str(path))}")
+        if not verified:
+            stamp.touch()
+        if not read_only:
+            catalog.data_path.mkdir(parents=True, exist_ok=True)
+        options = f"DATA_PATH {_sql_text(str(catalog.data_path) + '/')}"
+        attach = f"ATTACH {_sql_text('ducklake:postgres:' + catalog.conninfo)} AS {LAKE}"
+        if read_only:
+            con.execute(f"{attach} ({options}, READ_ONLY)")
+        else:
+            # A writer may be the one that creates the DuckLake's metadata tables; two
+            # creating at once collide, so writers attach under the commit lock.
+            con.execute(f"ATTACH {_sql_text(catalog.conninfo)} AS {LOCK_DB} (TYPE postgres)")
+            with advisory_lock(con):
+                con.execute(f"{attach} ({options})")
+        con.execute(f"USE {LAKE}")
+    except duckdb.Error as exc:
+        con.close()
+        if read_only and "creating a new DuckLake is explicitly disabled" in str(exc):
+            raise WarehouseMissing(_NO_WAREHOUSE.format(label=catalog.label)) from None
+        raise CatalogError(
+            f"cannot open the catalog {catalog.label}: {catalog.redact(one_line(str(exc)))[:400]}"
+        ) from None
+    except OSError as exc:
+        con.close()
+        raise CatalogError(f"cannot use --catalog-data {catalog.data_path}: {exc}") from None
+    return con
+
+
+@contextmanager
+def advisory_lock(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Hold the catalog's commit lock: a PostgreSQL transaction-level advisory lock taken
+    on a cursor of ``con`` (whose ``evalhouse_pg`` is attached), released when the block
+    ends, or by the server if the process dies."""
+    holder = con.cursor()
+    try:
+        holder.execute("BEGIN TRANSACTION")
+        holder.execute(
+            "SELECT * FROM postgres_query($db, $sql)",
+            {"db": LOCK_DB, "sql": f"SELECT pg_advisory_xact_lock({COMMIT_LOCK_KEY})::text"},
+        ).fetchall()
+        yield
+    finally:
+        with suppress(duckdb.Error):
+            holder.execute("ROLLBACK")
+        holder.close()
+
+
+# ----------------------------------------------------------------------------- readers
+
+_NO_WAREHOUSE = (
+    "the catalog {label} holds no warehouse yet. Fill it with `evalhouse ingest` (or "
+    "`evalhouse migrate --to ...`) using the same --catalog."
+)
+
+_readers: dict[Catalog, duckdb.DuckDBPyConnection] = {}
+_readers_lock = threading.Lock()
+
+
+def _sandboxed_reader(catalog: Catalog) -> duckdb.DuckDBPyConnection:
+    """The process's read-only instance over ``catalog``: lake attached read-only, then
+    file access off and the configuration locked (no later query can undo either)."""
+    with _readers_lock:
+        con = _readers.get(catalog)
+        if con is None:
+            con = _connect(catalog, read_only=True)
+            # DuckLake reads its data files through DuckDB's file system: with external
+            # access off, only files known at attach time would stay readable, so the
+            # data folder (and nothing else) is allowed; ingest adds files there later.
+            con.execute("SET allowed_directories = $dirs", {"dirs": [str(catalog.data_path) + "/"]})
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+            _readers[catalog] = con
+        return con
+
+
+@contextmanager
+def read_connection(catalog: Catalog) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A sandboxed read connection (a cursor of the process's reader instance: opening one
+    costs no new attach, and each sees the newest committed snapshot)."""
+    cursor = _sandboxed_reader(catalog).cursor()
+    try:
+        cursor.execute(f"USE {LAKE}")
+        found = cursor.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = $db "
+            "AND schema_name = 'main' AND table_name = 'ingested_files'",
+            {"db": LAKE},
+        ).fetchone()
+        if not (found and found[0]):
+            raise WarehouseMissing(_NO_WAREHOUSE.format(label=catalog.label))
+        yield cursor
+    finally:
+        cursor.close()
+
+
+def close_readers() -> None:
+    """Close every cached reader and writer instance (tests, and a process done with a
+    catalog)."""
+    for lock, cache in ((_readers_lock, _readers), (_writers_lock, _writers)):
+        with lock:
+            for con in cache.values():
+                with suppress(duckdb.Error):
+                    con.close()
+            cache.clear()
+
+
+# ----------------------------------------------------------------------------- writers
+
+
+class CommitGuard:
+    """Serialises the commits of every ingester of one catalog (see the module docstring)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: Catalog) -> None:
+        self.con = con
+        self.catalog = catalog
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the catalog's commit lock (see ``advisory_lock``)."""
+        with advisory_lock(self.con):
+            yield
+
+    def fresh(
+        self, sql: str, params: Mapping[str, object] | None = None
+    ) -> list[tuple[object, ...]]:
+        """Rows of ``sql`` at the newest snapshot (a new transaction on its own cursor)."""
+        cursor = self.con.cursor()
+        try:
+            cursor.execute(f"USE {LAKE}")
+            return cursor.execute(sql, dict(params) if params else None).fetchall()
+        finally:
+            cursor.close()
+
+
+_writers: dict[Catalog, duckdb.DuckDBPyConnection] = {}
+_writers_lock = threading.Lock()
+
+
+def _writer_instance(catalog: Catalog) -> duckdb.DuckDBPyConnection:
+    """The process's read-write instance over ``catalog`` (kept: a run ingests after
+    every flush, and loading the extensions costs about a second each time)."""
+    with _writers_lock:
+        con = _writers.get(catalog)
+        if con is None:
+            con = _connect(catalog, read_only=False)
+            _writers[catalog] = con
+        return con
+
+
+@contextmanager
+def write_connection(catalog: Catalog) -> Iterator[tuple[duckdb.DuckDBPyConnection, CommitGuard]]:
+    """A read-write connection to the catalog and the guard of its commits."""
+    con = _writer_instance(catalog).cursor()
+    try:
+        con.execute(f"USE {LAKE}")
+        yield con, CommitGuard(con, catalog)
+    finally:
+        with suppress(duckdb.Error):
+            con.close()
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """Whether a DuckDB error is DuckLake refusing a commit that conflicts with another
+    transaction's (the transaction is retried on a new snapshot)."""
+    text = str(exc)
+    return isinstance(exc, duckdb.TransactionException) or "conflict" in text.lower()
