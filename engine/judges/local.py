@@ -26,7 +26,6 @@ which claims were not supported. Thresholds are calibrated for the local MiniLM 
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -54,10 +53,13 @@ from engine.judges.evidence import (
     correctness_features,
 )
 from engine.judges.local_texts import (
+    BRIDGES,
     MAX_EMBEDDED_UNITS,
+    NO_ANSWER,
     batch_texts,
     claim_spans,
     selected_units,
+    short,
 )
 from engine.judges.offload import off_loop
 from engine.judges.rules import RULES_VERSION, content_stems
@@ -88,18 +90,6 @@ class Thresholds:
 LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
 
 """Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
-
-_BRIDGES = re.compile(
-    r"\b(?:because|since|so that|so you|which means|this means|therefore|thus|as a result|"
-    r"in order to|helps?|lets? you|allows? you|enables?|ideal for|useful for|suited to|"
-    r"well suited|essential for|designed for|fits|if you|for your|you can|you'll|you will)\b",
-    re.IGNORECASE,
-)
-_NO_ANSWER = re.compile(
-    r"\b(?:no relevant|i don't know|i do not know|cannot answer|can't answer|not sure|"
-    r"no information|unable to)\b",
-    re.IGNORECASE,
-)
 
 
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
@@ -149,6 +139,10 @@ class LocalJudge:
         )
         self._contexts: OrderedDict[tuple[str, ...], PreparedContext] = OrderedDict()
         self._contexts_lock = threading.Lock()
+        # A sample's claims are verified against its context twice (claim faithfulness
+        # and the rubric): the second time reads the first verdict.
+        self._verdicts: OrderedDict[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
+        self._verdicts = OrderedDict()
 
     @property
     def name(self) -> str:
@@ -245,7 +239,20 @@ class LocalJudge:
     def judged(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
         """The verdict and the probability that ``context`` supports ``claim`` (the
         combiner's; without one, 1 for SUPPORTED and partial credit by similarity)."""
-        prepared = self._prepare([c for c in context if c.strip()])
+        key = (claim, tuple(c for c in context if c.strip()))
+        with self._contexts_lock:
+            known = self._verdicts.get(key)
+        if known is not None:
+            return known
+        judged = self._judge_claim(claim, key[1])
+        with self._contexts_lock:
+            self._verdicts[key] = judged
+            while len(self._verdicts) > 4096:
+                self._verdicts.popitem(last=False)
+        return judged
+
+    def _judge_claim(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
+        prepared = self._prepare(context)
         if not prepared.units:
             return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify"), 0.0
         a = self.assess(claim, prepared)
@@ -369,12 +376,12 @@ class LocalJudge:
         if contradicted:
             parts.append(
                 "Contradicted: "
-                + "; ".join(f"'{_short(c.text)}' ({v.rule})" for c, v in contradicted)
+                + "; ".join(f"'{short(c.text)}' ({v.rule})" for c, v in contradicted)
                 + "."
             )
         if unsupported:
             parts.append(
-                "Unsupported: " + "; ".join(f"'{_short(c.text)}'" for c in unsupported) + "."
+                "Unsupported: " + "; ".join(f"'{short(c.text)}'" for c in unsupported) + "."
             )
         return RubricScore(score=score, reasoning=" ".join(parts))
 
@@ -383,7 +390,7 @@ class LocalJudge:
     ) -> RubricScore:
         if not answer.strip() or not claims:
             return RubricScore(score=1.0, reasoning="Local judge: the answer is empty.")
-        if _NO_ANSWER.search(answer) and len(claims) <= 2:
+        if NO_ANSWER.search(answer) and len(claims) <= 2:
             return RubricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
         answer_vectors = self._embed([c.text for c in claims] + [answer])
         question_vector = self._embed([question])[0]
@@ -401,7 +408,7 @@ class LocalJudge:
                 best = np.max(unit_vectors @ answer_vectors.T, axis=1)
                 coverage = float(np.mean(best >= self.thresholds.support))
         words = len(answer.split())
-        bridged = bool(_BRIDGES.search(answer))
+        bridged = bool(BRIDGES.search(answer))
         raw = 0.35 * addresses + 0.35 * coverage + 0.15 * bridged + 0.15 * _clip(words / 40)
         score = float(round(1 + 4 * raw))
         if words < 6:
@@ -488,9 +495,5 @@ class LocalJudge:
         for claim in claims:
             verdict = self.verify(claim, [chunk])
             if verdict.verdict == "SUPPORTED":
-                return ChunkUse(used=True, reasoning=f"Supports '{_short(claim)}'.")
+                return ChunkUse(used=True, reasoning=f"Supports '{short(claim)}'.")
         return ChunkUse(used=False, reasoning="Supports none of the claims.")
-
-
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

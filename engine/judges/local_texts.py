@@ -27,6 +27,18 @@ _LEADING_CONNECTIVE = re.compile(
     re.IGNORECASE,
 )
 
+BRIDGES = re.compile(
+    r"\b(?:because|since|so that|so you|which means|this means|therefore|thus|as a result|"
+    r"in order to|helps?|lets? you|allows? you|enables?|ideal for|useful for|suited to|"
+    r"well suited|essential for|designed for|fits|if you|for your|you can|you'll|you will)\b",
+    re.IGNORECASE,
+)
+NO_ANSWER = re.compile(
+    r"\b(?:no relevant|i don't know|i do not know|cannot answer|can't answer|not sure|"
+    r"no information|unable to)\b",
+    re.IGNORECASE,
+)
+
 
 def claim_spans(response: str) -> list[Span]:
     """The response's claims as verbatim spans: clauses where a sentence has several, else
@@ -136,3 +148,8 @@ def batch_texts(
         rest.update(dict.fromkeys(sample_texts(judge, question, answer, reference, context)))
     if rest:
         embed(list(rest))
+
+
+def short(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
