@@ -146,6 +146,7 @@ def _features(
     claim_entities = entities(claim)
     context_lower = prepared.text.lower()
     claim_words = max(1, len(claim.split()))
+    missing = missing_details(claim, window, prepared.text)
     values = {
         "cos_best": float(np.max(cosines)),
         "cos_top3_mean": float(np.mean(np.sort(cosines)[::-1][:3])),
@@ -156,7 +157,7 @@ def _features(
         "coverage_context": _coverage(claim_stems, every),
         "clean_support": 0.0,
         "partial": 0.0,
-        "missing_details": min(3, len(missing_details(claim, window, prepared.text))) / 3,
+        "missing_details": min(3, len(missing)) / 3,
         "uncovered_parts": min(3, len(uncovered_parts(claim, window))) / 3,
         "entity_coverage": (
             sum(e in context_lower for e in claim_entities) / len(claim_entities)
@@ -168,7 +169,7 @@ def _features(
         "span_ratio": min(4.0, len(unit.text.split()) / claim_words),
         "context_units_log": math.log1p(len(prepared.units)),
         "support_any": 0.0,
-        "missing_any": 1.0 if missing_details(claim, window, prepared.text) else 0.0,
+        "missing_any": 1.0 if missing else 0.0,
         "contradiction_any": 0.0,
         # Against the whole context: a number, name or part of the claim found nowhere in it.
         "missing_context": min(3, len(missing_details(claim, prepared.text, prepared.text))) / 3,

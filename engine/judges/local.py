@@ -26,7 +26,7 @@ which claims were not supported. Thresholds are calibrated for the local MiniLM 
 
 from __future__ import annotations
 
-import re
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.embedders.base import Embedder, Vectors
+from engine.embedders.store import EmbeddingStore
 from engine.judges.base import (
     ChunkUse,
     ClaimsResult,
@@ -51,10 +52,22 @@ from engine.judges.evidence import (
     assess,
     correctness_features,
 )
+from engine.judges.local_texts import (
+    BRIDGES,
+    MAX_EMBEDDED_UNITS,
+    NO_ANSWER,
+    batch_texts,
+    claim_spans,
+    selected_units,
+    short,
+)
+from engine.judges.offload import off_loop
 from engine.judges.rules import RULES_VERSION, content_stems
 from engine.models import Verdict
 from engine.scoring.abstention import Abstention, detect_abstention
 from engine.text import Span, split_clauses, split_sentences
+
+__all__ = ["LOCAL_THRESHOLDS", "MAX_EMBEDDED_UNITS", "LocalJudge", "Thresholds", "claim_spans"]
 
 LOCAL_VERSION = f"local-v2+{RULES_VERSION}"
 """The local judge's ``prompt_version``: changes when scoring logic changes."""
@@ -76,49 +89,11 @@ class Thresholds:
 
 LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
 
-MAX_EMBEDDED_UNITS = 48
-"""Context units embedded per claim; longer contexts are pre-selected by shared words."""
 """Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
-
-_LEADING_CONNECTIVE = re.compile(
-    r"^(?:and|but|while|whereas|which|so|or|because|also|however|though|although)\b[,]?\s*",
-    re.IGNORECASE,
-)
-_BRIDGES = re.compile(
-    r"\b(?:because|since|so that|so you|which means|this means|therefore|thus|as a result|"
-    r"in order to|helps?|lets? you|allows? you|enables?|ideal for|useful for|suited to|"
-    r"well suited|essential for|designed for|fits|if you|for your|you can|you'll|you will)\b",
-    re.IGNORECASE,
-)
-_NO_ANSWER = re.compile(
-    r"\b(?:no relevant|i don't know|i do not know|cannot answer|can't answer|not sure|"
-    r"no information|unable to)\b",
-    re.IGNORECASE,
-)
 
 
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
     return max(lo, min(hi, x))
-
-
-def claim_spans(response: str) -> list[Span]:
-    """The response's claims as verbatim spans: clauses where a sentence has several, else
-    the sentence; questions and connectives at the start are left out."""
-    out: list[Span] = []
-    for sentence in split_sentences(response):
-        if sentence.text.rstrip().endswith("?"):
-            continue
-        clauses = split_clauses(response, sentence)
-        parts = clauses if len(clauses) > 1 else [sentence]
-        for part in parts:
-            m = _LEADING_CONNECTIVE.match(part.text)
-            start = part.start + (m.end() if m else 0)
-            text = response[start : part.end].rstrip(" .;:,!")
-            if len(text.split()) < 2 and len(parts) > 1:
-                continue
-            if text:
-                out.append(Span(start, start + len(text), text))
-    return out
 
 
 class LocalJudge:
@@ -155,9 +130,19 @@ class LocalJudge:
             correctness = load_correctness()
         self.correctness = correctness
         """Learned answer-vs-reference correctness; None averages the claims' support."""
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        # A run's store is shared with the analyzer and graders; a judge built on a bare
+        # embedder keeps its own.
+        self._store = (
+            embedder
+            if isinstance(embedder, EmbeddingStore)
+            else EmbeddingStore(embedder, capacity=cache_size)
+        )
         self._contexts: OrderedDict[tuple[str, ...], PreparedContext] = OrderedDict()
-        self._cache_size = cache_size
+        self._contexts_lock = threading.Lock()
+        # A sample's claims are verified against its context twice (claim faithfulness
+        # and the rubric): the second time reads the first verdict.
+        self._verdicts: OrderedDict[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
+        self._verdicts = OrderedDict()
 
     @property
     def name(self) -> str:
@@ -175,29 +160,26 @@ class LocalJudge:
 
     # ------------------------------------------------------------------ embeddings
     def _embed(self, texts: Sequence[str]) -> Vectors:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            vectors = self._embedder.embed(missing)
-            for text, vector in zip(missing, vectors, strict=True):
-                self._vectors[text] = vector
-            while len(self._vectors) > self._cache_size:
-                self._vectors.popitem(last=False)
-        rows = []
-        for text in texts:
-            vector = self._vectors.get(text)
-            if vector is None:  # evicted by a very large batch: embed directly
-                vector = self._embedder.embed([text])[0]
-            rows.append(vector)
-        if not rows:
+        if not texts:
             return np.zeros((0, 1), dtype=np.float32)
-        return np.asarray(np.stack(rows), dtype=np.float32)
+        return self._store.embed(texts)
+
+    def prefetch(self, samples: Sequence[tuple[str, str, str, Sequence[str]]]) -> None:
+        """Embed, in one pass per step, what judging each (question, answer, reference,
+        context) will embed (``engine.judges.local_texts.batch_texts``)."""
+        batch_texts(self, self._embed, samples)
+
+    def prepare(self, context: Sequence[str]) -> PreparedContext:
+        """The context's sentences and clauses (cached; thread-safe)."""
+        return self._prepare(context)
 
     def _prepare(self, context: Sequence[str]) -> PreparedContext:
         key = tuple(context)
-        cached = self._contexts.get(key)
-        if cached is not None:
-            self._contexts.move_to_end(key)
-            return cached
+        with self._contexts_lock:
+            cached = self._contexts.get(key)
+            if cached is not None:
+                self._contexts.move_to_end(key)
+                return cached
         units: list[Unit] = []
         sentences: list[str] = []
         seen: set[str] = set()
@@ -217,9 +199,12 @@ class LocalJudge:
             sentences=tuple(sentences),
             text="\n".join(context),
         )
-        self._contexts[key] = prepared
-        while len(self._contexts) > 64:
-            self._contexts.popitem(last=False)
+        with self._contexts_lock:
+            self._contexts[key] = prepared
+            # A batch of samples prepares each context, chunk, answer and reference once
+            # ahead of judging: keep enough for the largest batch.
+            while len(self._contexts) > 1024:
+                self._contexts.popitem(last=False)
         return prepared
 
     # ------------------------------------------------------------------ protocol
@@ -230,7 +215,11 @@ class LocalJudge:
 
     async def extract_claims(self, response: str) -> ClaimsResult:
         """Sentences and clauses of the response, with their offsets; none for an
-        abstention (a refusal states nothing to verify)."""
+        abstention (a refusal states nothing to verify). Computed off the event loop."""
+        return await off_loop(self.claims, response)
+
+    def claims(self, response: str) -> ClaimsResult:
+        """Synchronous :meth:`extract_claims`."""
         if self.abstention(response).abstained:
             return ClaimsResult(claims=())
         return ClaimsResult(
@@ -240,8 +229,8 @@ class LocalJudge:
         )
 
     async def verify_claim(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
-        """Check ``claim`` against the context's sentences and clauses."""
-        return self.verify(claim, context)
+        """Check ``claim`` against the context's sentences and clauses (off the loop)."""
+        return await off_loop(self.verify, claim, context)
 
     def verify(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
         """Synchronous :meth:`verify_claim` (the local judge never waits on I/O)."""
@@ -250,7 +239,20 @@ class LocalJudge:
     def judged(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
         """The verdict and the probability that ``context`` supports ``claim`` (the
         combiner's; without one, 1 for SUPPORTED and partial credit by similarity)."""
-        prepared = self._prepare([c for c in context if c.strip()])
+        key = (claim, tuple(c for c in context if c.strip()))
+        with self._contexts_lock:
+            known = self._verdicts.get(key)
+        if known is not None:
+            return known
+        judged = self._judge_claim(claim, key[1])
+        with self._contexts_lock:
+            self._verdicts[key] = judged
+            while len(self._verdicts) > 4096:
+                self._verdicts.popitem(last=False)
+        return judged
+
+    def _judge_claim(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
+        prepared = self._prepare(context)
         if not prepared.units:
             return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify"), 0.0
         a = self.assess(claim, prepared)
@@ -273,12 +275,7 @@ class LocalJudge:
         ``text``; the others get -1. WiCE articles hold ~180 units each, and embedding every
         one of them per claim ran at ~20 claims/min on the shared benchmark machine."""
         n = len(prepared.units)
-        if n <= MAX_EMBEDDED_UNITS:
-            idx = list(range(n))
-        else:
-            stems = content_stems(text)
-            overlap = [len(stems & s) for s in prepared.stems]
-            idx = sorted(sorted(range(n), key=lambda i: (-overlap[i], i))[:MAX_EMBEDDED_UNITS])
+        idx = selected_units(prepared, text)
         vectors = self._embed([text, *(prepared.units[i].text for i in idx)])
         out = np.full(n, -1.0)
         out[idx] = vectors[1:] @ vectors[0]
@@ -327,7 +324,12 @@ class LocalJudge:
     async def score_rubric(
         self, question: str, context: Sequence[str], answer: str
     ) -> RubricResult:
-        """Faithfulness from the claims' verdicts; completeness from coverage and structure."""
+        """Faithfulness from the claims' verdicts; completeness from coverage and structure
+        (computed off the event loop)."""
+        return await off_loop(self.rubric, question, context, answer)
+
+    def rubric(self, question: str, context: Sequence[str], answer: str) -> RubricResult:
+        """Synchronous :meth:`score_rubric`."""
         if answer.strip() and self.abstention(answer).abstained:
             declined = "Local judge: the answer declines to answer; no claims to check."
             return RubricResult(
@@ -374,12 +376,12 @@ class LocalJudge:
         if contradicted:
             parts.append(
                 "Contradicted: "
-                + "; ".join(f"'{_short(c.text)}' ({v.rule})" for c, v in contradicted)
+                + "; ".join(f"'{short(c.text)}' ({v.rule})" for c, v in contradicted)
                 + "."
             )
         if unsupported:
             parts.append(
-                "Unsupported: " + "; ".join(f"'{_short(c.text)}'" for c in unsupported) + "."
+                "Unsupported: " + "; ".join(f"'{short(c.text)}'" for c in unsupported) + "."
             )
         return RubricScore(score=score, reasoning=" ".join(parts))
 
@@ -388,7 +390,7 @@ class LocalJudge:
     ) -> RubricScore:
         if not answer.strip() or not claims:
             return RubricScore(score=1.0, reasoning="Local judge: the answer is empty.")
-        if _NO_ANSWER.search(answer) and len(claims) <= 2:
+        if NO_ANSWER.search(answer) and len(claims) <= 2:
             return RubricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
         answer_vectors = self._embed([c.text for c in claims] + [answer])
         question_vector = self._embed([question])[0]
@@ -406,7 +408,7 @@ class LocalJudge:
                 best = np.max(unit_vectors @ answer_vectors.T, axis=1)
                 coverage = float(np.mean(best >= self.thresholds.support))
         words = len(answer.split())
-        bridged = bool(_BRIDGES.search(answer))
+        bridged = bool(BRIDGES.search(answer))
         raw = 0.35 * addresses + 0.35 * coverage + 0.15 * bridged + 0.15 * _clip(words / 40)
         score = float(round(1 + 4 * raw))
         if words < 6:
@@ -422,7 +424,11 @@ class LocalJudge:
 
     async def score_correctness(self, question: str, answer: str, reference: str) -> MetricScore:
         """Alignment with the reference: the mean probability that the answer states each
-        reference claim (0 for a contradicted one)."""
+        reference claim (0 for a contradicted one). Computed off the event loop."""
+        return await off_loop(self.correctness_score, question, answer, reference)
+
+    def correctness_score(self, question: str, answer: str, reference: str) -> MetricScore:
+        """Synchronous :meth:`score_correctness`."""
         ref_claims = [s.text for s in claim_spans(reference)]
         if not ref_claims:
             return MetricScore(score=1.0, reasoning="Local judge: no reference answer.")
@@ -461,7 +467,12 @@ class LocalJudge:
         return correctness_features(vectors, answer, reference, judged, back)
 
     async def score_relevance(self, question: str, answer: str) -> MetricScore:
-        """Cosine of question and answer (best of the whole answer and its claims), on 1-5."""
+        """Cosine of question and answer (best of the whole answer and its claims), on 1-5
+        (off the event loop)."""
+        return await off_loop(self.relevance, question, answer)
+
+    def relevance(self, question: str, answer: str) -> MetricScore:
+        """Synchronous :meth:`score_relevance`."""
         if not answer.strip():
             return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
         if self.abstention(answer).abstained:
@@ -476,13 +487,13 @@ class LocalJudge:
         )
 
     async def chunk_used(self, claims: Sequence[str], chunk: str) -> ChunkUse:
-        """A chunk is used when it supports at least one of the claims."""
+        """A chunk is used when it supports at least one of the claims (off the loop)."""
+        return await off_loop(self.chunk_use, claims, chunk)
+
+    def chunk_use(self, claims: Sequence[str], chunk: str) -> ChunkUse:
+        """Synchronous :meth:`chunk_used`."""
         for claim in claims:
             verdict = self.verify(claim, [chunk])
             if verdict.verdict == "SUPPORTED":
-                return ChunkUse(used=True, reasoning=f"Supports '{_short(claim)}'.")
+                return ChunkUse(used=True, reasoning=f"Supports '{short(claim)}'.")
         return ChunkUse(used=False, reasoning="Supports none of the claims.")
-
-
-def _short(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -71,6 +71,7 @@ class Components:
 def build_components(config: RunConfig, paths: Paths) -> Components:
     """Build target, embedder, analyzer and judge from the config (the real path)."""
     from engine.embedders.factory import build_embedder
+    from engine.embedders.store import EmbeddingStore
     from engine.judges.factory import build_judge
     from engine.scoring.analyzer import ResponseAnalyzer
     from engine.scoring.judging import judge_sample
@@ -82,7 +83,9 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         retries=config.retries,
         concurrency=config.concurrency,
     )
-    embedder = build_embedder(config.embedder, paths.cache)
+    # One store for the run: the analyzer, the local judge and the embedding graders
+    # read each text's vector from it, so no text is embedded twice.
+    embedder = EmbeddingStore(build_embedder(config.embedder, paths.cache))
     analyzer = ResponseAnalyzer(embedder, config.analyzer)
     judge = build_judge(
         config.judge,
@@ -98,7 +101,7 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         return await judge_sample(case, response, j, weights=weights)
 
     closers: list[Callable[[], Awaitable[None]]] = []
-    for part in (judge, embedder):
+    for part in (judge, embedder.inner):
         close = getattr(part, "aclose", None)
         if close is not None and asyncio.iscoroutinefunction(close):
             closers.append(close)

@@ -1,21 +1,20 @@
 """The response analyzer as a scorer: accuracy, completeness, attribution, claims, highlights.
 
 The analyzer is CPU-bound and synchronous, and embeds best in batches, so this scorer
-queues samples and scores them from one worker thread in batches of up to
-``ANALYZE_BATCH``: samples that are ready at the same moment share one embedding pass, and
-the event loop is never blocked.
+queues samples and scores them in a worker thread in batches of up to ``ANALYZE_BATCH``
+(``engine.scorers.batching``): samples that are ready at the same moment share one
+embedding pass, and the event loop is never blocked.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from engine.models import TestCase
+from engine.models import SampleKey, TestCase
 from engine.scorers.base import BaseScorer, SampleInput, ScoreOutcome, ScorerContext, ScorerError
 from engine.scorers.base import ScorerFactory as Factory
+from engine.scorers.batching import BatchWorker
 from engine.scorers.registry import register
 from engine.scoring.analyzer import AnalysisError
 
@@ -47,7 +46,7 @@ ANALYZER_FIELDS = frozenset(
 
 
 class AnalyzerScorer(BaseScorer):
-    """Scores samples with a batch analyzer run in one worker thread."""
+    """Scores samples with a batch analyzer, in batches, in a worker thread."""
 
     name = "analyzer"
     provides = ANALYZER_FIELDS
@@ -55,71 +54,56 @@ class AnalyzerScorer(BaseScorer):
 
     def __init__(self, analyzer: BatchAnalyzer, batch: int = ANALYZE_BATCH) -> None:
         self._analyzer = analyzer
-        self._batch = batch
-        self._queue: asyncio.Queue[tuple[TestCase, str, asyncio.Future[Any]]] | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._worker: BatchWorker[tuple[SampleKey, TestCase, str], ScoreOutcome] = BatchWorker(
+            self._score_batch, batch
+        )
 
     async def score(self, sample: SampleInput) -> ScoreOutcome:
         """Queue the sample for the next batch and wait for its analysis."""
-        if self._queue is None or self._task is None:
-            self._queue = asyncio.Queue()
-            self._task = asyncio.create_task(self._serve(self._queue))
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        await self._queue.put((sample.case, sample.response, future))
-        analysis = await future
-        if isinstance(analysis, AnalysisError):
-            raise ScorerError(str(analysis) or "the sample cannot be analyzed")
-        if isinstance(analysis, BaseException):
-            raise ScorerError(f"{type(analysis).__name__}: {analysis}")
-        fields = analysis.result_fields()
-        flags = tuple(str(f) for f in fields.pop("flags", None) or ())
-        key = sample.key
-        return ScoreOutcome(
-            fields=fields,
-            records={
-                "claims": list(analysis.claim_records(key)),
-                "highlights": list(analysis.highlight_records(key)),
-                "attributions": list(analysis.attribution_records(key)),
-            },
-            flags=flags,
-        )
+        outcome = await self._worker.submit((sample.key, sample.case, sample.response))
+        if isinstance(outcome, ScorerError):
+            raise outcome
+        if isinstance(outcome, AnalysisError):
+            raise ScorerError(str(outcome) or "the sample cannot be analyzed")
+        if isinstance(outcome, BaseException):
+            raise ScorerError(f"{type(outcome).__name__}: {outcome}")
+        return outcome
 
     async def aclose(self) -> None:
         """Stop the batching task."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = self._queue = None
+        await self._worker.aclose()
 
-    async def _serve(self, queue: asyncio.Queue[tuple[TestCase, str, asyncio.Future[Any]]]) -> None:
-        while True:
-            items = [await queue.get()]
-            await asyncio.sleep(0)  # let samples that are ready join this batch
-            while len(items) < self._batch and not queue.empty():
-                items.append(queue.get_nowait())
-            live = [item for item in items if not item[2].done()]
-            if live:
-                results = await self._analyze([(case, text) for case, text, _ in live])
-                for (_, _, future), result in zip(live, results, strict=True):
-                    if not future.done():
-                        future.set_result(result)
+    def _score_batch(
+        self, items: list[tuple[SampleKey, TestCase, str]]
+    ) -> list[ScoreOutcome | BaseException]:
+        """Analyze a batch and build its records (in the worker thread: the records are
+        pydantic models, and building them is CPU work too)."""
+        analyses = list(self._analyzer.analyze_batch([(case, text) for _, case, text in items]))
+        if len(analyses) != len(items):
+            raise AnalysisError(f"analyzer returned {len(analyses)} results for {len(items)}")
+        out: list[ScoreOutcome | BaseException] = []
+        for (key, _, _), analysis in zip(items, analyses, strict=True):
+            if isinstance(analysis, AnalysisError):
+                out.append(ScorerError(str(analysis) or "the sample cannot be analyzed"))
+            elif isinstance(analysis, BaseException):
+                out.append(analysis)
+            else:
+                out.append(_outcome(key, analysis))
+        return out
 
-    async def _analyze(self, pairs: list[tuple[TestCase, str]]) -> list[Any]:
-        try:
-            results = list(await asyncio.to_thread(self._analyzer.analyze_batch, pairs))
-            if len(results) != len(pairs):
-                raise AnalysisError(f"analyzer returned {len(results)} results for {len(pairs)}")
-            return results
-        except Exception:
-            # Isolate the sample that broke the batch: the others still get scored.
-            out: list[Any] = []
-            for pair in pairs:
-                try:
-                    out.extend(await asyncio.to_thread(self._analyzer.analyze_batch, [pair]))
-                except Exception as exc:
-                    out.append(exc)
-            return out
+
+def _outcome(key: SampleKey, analysis: Any) -> ScoreOutcome:
+    fields = analysis.result_fields()
+    flags = tuple(str(f) for f in fields.pop("flags", None) or ())
+    return ScoreOutcome(
+        fields=fields,
+        records={
+            "claims": list(analysis.claim_records(key)),
+            "highlights": list(analysis.highlight_records(key)),
+            "attributions": list(analysis.attribution_records(key)),
+        },
+        flags=flags,
+    )
 
 
 def _build(context: ScorerContext) -> AnalyzerScorer:

@@ -7,11 +7,13 @@ it makes, so estimates come from the same place as the calls.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
 from engine.judges.batched import batch_calls
+from engine.judges.local import LocalJudge
 from engine.models import RagWeights, RunConfig, SampleKey, TestCase
 from engine.scorers.base import (
     AnswerEstimate,
@@ -24,8 +26,13 @@ from engine.scorers.base import (
     ScorerFactory,
     no_calls,
 )
+from engine.scorers.batching import BatchWorker
 from engine.scorers.registry import register
+from engine.scoring.judging import reference_text
 from engine.text import split_sentences
+
+JUDGE_BATCH = 16
+"""Most samples the local judge scores in one worker-thread batch."""
 
 JUDGE_FIELDS = frozenset(
     {
@@ -92,7 +99,9 @@ def clear_decision(outcome: JudgeOutcomeLike) -> bool:
 class JudgeScorer(BaseScorer):
     """Scores a sample with ``judge_sample`` and one judge; with ``cascade_judge`` (the
     local judge) that one scores first and the sample reaches ``judge`` only when its
-    decision is not clear (``clear_decision``)."""
+    decision is not clear (``clear_decision``). The local judge computes rather than
+    waits, so its samples are judged in batches in a worker thread (one embedding pass
+    per batch), never on the event loop."""
 
     name = "judge"
     provides = JUDGE_FIELDS | {"scored_by"}
@@ -105,31 +114,64 @@ class JudgeScorer(BaseScorer):
         weights: RagWeights,
         *,
         cascade_judge: Judge | None = None,
+        batch: int = JUDGE_BATCH,
     ) -> None:
         self._judge = judge
         self._judge_sample = judge_sample
         self._weights = weights
         self._cheap = cascade_judge
         self._path = "local" if judge.name == "local" else "llm"
+        local = [j for j in (judge, cascade_judge) if isinstance(j, LocalJudge)]
+        self._local: LocalJudge | None = local[0] if local else None
+        self._worker: BatchWorker[tuple[TestCase, str], JudgeOutcomeLike] = BatchWorker(
+            self._judge_batch, batch
+        )
 
     async def score(self, sample: SampleInput) -> ScoreOutcome:
         """Judge one response. A judge error is transient unless the judge's own client
         already retried it."""
         if self._cheap is not None:
-            cheap = await self._judge_sample(
-                sample.case, sample.response, self._cheap, self._weights
-            )
+            cheap = await self._judged(sample, self._cheap)
             if clear_decision(cheap):
                 return self._outcome(sample, cheap, "local")
         try:
-            outcome = await self._judge_sample(
-                sample.case, sample.response, self._judge, self._weights
-            )
+            outcome = await self._judged(sample, self._judge)
         except JudgeGaveUp as exc:
             raise ScorerError(f"{type(exc).__name__}: {exc}") from exc
         except JudgeError as exc:
             raise ScorerError(f"{type(exc).__name__}: {exc}", transient=True) from exc
         return self._outcome(sample, outcome, self._path)
+
+    async def _judged(self, sample: SampleInput, judge: Judge) -> JudgeOutcomeLike:
+        if judge is not self._local:
+            return await self._judge_sample(sample.case, sample.response, judge, self._weights)
+        got = await self._worker.submit((sample.case, sample.response))
+        if isinstance(got, BaseException):
+            raise got
+        return got
+
+    def _judge_batch(
+        self, items: list[tuple[TestCase, str]]
+    ) -> list[JudgeOutcomeLike | BaseException]:
+        """Judge a batch with the local judge (in the worker thread): embed what every
+        sample needs in one pass, then judge them all on this thread's own loop."""
+        judge = self._local
+        assert judge is not None
+        judge.prefetch(
+            [(c.query, text, reference_text(c), c.effective_context) for c, text in items]
+        )
+
+        async def judge_all() -> list[JudgeOutcomeLike | BaseException]:
+            return await asyncio.gather(
+                *(self._judge_sample(c, text, judge, self._weights) for c, text in items),
+                return_exceptions=True,
+            )
+
+        return asyncio.run(judge_all())
+
+    async def aclose(self) -> None:
+        """Stop the local judge's batching task."""
+        await self._worker.aclose()
 
     def _outcome(self, sample: SampleInput, outcome: JudgeOutcomeLike, path: str) -> ScoreOutcome:
         fields = {**outcome.result_fields(), "scored_by": path}

@@ -11,7 +11,8 @@
    >= 0.8 at 128) and the CPU-seconds of this process per sample (goal <= 0.04). The
    number of calls is counted on the server, not assumed.
 2. Local default (local judge, local embedder, real analyzer): samples per second on
-   1,000 samples of the demo test sets.
+   1,000 samples of the demo test sets, cold (empty embedding cache) and warm; side by side
+   with another tree: ``python -m tests.bench.local_speed --baseline DIR``.
 
 Run: ``.venv/bin/python -m tests.bench.runner [--samples N] [--skip-local] [--skip-llm]
 [--concurrency 32 128] [--judge-calls batched|per_prompt]``.
@@ -242,43 +243,20 @@ def runner_only_bench(samples: int, concurrency: int = 32, delay: float = 0.2) -
     )
 
 
-def _demo_test_set(folder: Path, samples: int) -> Path:
-    from engine.demo import build_weekly_test_sets
-
-    out = folder / "demo-1000.jsonl"
-    lines: list[str] = []
-    for week, (_, path, _) in enumerate(build_weekly_test_sets(folder / "weeks", weeks=4)):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            case = json.loads(line)
-            case["id"] = f"w{week + 1}-{case['id']}"
-            lines.append(json.dumps(case))
-    if len(lines) < samples:
-        lines = [
-            json.dumps({**json.loads(x), "id": f"r{r}-{json.loads(x)['id']}"})
-            for r in range(math.ceil(samples / len(lines)))
-            for x in lines
-        ]
-    out.write_text("\n".join(lines[:samples]) + "\n", encoding="utf-8")
-    return out
-
-
 def local_bench(samples: int) -> None:
-    """Print samples/second of the local default on demo samples."""
+    """Print samples/second of the local default on demo samples, cold and warm cache."""
     if not _has_real_analyzer():
         print("local-default: skipped (engine.scoring.analyzer / engine.embedders.factory missing)")
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        path = _demo_test_set(Path(tmp), samples)
-        test_set = load_test_set(path)
-        paths = resolve_paths(Path(tmp) / "home")
-        config = RunConfig(name="bench-local", test_set=str(path), max_failed_fraction=1.0)
-        started = time.perf_counter()
-        out = run_evaluation(config, paths, test_set=test_set)
-        measured = time.perf_counter() - started
+    from tests.bench.local_speed import measure
+
+    got = measure(samples)
+    for phase, what in (("cold", "empty embedding cache"), ("warm", "every vector cached")):
+        m = got[phase]
         print(
-            f"local-default: {out.samples} demo samples in {measured:.1f} s = "
-            f"{out.samples / measured:.1f} samples/s ({out.errors} errors, local judge + "
-            f"local embedder, concurrency {config.concurrency})"
+            f"local-default, {phase} ({what}): {samples} demo samples in {m['wall_s']:.1f} s = "
+            f"{m['samples_per_s']:.1f} samples/s, {m['cpu_s'] / samples * 1000:.0f} CPU-ms per "
+            f"sample ({m['errors']} errors, local judge + local embedder, concurrency 5)"
         )
 
 
