@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -152,15 +153,22 @@ def test_two_runs_in_one_home_ten_times(tmp_path: Path) -> None:
         first, second = _start(home.home, test_set, "alpha"), _start(home.home, test_set, "beta")
         (a, _), (b, _) = _finish(first), _finish(second)
         _check_home(home, [a, b])
-        # The same name: the second starts once the first is live and holds its lock. A
-        # fresh home, so the first embeds cold and is still running when the second looks.
+        # The same name: the second starts while the first is live and holds its lock. The
+        # first is paused (SIGSTOP: alive, lock held) until the second has published its own
+        # run, so the first cannot finish before the second looks, however fast scoring is.
         home = resolve_paths(tmp_path / f"same{trial}")
         third = _start(home.home, test_set, "same")
         _wait_for_state(home, set())
-        fourth = _start(home.home, test_set, "same")
+        live = {p.run_id for p in list_parts(home.lake, ["runs"])}
+        third.send_signal(signal.SIGSTOP)
+        try:
+            fourth = _start(home.home, test_set, "same")
+            _wait_for_state(home, live)
+        finally:
+            third.send_signal(signal.SIGCONT)
         (c, _), (d, err) = _finish(third), _finish(fourth)
         took_new_id += "is running in another process" in err
         _check_home(home, [c, d])
-    # The second same-name run found the first one live (and so started its own run id)
-    # in at least one trial: the branch changed for issue 10 was exercised, not bypassed.
-    assert took_new_id >= 1
+    # Every time, the second same-name run found the first one live and so started its own
+    # run id: the branch changed for issue 10 is exercised, not bypassed.
+    assert took_new_id == REPEATS

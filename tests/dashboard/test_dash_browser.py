@@ -75,7 +75,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             box = page.get_by_label("Query")
             box.wait_for(timeout=90_000)
             box.fill("SELECT count(*) AS result_rows FROM results")
-            page.get_by_role("button", name="Run").click()
+            page.get_by_role("button", name="Run", exact=True).click()
             page.get_by_text("1 rows in").wait_for(timeout=90_000)
             page.screenshot(path=str(ARTIFACTS / "sql.png"), full_page=True)
 
