@@ -183,7 +183,7 @@ class LoopbackLLM:
 
     def start(self) -> LoopbackLLM:
         """Bind a free port and serve in a daemon thread."""
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        server = _Server(("127.0.0.1", 0), _make_handler(self))
         server.daemon_threads = True
         # Slow handlers (timeout tests) must not hold up closing the server.
         server.block_on_close = False
@@ -291,9 +291,18 @@ _PATHS = {
 }
 
 
+class _Server(ThreadingHTTPServer):
+    # listen() backlog: a client at concurrency 32-128 connects all at once, and the
+    # default of 5 made some of those connections fail.
+    request_queue_size = 1024
+
+
 def _make_handler(owner: LoopbackLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # As every production server does: without it the body, written after the
+        # headers, waits for the client's delayed ACK (~40 ms) on a kept-alive connection.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             return  # keep test output quiet
