@@ -16,11 +16,11 @@ import json
 import threading
 from collections.abc import Sequence
 
-import httpx
 import numpy as np
 
 from engine.embedders.base import EmbedderError, Vectors
 from engine.http import (
+    HttpReply,
     HttpSession,
     LoopThread,
     RetryPolicy,
@@ -111,7 +111,7 @@ class OpenAICompatEmbedder:
             headers["Authorization"] = f"Bearer {key}"
         try:
             sent = await send_with_retries(
-                self._session.client(),
+                self._session,
                 self._url,
                 policy=self._policy,
                 parse=lambda response: self._parse(response, len(batch)),
@@ -124,7 +124,7 @@ class OpenAICompatEmbedder:
             raise EmbedderError(redact(f"embeddings from {self._url}: {err}")) from None
         return sent.value
 
-    def _parse(self, response: httpx.Response, expected: int) -> Vectors:
+    def _parse(self, response: HttpReply, expected: int) -> Vectors:
         try:
             body = json.loads(response.content)
             data = body["data"]

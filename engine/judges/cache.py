@@ -74,8 +74,11 @@ class _Writer:
             except OSError as exc:  # a cache that cannot be written only costs calls
                 log.warning("judge cache: cannot write %s: %s", path, exc)
             finally:
+                # The same entry put twice is queued twice, and the first turn wrote and
+                # dropped it: the second finds nothing (deleting it again killed this
+                # thread, and every flush after waited forever).
                 with self.lock:
-                    if self.pending.get(path) is value:
+                    if value is not None and self.pending.get(path) is value:
                         del self.pending[path]
                 self.queue.task_done()
 

@@ -1,6 +1,6 @@
 """What every LLM judge over HTTP shares: transport, retries, cache, cost, prompts, parsing.
 
-- Transport: one ``httpx.AsyncClient`` per event loop (:class:`engine.http.HttpSession`,
+- Transport: one aiohttp client per event loop (:class:`engine.http.HttpSession`,
   pool sized to ``concurrency``), a timeout per request and an ``asyncio.Semaphore``
   limiting requests in flight.
 - Retries: the one send-with-retries of :mod:`engine.http` (429, 5xx, timeouts,
@@ -31,8 +31,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-
-import httpx
 
 from engine.http import HttpSession, RetryPolicy, SendError, send_with_retries
 from engine.judges.base import (
@@ -204,7 +202,6 @@ class HttpJudgeClient:
         backoff_max: float = 30.0,
         temperature: float = 0.0,
         max_tokens: int = 1024,
-        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.wire = wire
         self.model = model
@@ -221,7 +218,7 @@ class HttpJudgeClient:
         self.max_tokens = max_tokens
         register(api_key)
         register_url(self.base_url)
-        self._http = HttpSession(max_connections=concurrency, transport=transport)
+        self._http = HttpSession(max_connections=concurrency)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._semaphore: asyncio.Semaphore | None = None
 
@@ -262,7 +259,7 @@ class HttpJudgeClient:
         label = f"{self.wire.provider} judge {self.model}"
         try:
             sent = await send_with_retries(
-                self._http.client(),
+                self._http,
                 self.wire.url(self.base_url),
                 policy=self.policy(),
                 parse=lambda response: self.wire.parse(response.json()),

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-import httpx
-
 from engine.errors import InputError
 from engine.http import (
     HttpSession,
@@ -114,7 +112,7 @@ def retry_after_seconds(value: str | None) -> float | None:
 
 
 async def request_json(
-    client: httpx.AsyncClient,
+    session: HttpSession,
     url: str,
     *,
     body: bytes,
@@ -127,7 +125,7 @@ async def request_json(
     the JSON answer. Raises ``TargetError`` naming ``what``, secrets masked."""
     try:
         return await send_with_retries(
-            client,
+            session,
             url,
             policy=policy,
             parse=parse_json,
@@ -159,7 +157,7 @@ def fill_env(text: str, where: str) -> str:
     return ENV_PLACEHOLDER.sub(value, text)
 
 
-def session_for(client: httpx.AsyncClient | None, concurrency: int | None) -> HttpSession:
-    """The HTTP session of a target: the given client as is, else one client per event
-    loop with ``concurrency`` connections kept alive."""
-    return HttpSession(max_connections=concurrency, client=client)
+def session_for(concurrency: int | None) -> HttpSession:
+    """The HTTP session of a target: one client per event loop with ``concurrency``
+    connections kept alive."""
+    return HttpSession(max_connections=concurrency)

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from engine.candidates import Candidate, CaseTemplateError, EndpointResponseError
 from engine.http import RetryPolicy
 from engine.models import TargetOptions, TestCase
@@ -52,7 +50,6 @@ class CandidateChatTarget(OpenAIChatTarget):
         policy: RetryPolicy = DEFAULT_POLICY,
         base_url: str | None = None,
         api_key: str | None = None,
-        client: httpx.AsyncClient | None = None,
         concurrency: int | None = None,
     ) -> None:
         super().__init__(
@@ -62,7 +59,6 @@ class CandidateChatTarget(OpenAIChatTarget):
             temperature=temperature,
             prices=prices,
             policy=policy,
-            client=client,
             concurrency=concurrency,
         )
         self.candidate = candidate
@@ -99,7 +95,6 @@ class CandidateEndpointTarget:
         candidate: Candidate,
         *,
         policy: RetryPolicy = DEFAULT_POLICY,
-        client: httpx.AsyncClient | None = None,
         concurrency: int | None = None,
     ) -> None:
         if candidate.endpoint is None:
@@ -119,7 +114,7 @@ class CandidateEndpointTarget:
             **{k: fill_env(v, where) for k, v in self.endpoint.headers.items()},
         }
         register_url(self.endpoint.url)
-        self._session = session_for(client, concurrency)
+        self._session = session_for(concurrency)
 
     @property
     def name(self) -> str:
@@ -138,7 +133,7 @@ class CandidateEndpointTarget:
             raise TargetError(str(err)) from err
         register_url(url)
         result = await request_json(
-            self._session.client(),
+            self._session,
             url,
             body=body,
             headers=self.headers,
@@ -153,7 +148,7 @@ class CandidateEndpointTarget:
         return TargetResponse(text=text, latency_ms=result.latency_ms, calls=result.attempts)
 
     async def aclose(self) -> None:
-        """Close the HTTP connections this target opened (never a client passed in)."""
+        """Close the HTTP connections this target opened."""
         await self._session.aclose()
 
 

@@ -28,8 +28,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from engine.http import RetryPolicy
 from engine.models import TestCase
 from engine.secrets import redact_url, register_url
@@ -214,7 +212,6 @@ class HttpEndpointTarget:
         contexts_path: str | None = None,
         headers: Mapping[str, str] | None = None,
         policy: RetryPolicy = DEFAULT_POLICY,
-        client: httpx.AsyncClient | None = None,
         concurrency: int | None = None,
     ) -> None:
         if not url.startswith(("http://", "https://")):
@@ -232,7 +229,7 @@ class HttpEndpointTarget:
         self.contexts_path = JsonPath(contexts_path) if contexts_path else None
         self.headers = {"Content-Type": "application/json", **_render_headers(headers or {})}
         self.policy = policy
-        self._session = session_for(client, concurrency)
+        self._session = session_for(concurrency)
 
     @property
     def name(self) -> str:
@@ -288,7 +285,7 @@ class HttpEndpointTarget:
         what = f"target {self.name} on case {case.id!r}"
         body = json.dumps(self.body.render(case), ensure_ascii=False).encode("utf-8")
         result = await request_json(
-            self._session.client(),
+            self._session,
             self._send_url,
             body=body,
             headers=self.headers,
@@ -303,5 +300,5 @@ class HttpEndpointTarget:
         )
 
     async def aclose(self) -> None:
-        """Close the HTTP connections this target opened (never a client passed in)."""
+        """Close the HTTP connections this target opened."""
         await self._session.aclose()

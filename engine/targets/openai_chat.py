@@ -16,8 +16,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from engine.http import RetryPolicy
 from engine.models import TestCase
 from engine.secrets import env_secret, register, register_url
@@ -78,7 +76,6 @@ class OpenAIChatTarget:
         include_context: bool = False,
         prices: tuple[float, float] | None = None,
         policy: RetryPolicy = DEFAULT_POLICY,
-        client: httpx.AsyncClient | None = None,
         concurrency: int | None = None,
     ) -> None:
         if not model:
@@ -101,7 +98,7 @@ class OpenAIChatTarget:
         self.include_context = include_context
         self.prices = prices if prices is not None else PRICES_PER_MTOK.get(model, (0.0, 0.0))
         self.policy = policy
-        self._session = session_for(client, concurrency)
+        self._session = session_for(concurrency)
 
     @property
     def url(self) -> str:
@@ -145,7 +142,7 @@ class OpenAIChatTarget:
             headers["Authorization"] = f"Bearer {self._key}"
         what = f"target {self.name} on case {case.id!r}"
         result = await request_json(
-            self._session.client(),
+            self._session,
             self.url,
             body=json.dumps(self.request_body(case)).encode(),
             headers=headers,
@@ -177,5 +174,5 @@ class OpenAIChatTarget:
         )
 
     async def aclose(self) -> None:
-        """Close the HTTP connections this target opened (never a client passed in)."""
+        """Close the HTTP connections this target opened."""
         await self._session.aclose()

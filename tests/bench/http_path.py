@@ -1,12 +1,13 @@
 """Benchmark: client CPU per HTTP call through the one send-with-retries (issue 15 item 3).
 
 A loopback HTTP/1.1 keep-alive server in a separate process answers every POST after a
-fixed delay; this process sends N calls with C in flight through
-``engine.http.send_with_retries``, either with httpx's default pool (what every target
-used before: one ``httpx.AsyncClient()``, 100 connections, 20 kept alive) or with an
-``HttpSession`` sized to C (every connection kept alive). Printed for each: wall time,
-client CPU-seconds (this process only: the event loop and httpx), CPU-ms per call, and
-the connections the server accepted. The ratio session / default is the figure to keep.
+fixed delay; this process sends N calls with C in flight, either through
+``engine.http.send_with_retries`` on an ``HttpSession`` sized to C (aiohttp, every
+connection kept alive) or, as the baseline, through one ``httpx.AsyncClient`` whose pool
+is sized to C (the transport every provider used before), sending the same request and
+parsing the same JSON. Printed for each: wall time, client CPU-seconds (this process
+only: the event loop and the HTTP client), CPU-ms per call, and the connections the
+server accepted. The ratio session / httpx is the figure to keep.
 
 Run: ``.venv/bin/python -m tests.bench.http_path [--calls N] [--delay S] [--concurrency C ...]``
 """
@@ -74,34 +75,40 @@ def serve(delay: float) -> None:
     sys.stdin.read()  # until the parent closes our stdin
 
 
-async def _calls(client: httpx.AsyncClient, url: str, calls: int, concurrency: int) -> None:
+async def _session_calls(url: str, calls: int, concurrency: int) -> None:
+    session = HttpSession(max_connections=concurrency)
     queue = iter(range(calls))
 
     async def worker() -> None:
         for _ in queue:
             await send_with_retries(
-                client, url, policy=POLICY, parse=parse_json, content=b'{"query": "q"}'
+                session, url, policy=POLICY, parse=parse_json, content=b'{"query": "q"}'
             )
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await session.aclose()
+
+
+async def _httpx_calls(url: str, calls: int, concurrency: int) -> None:
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    queue = iter(range(calls))
+    async with httpx.AsyncClient(limits=limits) as client:
+
+        async def worker() -> None:
+            for _ in queue:
+                response = await client.post(url, content=b'{"query": "q"}', timeout=30.0)
+                response.json()
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
 def measure(port: int, mode: str, calls: int, concurrency: int) -> dict[str, float]:
     """Wall, CPU-seconds and connections of one batch of calls."""
     url = f"http://127.0.0.1:{port}/ask"
     before = int(httpx.get(f"http://127.0.0.1:{port}/count").text)
-
-    async def go() -> None:
-        if mode == "default":
-            async with httpx.AsyncClient() as client:
-                await _calls(client, url, calls, concurrency)
-        else:
-            session = HttpSession(max_connections=concurrency)
-            await _calls(session.client(), url, calls, concurrency)
-            await session.aclose()
-
+    run = _httpx_calls if mode == "httpx" else _session_calls
     wall, cpu = time.perf_counter(), time.process_time()
-    asyncio.run(go())
+    asyncio.run(run(url, calls, concurrency))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     after = int(httpx.get(f"http://127.0.0.1:{port}/count").text)
     return {"wall": wall, "cpu": cpu, "connections": after - before - 1}
@@ -130,8 +137,7 @@ def main() -> None:
         for concurrency in args.concurrency:
             measure(port, "session", min(args.calls, 200), concurrency)  # warm up
             got = {
-                mode: measure(port, mode, args.calls, concurrency)
-                for mode in ("default", "session")
+                mode: measure(port, mode, args.calls, concurrency) for mode in ("httpx", "session")
             }
             for mode, m in got.items():
                 print(
@@ -139,9 +145,9 @@ def main() -> None:
                     f"cpu {m['cpu']:6.2f} s  {1000 * m['cpu'] / args.calls:5.2f} cpu-ms/call  "
                     f"{m['connections']:.0f} connections"
                 )
-            ratio = got["session"]["cpu"] / got["default"]["cpu"]
-            wall_ratio = got["session"]["wall"] / got["default"]["wall"]
-            print(f"  C={concurrency:<4} session/default: cpu {ratio:.2f}, wall {wall_ratio:.2f}")
+            ratio = got["session"]["cpu"] / got["httpx"]["cpu"]
+            wall_ratio = got["session"]["wall"] / got["httpx"]["wall"]
+            print(f"  C={concurrency:<4} session/httpx: cpu {ratio:.2f}, wall {wall_ratio:.2f}")
     finally:
         server.stdin.close()  # type: ignore[union-attr]
         server.wait(timeout=10)

@@ -99,3 +99,34 @@ def test_an_entry_is_served_before_it_reaches_disk_and_written_by_flush(tmp_path
     JudgeCache(tmp_path).flush()
     (path,) = list(tmp_path.rglob("*.json"))
     assert json.loads(path.read_text()) == {"content": "{}"}
+
+
+def test_the_same_entry_put_many_times_at_once_is_written_and_flush_returns(
+    tmp_path: Path,
+) -> None:
+    # Identical prompts judged concurrently put the same key several times before the
+    # writer's first turn; its second turn on that key once killed the writer thread, and
+    # every flush after it (each run's end) waited forever.
+    import threading
+
+    cache = JudgeCache(tmp_path / "cache")
+    keys = [cache_key("openai", "m", "rubric.v1", f"prompt {i % 3}", 0.0) for i in range(60)]
+    threads = [
+        threading.Thread(target=lambda k=k, i=i: cache.put(k, {"content": f"{i}"}))
+        for i, k in enumerate(keys)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done = threading.Thread(target=cache.flush, daemon=True)
+    done.start()
+    done.join(timeout=10)
+    assert not done.is_alive(), "flush never returned: the writer thread died"
+    for key in set(keys):
+        assert cache.get(key) is not None
+    cache.put(keys[0], {"content": "again"})  # the writer still takes new entries
+    cache.flush()
+    assert json.loads(next((tmp_path / "cache").rglob(f"{keys[0]}.json")).read_text()) == {
+        "content": "again"
+    }
