@@ -13,8 +13,9 @@ happens in SQL; per-row details come one page at a time (``limit`` / ``offset``)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -52,9 +53,49 @@ class Warehouse:
         self.path = path
         self.wait_s = wait_s
         self.catalog = catalog
+        self._local = threading.local()
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Run every query of the block (in this thread) on one read connection, opened at
+        the block's first query and closed at its end. A dashboard page's queries then pay
+        one connect instead of one each (opening the file costs about 25 ms) and share
+        DuckDB's buffer cache. Keep blocks short, a page run at most: an open reader makes
+        ingest wait for the lock. Nested blocks share the outer one's connection."""
+        if getattr(self._local, "stack", None) is not None:
+            yield
+            return
+        self._local.stack = ExitStack()
+        self._local.con = None
+        try:
+            yield
+        finally:
+            stack = self._local.stack
+            self._local.stack = None
+            self._local.con = None
+            stack.close()
+
+    def release(self) -> None:
+        """Close this thread's session connection now (say, before waiting for an ingest
+        process, which needs the lock); the session's next query opens another."""
+        stack = getattr(self._local, "stack", None)
+        if stack is not None:
+            self._local.con = None
+            stack.close()  # an ExitStack can be used again once closed
 
     @contextmanager
     def _reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        stack: ExitStack | None = getattr(self._local, "stack", None)
+        if stack is not None:
+            if self._local.con is None:
+                self._local.con = stack.enter_context(self._open())
+            yield self._local.con
+            return
+        with self._open() as con:
+            yield con
+
+    @contextmanager
+    def _open(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self.catalog is None:
             with read_connection(self.path, wait_s=self.wait_s) as con:
                 yield con
