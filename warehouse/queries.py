@@ -67,13 +67,21 @@ class Warehouse:
             return
         self._local.stack = ExitStack()
         self._local.con = None
+        self._local.memo = {}
         try:
             yield
         finally:
             stack = self._local.stack
             self._local.stack = None
             self._local.con = None
+            self._local.memo = None
             stack.close()
+
+    def session_memo(self) -> dict[str, Any] | None:
+        """A dict that lives as long as this thread's session (None outside a session): for
+        values read once per page run, such as the data version."""
+        memo: dict[str, Any] | None = getattr(self._local, "memo", None)
+        return memo
 
     def release(self) -> None:
         """Close this thread's session connection now (say, before waiting for an ingest
@@ -267,7 +275,7 @@ def runs_detail(wh: Warehouse) -> pl.DataFrame:
 @named_query
 def baseline_run(wh: Warehouse, run_id: str) -> str | None:
     """The default baseline of ``run_id``: the latest earlier run of the same test set, else
-    of the same name; None when there is neither."""
+    of the same name, archived runs skipped; None when there is neither."""
     frame = wh.named("baseline_run", run_id=run_id)
     return None if frame.is_empty() else str(frame["run_id"][0])
 
@@ -387,6 +395,17 @@ def sample_deltas(
 
 
 @named_query
+def sample_deltas_all(
+    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
+) -> pl.DataFrame:
+    """``sample_deltas`` of every domain at once, with a ``domain`` column (ordered by domain,
+    then sample): one query for all of the Overview's noise checks."""
+    return wh.named(
+        "sample_deltas_all", run_id=run_id, baseline_run_id=baseline_run_id, **filters.params()
+    )
+
+
+@named_query
 def domain_grader_metrics(
     wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
 ) -> pl.DataFrame:
@@ -410,6 +429,20 @@ def grader_sample_deltas(
         run_id=run_id,
         baseline_run_id=baseline_run_id,
         domain=domain,
+        **filters.params(),
+    )
+
+
+@named_query
+def grader_sample_deltas_all(
+    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
+) -> pl.DataFrame:
+    """``grader_sample_deltas`` of every domain at once, with a ``domain`` column (ordered by
+    domain, grader, sample)."""
+    return wh.named(
+        "grader_sample_deltas_all",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
         **filters.params(),
     )
 
@@ -593,11 +626,22 @@ def claims_by_query(
 
 @named_query
 def most_missed_claims(
-    wh: Warehouse, *, domain: str | None = None, limit: int = 50, max_runs: int = 10
+    wh: Warehouse,
+    *,
+    domain: str | None = None,
+    limit: int = 50,
+    max_runs: int = 10,
+    include_archived: bool = False,
 ) -> pl.DataFrame:
-    """The claims missed most often across the latest ``max_runs`` runs, with the latest
-    sample that missed each."""
-    return wh.named("most_missed_claims", domain=domain, limit=limit, max_runs=max_runs)
+    """The claims missed most often across the latest ``max_runs`` runs (archived runs left
+    out unless ``include_archived``), with the latest sample that missed each."""
+    return wh.named(
+        "most_missed_claims",
+        domain=domain,
+        limit=limit,
+        max_runs=max_runs,
+        include_archived=include_archived,
+    )
 
 
 # ----------------------------------------------------------------------------- attribution
