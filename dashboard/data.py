@@ -4,7 +4,7 @@ Pages call ``data.query(q.some_query, *args)`` with a typed function of
 ``warehouse.queries`` (or one of the few dashboard computations registered below). The
 one cached call is keyed on (warehouse path, data version, query name, parameters): a new
 ingest changes the version and pages show the new data at once (the version itself is
-re-read at most once a second). Adding a query is one SQL file and one typed function;
+re-read once per page run). Adding a query is one SQL file and one typed function;
 nothing here changes.
 """
 
@@ -84,8 +84,7 @@ def warehouse() -> Warehouse:
     return _warehouse(_location())
 
 
-@st.cache_data(ttl=1.0, show_spinner=False)
-def _version(location: str) -> str:
+def _read_version(location: str) -> str:
     try:
         return _warehouse(location).data_version()
     except QueryError:
@@ -93,6 +92,22 @@ def _version(location: str) -> str:
             return "unversioned"
         # A file without the ledger (not made by ingest): key on its modification time.
         return f"unversioned:{Path(location).stat().st_mtime_ns}"
+
+
+_version = st.cache_data(ttl=1.0, show_spinner=False)(_read_version)
+"""The data version outside a page run: re-read at most once a second."""
+
+
+def _current_version(location: str) -> str:
+    """The data version, read once per page run (the run's session holds the connection
+    anyway, so it costs one small query and no connect): a page never shows results cached
+    under the version from before an ingest. Outside a session, ``_version``."""
+    memo = _warehouse(location).session_memo()
+    if memo is None:
+        return _version(location)
+    if "version" not in memo:
+        memo["version"] = _read_version(location)
+    return str(memo["version"])
 
 
 # ----------------------------------------------------------------------------- the one cache
@@ -136,7 +151,7 @@ def query(fn: Callable[Concatenate[Warehouse, P], T], /, *args: P.args, **kwargs
     if _QUERIES.get(name) is not fn:
         raise ValueError(f"{name} is not a registered warehouse query")
     location = _location()
-    key_args = (location, _version(location), name, args, tuple(sorted(kwargs.items())))
+    key_args = (location, _current_version(location), name, args, tuple(sorted(kwargs.items())))
     with st.spinner(SPINNERS.get(name, "Loading…")):  # drawn only after 0.5 s
         result: T = _cached(*key_args)
     return result
@@ -170,18 +185,34 @@ def _grader_columns(
     return frame, metrics
 
 
+class _DomainDeltas:
+    """The per-sample deltas of every domain, fetched with one query at the first domain
+    that needs them (not one query per domain), then split by domain in their order."""
+
+    def __init__(self, fetch: Callable[[], pl.DataFrame]) -> None:
+        self._fetch = fetch
+        self._parts: dict[object, pl.DataFrame] | None = None
+
+    def of(self, domain: object) -> pl.DataFrame | None:
+        if self._parts is None:
+            frame = self._fetch()
+            self._parts = {
+                key[0]: part.drop("domain")
+                for key, part in frame.partition_by(
+                    "domain", as_dict=True, maintain_order=True
+                ).items()
+            }
+        return self._parts.get(domain)
+
+
 def _noise_for(
-    wh: Warehouse,
     row: dict[str, object],
-    run_id: str,
-    baseline: str,
-    filters: q.Filters,
     metrics: list[str],
+    deltas: _DomainDeltas,
+    grader_deltas: _DomainDeltas,
 ) -> dict[str, NoiseCheck]:
     iterations = int(row["iterations"] or 1)  # type: ignore[call-overload]
     out: dict[str, NoiseCheck] = {}
-    deltas: pl.DataFrame | None = None
-    grader_deltas: pl.DataFrame | None = None
     for metric in metrics:
         delta = row[f"{metric}_delta"]
         if delta is None:
@@ -195,18 +226,23 @@ def _noise_for(
                 int(row["baseline_iterations"] or 1),  # type: ignore[call-overload]
             )
         elif metric.startswith(q.GRADER_PREFIX):
-            if grader_deltas is None:
-                grader_deltas = q.grader_sample_deltas(
-                    wh, run_id, baseline, str(row["domain"]), filters
-                )
-            own = grader_deltas.filter(pl.col("grader") == metric.removeprefix(q.GRADER_PREFIX))
-            out[metric] = bootstrap_check(
-                own["delta"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+            part = grader_deltas.of(row["domain"])
+            values = (
+                np.empty(0)
+                if part is None
+                else part.filter(pl.col("grader") == metric.removeprefix(q.GRADER_PREFIX))["delta"]
+                .cast(pl.Float64)
+                .fill_null(np.nan)
+                .to_numpy()
             )
+            out[metric] = bootstrap_check(values)
         else:
-            if deltas is None:
-                deltas = q.sample_deltas(wh, run_id, baseline, str(row["domain"]), filters)
-            values = deltas[f"{metric}_delta"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+            part = deltas.of(row["domain"])
+            values = (
+                np.empty(0)
+                if part is None
+                else part[f"{metric}_delta"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+            )
             out[metric] = bootstrap_check(values)
     return out
 
@@ -220,11 +256,16 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
     metrics = [*q.ALL_METRICS, *grader_metrics]
     labels: dict[str, list[str]] = {m: [] for m in metrics}
     flags: dict[str, list[bool | None]] = {m: [] for m in metrics}
+    base = baseline
+    deltas = _DomainDeltas(lambda: q.sample_deltas_all(wh, run_id, str(base), filters))
+    grader_deltas = _DomainDeltas(
+        lambda: q.grader_sample_deltas_all(wh, run_id, str(base), filters)
+    )
     for row in frame.iter_rows(named=True):
         if baseline is None:
             checks = {m: NoiseCheck("none", note="no baseline") for m in metrics}
         else:
-            checks = _noise_for(wh, row, run_id, baseline, filters, metrics)
+            checks = _noise_for(row, metrics, deltas, grader_deltas)
         for metric, check in checks.items():
             labels[metric].append(check.label())
             flags[metric].append(check.beyond_noise)

@@ -13,8 +13,9 @@ happens in SQL; per-row details come one page at a time (``limit`` / ``offset``)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -52,9 +53,57 @@ class Warehouse:
         self.path = path
         self.wait_s = wait_s
         self.catalog = catalog
+        self._local = threading.local()
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Run every query of the block (in this thread) on one read connection, opened at
+        the block's first query and closed at its end. A dashboard page's queries then pay
+        one connect instead of one each (opening the file costs about 25 ms) and share
+        DuckDB's buffer cache. Keep blocks short, a page run at most: an open reader makes
+        ingest wait for the lock. Nested blocks share the outer one's connection."""
+        if getattr(self._local, "stack", None) is not None:
+            yield
+            return
+        self._local.stack = ExitStack()
+        self._local.con = None
+        self._local.memo = {}
+        try:
+            yield
+        finally:
+            stack = self._local.stack
+            self._local.stack = None
+            self._local.con = None
+            self._local.memo = None
+            stack.close()
+
+    def session_memo(self) -> dict[str, Any] | None:
+        """A dict that lives as long as this thread's session (None outside a session): for
+        values read once per page run, such as the data version."""
+        memo: dict[str, Any] | None = getattr(self._local, "memo", None)
+        return memo
+
+    def release(self) -> None:
+        """Close this thread's session connection now (say, before waiting for an ingest
+        process, which needs the lock); the session's next query opens another."""
+        stack = getattr(self._local, "stack", None)
+        if stack is not None:
+            self._local.con = None
+            stack.close()  # an ExitStack can be used again once closed
 
     @contextmanager
     def _reader(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        stack: ExitStack | None = getattr(self._local, "stack", None)
+        if stack is not None:
+            if self._local.con is None:
+                self._local.con = stack.enter_context(self._open())
+            yield self._local.con
+            return
+        with self._open() as con:
+            yield con
+
+    @contextmanager
+    def _open(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self.catalog is None:
             with read_connection(self.path, wait_s=self.wait_s) as con:
                 yield con
@@ -226,7 +275,7 @@ def runs_detail(wh: Warehouse) -> pl.DataFrame:
 @named_query
 def baseline_run(wh: Warehouse, run_id: str) -> str | None:
     """The default baseline of ``run_id``: the latest earlier run of the same test set, else
-    of the same name; None when there is neither."""
+    of the same name, archived runs skipped; None when there is neither."""
     frame = wh.named("baseline_run", run_id=run_id)
     return None if frame.is_empty() else str(frame["run_id"][0])
 
@@ -346,6 +395,17 @@ def sample_deltas(
 
 
 @named_query
+def sample_deltas_all(
+    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
+) -> pl.DataFrame:
+    """``sample_deltas`` of every domain at once, with a ``domain`` column (ordered by domain,
+    then sample): one query for all of the Overview's noise checks."""
+    return wh.named(
+        "sample_deltas_all", run_id=run_id, baseline_run_id=baseline_run_id, **filters.params()
+    )
+
+
+@named_query
 def domain_grader_metrics(
     wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
 ) -> pl.DataFrame:
@@ -369,6 +429,20 @@ def grader_sample_deltas(
         run_id=run_id,
         baseline_run_id=baseline_run_id,
         domain=domain,
+        **filters.params(),
+    )
+
+
+@named_query
+def grader_sample_deltas_all(
+    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
+) -> pl.DataFrame:
+    """``grader_sample_deltas`` of every domain at once, with a ``domain`` column (ordered by
+    domain, grader, sample)."""
+    return wh.named(
+        "grader_sample_deltas_all",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
         **filters.params(),
     )
 
@@ -552,11 +626,22 @@ def claims_by_query(
 
 @named_query
 def most_missed_claims(
-    wh: Warehouse, *, domain: str | None = None, limit: int = 50, max_runs: int = 10
+    wh: Warehouse,
+    *,
+    domain: str | None = None,
+    limit: int = 50,
+    max_runs: int = 10,
+    include_archived: bool = False,
 ) -> pl.DataFrame:
-    """The claims missed most often across the latest ``max_runs`` runs, with the latest
-    sample that missed each."""
-    return wh.named("most_missed_claims", domain=domain, limit=limit, max_runs=max_runs)
+    """The claims missed most often across the latest ``max_runs`` runs (archived runs left
+    out unless ``include_archived``), with the latest sample that missed each."""
+    return wh.named(
+        "most_missed_claims",
+        domain=domain,
+        limit=limit,
+        max_runs=max_runs,
+        include_archived=include_archived,
+    )
 
 
 # ----------------------------------------------------------------------------- attribution

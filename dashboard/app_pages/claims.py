@@ -8,7 +8,7 @@ from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
-from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.pickers import SHOW_ARCHIVED, run_label, runs_or_stop
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE
@@ -65,7 +65,12 @@ missed_domain = st.selectbox(
     format_func=lambda d: d or "All domains",
     key="claims_missed_domain",
 )
-missed = data.query(q.most_missed_claims, domain=missed_domain or None)
+# Archived runs count only when the sidebar shows them (as on every page).
+missed = data.query(
+    q.most_missed_claims,
+    domain=missed_domain or None,
+    include_archived=bool(st.session_state.get(SHOW_ARCHIVED)),
+)
 if missed.is_empty():
     st.info("No claim was missed.")
 else:

@@ -45,6 +45,7 @@ def ingest_now() -> tuple[bool, str]:
     """Run ``evalhouse ingest`` (a separate process: the dashboard never writes the
     warehouse itself); returns whether it succeeded and its last line of output."""
     paths = data.home_paths()
+    data.warehouse().release()  # the page run's read connection would make ingest wait
     try:
         done = subprocess.run(
             [*evalhouse_command(), "ingest", "--home", str(paths.home)],

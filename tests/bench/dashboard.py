@@ -24,7 +24,20 @@ from tests.bench.lake_gen import generate
 from warehouse.queries import Warehouse, runs, table_counts
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "streamlit_app.py")
-PAGES = ["overview", "trends", "compare", "claims", "sample", "attribution", "runs", "sql"]
+PAGES = [
+    "overview",
+    "trends",
+    "compare",
+    "leaderboard",
+    "claims",
+    "sample",
+    "conversations",
+    "attribution",
+    "runs",
+    "agreement",
+    "sql",
+]
+"""Every page of ``dashboard/streamlit_app.py``, in its menu order."""
 
 
 def _build(home: Path, results: int) -> None:

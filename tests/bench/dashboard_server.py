@@ -24,7 +24,19 @@ import psutil
 from tests.bench.dashboard import _build
 
 CHROMIUM = "/usr/bin/chromium"
-PAGES = ["", "trends", "compare", "claims", "sample", "attribution", "sql"]
+PAGES = [
+    "",
+    "trends",
+    "compare",
+    "leaderboard",
+    "claims",
+    "sample",
+    "conversations",
+    "attribution",
+    "runs",
+    "agreement",
+    "sql",
+]
 FLAGS = [
     "--headless",
     "--no-sandbox",

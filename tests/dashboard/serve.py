@@ -30,9 +30,13 @@ def serve_dashboard(home: Path, log_dir: Path) -> Iterator[str]:
     script = Path(sys.executable).with_name("evalhouse")
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "evalhouse.cli"]
     port = free_port()
+    # The server reads the file under ``home``: never a catalog that an earlier in-process
+    # CLI call exported (module fixtures start before the per-test environment reset).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALHOUSE_CATALOG")}
     with open(log_dir / "dashboard.log", "wb") as log:
         server = subprocess.Popen(
             [*cmd, "dashboard", "--port", str(port), "--home", str(home)],
+            env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
