@@ -3,18 +3,25 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 
 .PHONY: install demo test lint typecheck bench clean
 
-$(STAMP): pyproject.toml
+# The demo needs only what evalhouse runs on; tests add the dev tools (pytest, playwright,
+# Ray, ...), which a first `make demo` need not wait for.
+$(RUN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
-demo: install
+demo: $(RUN_STAMP)
 	$(BIN)/evalhouse demo $(DEMO_ARGS)
 
 lint: install
