@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import json
 import logging
 import os
@@ -34,10 +35,11 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import aiohttp
+from aiohttp import helpers as aiohttp_helpers
 from yarl import URL
 
 from engine.retry import RETRY_STATUS, backoff_delay, retry_after_seconds
-from engine.secrets import redact
+from engine.secrets import redact, register, register_url
 
 log = logging.getLogger("engine.http")
 
@@ -49,6 +51,8 @@ DEFAULT_CONNECTIONS = 100
 """Pool size of a session that was not told how many calls may be in flight."""
 KEEPALIVE_S = 30.0
 """How long an idle connection is kept open for the next call."""
+MAX_ROUTES = 256
+"""URLs whose proxy and credentials a session remembers."""
 
 
 @dataclass(frozen=True)
@@ -151,13 +155,58 @@ def _status_reason(response: HttpReply) -> str:
     return f"HTTP {response.status_code}" + (f": {snippet}" if snippet else "")
 
 
-def _without_authorization(url: str, headers: Mapping[str, str] | None) -> Mapping[str, str] | None:
+@dataclass(frozen=True)
+class _Route:
+    """How requests to one URL go out, as the environment says (read once per session and
+    URL: aiohttp re-reads the environment and ``~/.netrc`` on every request, in two
+    thread-pool hops, which at 128 calls in flight cost a fifth of the event loop)."""
+
+    proxy: URL | None
+    """``HTTP(S)_PROXY`` for the URL's scheme, unless ``NO_PROXY`` names its host."""
+    proxy_auth: aiohttp.BasicAuth | None
+    """The proxy's credentials from ``~/.netrc`` (credentials in the proxy URL travel
+    with it)."""
+    netrc_auth: aiohttp.BasicAuth | None
+    """The host's credentials in ``~/.netrc`` (``NETRC``), sent only when the request
+    has no ``Authorization`` of its own, as curl does."""
+    url_has_credentials: bool
+
+
+def _route_from_environment(url: str) -> _Route:
+    parsed = URL(url)
+    proxy: URL | None = None
+    proxy_auth: aiohttp.BasicAuth | None = None
+    with contextlib.suppress(LookupError):
+        proxy, proxy_auth = aiohttp_helpers.get_env_proxy_for_url(parsed)
+    netrc_auth: aiohttp.BasicAuth | None = None
+    if parsed.host is not None and parsed.user is None:
+        with contextlib.suppress(LookupError):
+            netrc_auth = aiohttp_helpers.basicauth_from_netrc(
+                aiohttp_helpers.netrc_from_env(), parsed.host
+            )
+    # Whatever an error message could quote is masked like an API key.
+    if proxy is not None:
+        register_url(str(proxy))
+    for auth in (proxy_auth, netrc_auth):
+        if auth is not None:
+            register(auth.password)
+    return _Route(proxy, proxy_auth, netrc_auth, parsed.user is not None)
+
+
+def _request_headers(route: _Route, headers: Mapping[str, str] | None) -> Mapping[str, str] | None:
     """Credentials written in the URL are sent as HTTP Basic and win over an
     ``Authorization`` the caller made from a key in the environment (as httpx did): the URL
-    is the more specific of the two, and aiohttp refuses a request that has both."""
-    if headers is None or URL(url).user is None:
+    is the more specific of the two, and aiohttp refuses a request that has both. A
+    ``~/.netrc`` entry is used only by a request that carries no credentials."""
+    if route.url_has_credentials:
+        if headers is None:
+            return None
+        return {k: v for k, v in headers.items() if k.lower() != "authorization"}
+    if route.netrc_auth is None or (
+        headers is not None and any(k.lower() == "authorization" for k in headers)
+    ):
         return headers
-    return {k: v for k, v in headers.items() if k.lower() != "authorization"}
+    return {**(headers or {}), "Authorization": route.netrc_auth.encode()}
 
 
 async def _attempt(
@@ -174,6 +223,7 @@ async def _attempt(
         total=None, connect=policy.timeout_s, sock_read=policy.timeout_s
     )
     client = await session.client()
+    route = await session.route(url)
     started = time.perf_counter()
     try:
         if limit is not None:
@@ -184,7 +234,9 @@ async def _attempt(
                 method,
                 url,
                 data=content,
-                headers=_without_authorization(url, headers),
+                headers=_request_headers(route, headers),
+                proxy=route.proxy,
+                proxy_auth=route.proxy_auth,
                 timeout=timeout,
                 allow_redirects=False,
             ) as response:
@@ -306,8 +358,9 @@ class HttpSession:
 
     One aiohttp client per event loop with a pool of ``max_connections``, every one kept
     alive between calls (httpx's default kept 20, so every call beyond them paid a new TCP
-    handshake). Proxies come from the environment (``HTTPS_PROXY``, ``NO_PROXY``), as
-    with curl. A client belongs to the loop it was made on, so a new loop (a new
+    handshake). Proxies come from the environment (``HTTP_PROXY``, ``HTTPS_PROXY``,
+    ``NO_PROXY``) and credentials from ``~/.netrc``, as with curl, read once per session and
+    URL. A client belongs to the loop it was made on, so a new loop (a new
     ``asyncio.run``) gets a new one, and the old loop closed its own on the way out.
     """
 
@@ -316,6 +369,19 @@ class HttpSession:
         self._client: aiohttp.ClientSession | None = None
         self._closer: AsyncGenerator[None, None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._routes: dict[str, _Route] = {}
+
+    async def route(self, url: str) -> _Route:
+        """How requests to ``url`` go out (proxy, credentials), read from the environment on
+        the first request to it."""
+        route = self._routes.get(url)
+        if route is None:
+            # Reading ~/.netrc is file I/O: off the loop, once.
+            route = await asyncio.to_thread(_route_from_environment, url)
+            if len(self._routes) >= MAX_ROUTES:  # a target with a new URL per call
+                self._routes.clear()
+            self._routes[url] = route
+        return route
 
     async def client(self) -> aiohttp.ClientSession:
         """The client of the running loop, made on first use."""
@@ -327,8 +393,9 @@ class HttpSession:
                 ssl=shared_tls_context(),
                 keepalive_timeout=KEEPALIVE_S,
             )
+            # trust_env stays off: route() reads the environment once instead.
             client = aiohttp.ClientSession(
-                connector=connector, trust_env=True, timeout=aiohttp.ClientTimeout(total=None)
+                connector=connector, trust_env=False, timeout=aiohttp.ClientTimeout(total=None)
             )
             closer = _closed_with_the_loop(client)
             await anext(closer)

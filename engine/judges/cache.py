@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import itertools
 import json
 import logging
 import os
 import queue
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -90,16 +90,35 @@ class _Writer:
 _WRITER = _Writer()
 
 
+_made_folders: set[Path] = set()
+_names = itertools.count()
+
+
 def _write(path: Path, value: dict[str, Any]) -> None:
-    """Write one entry atomically (a temporary file, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    """Write one entry atomically (a temporary file, then a rename).
+
+    One encode and one ``write`` call: ``json.dump`` to a file object runs the pure-Python
+    encoder chunk by chunk, and with ``mkstemp``'s random names and a ``mkdir`` per entry
+    this thread held the GIL for 12% of a 128-calls-in-flight run.
+    """
+    folder = path.parent
+    if folder not in _made_folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        _made_folders.add(folder)
+    data = json.dumps(value, ensure_ascii=False).encode("utf-8")
+    # Unique across processes (pid) and within this one (the one writer thread counts).
+    tmp = folder / f".tmp-{os.getpid()}-{next(_names)}.json"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(value, f, ensure_ascii=False)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileNotFoundError:  # the folder was removed under us: make it again
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

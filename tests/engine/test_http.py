@@ -5,6 +5,7 @@ attempt count, secrets masked in errors, and one kept-alive pool per session."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import socket
 import threading
@@ -37,6 +38,9 @@ class Server:
     def __init__(self) -> None:
         self.script: deque[tuple[int, dict[str, str], bytes, float]] = deque()
         self.ports: list[int] = []
+        self.paths: list[str] = []
+        """Request targets as sent: absolute (``http://host/x``) when through a proxy."""
+        self.authorizations: list[str | None] = []
         self.lock = threading.Lock()
         self.in_flight = 0
         self.max_in_flight = 0
@@ -52,6 +56,8 @@ class Server:
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with owner.lock:
                     owner.ports.append(self.client_address[1])
+                    owner.paths.append(self.path)
+                    owner.authorizations.append(self.headers.get("Authorization"))
                     owner.in_flight += 1
                     owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
                     step = owner.script.popleft() if owner.script else None
@@ -343,3 +349,61 @@ def test_every_session_shares_one_tls_context() -> None:
         return found
 
     assert {asyncio.run(context(128)), asyncio.run(context(32))} == {id(shared_tls_context())}
+
+
+# ------------------------------------------------------------------ proxies and .netrc
+
+
+def test_http_proxy_from_the_environment_carries_the_request(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server plays the proxy: it receives the absolute URL of a host nobody resolves.
+    monkeypatch.setenv("HTTP_PROXY", server.url.rsplit("/", 1)[0])
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    out = send("http://judge.invalid/v1/chat")
+    assert out.value == {"ok": True}
+    assert server.paths == ["http://judge.invalid/v1/chat"]
+
+
+def test_no_proxy_sends_straight_to_the_host(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")  # nobody listens
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    assert send(server.url).value == {"ok": True}
+    assert server.paths == ["/x"]
+
+
+def test_netrc_credentials_are_sent_only_when_the_request_has_none(
+    server: Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login ann password netrc-secret-42\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    send(server.url)
+    send(server.url, headers={"Authorization": "Bearer sk-own"})
+    expected = "Basic " + base64.b64encode(b"ann:netrc-secret-42").decode()
+    assert server.authorizations == [expected, "Bearer sk-own"]
+
+
+def test_the_environment_is_read_once_per_session_and_url(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HTTP_PROXY", raising=False)
+
+    async def go() -> None:
+        session = HttpSession(max_connections=4)
+        try:
+            for _ in range(3):
+                await send_with_retries(
+                    session, server.url, policy=FAST, parse=parse_json, content=b"{}"
+                )
+                # A proxy set mid-session is not seen: the route was read on first use.
+                monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")
+        finally:
+            await session.aclose()
+
+    asyncio.run(go())
+    assert server.paths == ["/x"] * 3
