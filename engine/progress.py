@@ -216,8 +216,11 @@ def write_progress_file(
     token = f"{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex}"
     tmp = path.with_name(f".{path.name}.{token}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(doc, handle, ensure_ascii=False, indent=1)
+        # json.dumps without indent runs the C encoder (json.dump, or any indent, runs the
+        # pure-Python one: seconds per write on a 100k-sample iteration).
+        data = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        with open(tmp, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

@@ -114,7 +114,7 @@ def _fake_analysis_components(config: RunConfig, cache: Path) -> Components:
 # The judge server runs in its own process, as a real provider would: sharing the
 # benchmark's interpreter (and its GIL) with 32 server threads would measure the server.
 SERVER = """
-import json, signal, sys, threading
+import json, resource, signal, sys, threading
 from http.server import ThreadingHTTPServer
 from tests.loopback_llm import LoopbackLLM, Reply
 from tests.bench.runner import UNIVERSAL
@@ -125,7 +125,9 @@ print(llm.url, flush=True)
 done = threading.Event()
 signal.signal(signal.SIGTERM, lambda *_: done.set())
 done.wait()
-print(json.dumps({"count": llm.count, "max_in_flight": llm.max_in_flight}), flush=True)
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"count": llm.count, "max_in_flight": llm.max_in_flight,
+                  "cpu_s": usage.ru_utime + usage.ru_stime}), flush=True)
 """
 
 
@@ -187,7 +189,8 @@ def llm_judge_bench(
     )
     print(
         f"llm-judge CPU: {cpu:.1f} s in this process (runner, analyzer, judge client) = "
-        f"{cpu / samples:.3f} CPU-s per sample (goal <= 0.04)"
+        f"{cpu / samples:.3f} CPU-s per sample (goal <= 0.04); the judge server used "
+        f"{stats['cpu_s']:.1f} CPU-s of the same 2 cores"
     )
 
 
