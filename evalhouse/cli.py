@@ -54,9 +54,13 @@ def _paths(args: argparse.Namespace, *, writes: bool = False) -> Paths:
 def _export_catalog(args: argparse.Namespace) -> None:
     """Check ``--catalog`` / ``--catalog-data`` (else the environment's) and put them in the
     environment, where ingest, the dashboard and the runs it launches find them."""
-    from warehouse.catalog import ENV_CATALOG, ENV_CATALOG_DATA, catalog_from_env, parse_catalog
+    from warehouse import ENV_CATALOG, ENV_CATALOG_DATA
 
     given, data = getattr(args, "catalog", None), getattr(args, "catalog_data", None)
+    if given is None and data is None and not os.environ.get(ENV_CATALOG, "").strip():
+        return  # the file warehouse: no need to load DuckDB (0.4 s) to say so
+    from warehouse.catalog import catalog_from_env, parse_catalog
+
     if given is not None:
         if data is None:
             data = os.environ.get(ENV_CATALOG_DATA)

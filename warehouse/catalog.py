@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 import duckdb
 
 from engine import secrets
+from warehouse import ENV_CATALOG, ENV_CATALOG_DATA
 from warehouse.db import WarehouseError, WarehouseMissing, one_line
 
 LAKE = "lake"
@@ -50,8 +51,6 @@ LOCK_DB = "evalhouse_pg"
 COMMIT_LOCK_KEY = 4_711_016
 """The advisory lock every ingest commit (and schema change) of a catalog holds."""
 
-ENV_CATALOG = "EVALHOUSE_CATALOG"
-ENV_CATALOG_DATA = "EVALHOUSE_CATALOG_DATA"
 
 _DUCKDB_VERSION = "v1.5.5"
 
