@@ -6,7 +6,8 @@ from the lake (results parts of the run and iteration), so a flushed sample is n
 to a target or judge again; child parts whose samples have no result (a kill between the
 two writes) are orphans, renamed to a dot-name that readers and ingest ignore, and their
 samples redone. ``iteration-N/.progress.json`` (the answer-synthesis spec's structure) is
-rewritten after every flush; it mirrors the lake and is never ahead of it.
+rewritten after flushes (less often as it grows) and when the iteration closes; it mirrors
+the lake and is never ahead of it.
 """
 
 from __future__ import annotations
