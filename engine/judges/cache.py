@@ -113,6 +113,9 @@ def _write(path: Path, value: dict[str, Any]) -> None:
     except FileNotFoundError:  # the folder was removed under us: make it again
         folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # left by a killed process that had this pid: ours now
+        tmp.unlink()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -130,3 +130,25 @@ def test_the_same_entry_put_many_times_at_once_is_written_and_flush_returns(
     assert json.loads(next((tmp_path / "cache").rglob(f"{keys[0]}.json")).read_text()) == {
         "content": "again"
     }
+
+
+def test_a_temporary_file_left_by_a_killed_process_does_not_block_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process killed between create and rename leaves its temporary file; a later
+    # process given the same pid must still write its entries (not lose them all).
+    import itertools
+    import os
+
+    import engine.judges.cache as module
+
+    monkeypatch.setattr(module, "_names", itertools.count(7))
+    cache = JudgeCache(tmp_path / "cache")
+    key = cache_key("openai", "m", "rubric.v1", "left over", 0.0)
+    folder = tmp_path / "cache" / key[:2]
+    folder.mkdir(parents=True)
+    (folder / f".tmp-{os.getpid()}-7.json").write_text("half an entry")
+    cache.put(key, {"content": "whole"})
+    cache.flush()
+    assert json.loads((folder / f"{key}.json").read_text()) == {"content": "whole"}
+    assert [p.name for p in folder.iterdir()] == [f"{key}.json"]
