@@ -223,7 +223,7 @@ async def _attempt(
         total=None, connect=policy.timeout_s, sock_read=policy.timeout_s
     )
     client = await session.client()
-    route = await session.route(url)
+    route = session.route(url)
     started = time.perf_counter()
     try:
         if limit is not None:
@@ -371,16 +371,15 @@ class HttpSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._routes: dict[str, _Route] = {}
 
-    async def route(self, url: str) -> _Route:
+    def route(self, url: str) -> _Route:
         """How requests to ``url`` go out (proxy, credentials), read from the environment on
-        the first request to it."""
+        the first request to it (reading ``~/.netrc`` on the loop, once per session and
+        URL, costs less than the thread hop aiohttp made for it on every request)."""
         route = self._routes.get(url)
         if route is None:
-            # Reading ~/.netrc is file I/O: off the loop, once.
-            route = await asyncio.to_thread(_route_from_environment, url)
             if len(self._routes) >= MAX_ROUTES:  # a target with a new URL per call
                 self._routes.clear()
-            self._routes[url] = route
+            route = self._routes[url] = _route_from_environment(url)
         return route
 
     async def client(self) -> aiohttp.ClientSession:

@@ -90,8 +90,14 @@ class _Writer:
 _WRITER = _Writer()
 
 
-_made_folders: set[Path] = set()
 _names = itertools.count()
+
+
+def _open_temporary(tmp: Path) -> int:
+    # Not O_EXCL: the name is unique among live processes (pid) and within this one (the
+    # one writer thread counts), so a file already there was left by a dead process that
+    # had this pid, and is overwritten.
+    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 
 
 def _write(path: Path, value: dict[str, Any]) -> None:
@@ -101,21 +107,13 @@ def _write(path: Path, value: dict[str, Any]) -> None:
     encoder chunk by chunk, and with ``mkstemp``'s random names and a ``mkdir`` per entry
     this thread held the GIL for 12% of a 128-calls-in-flight run.
     """
-    folder = path.parent
-    if folder not in _made_folders:
-        folder.mkdir(parents=True, exist_ok=True)
-        _made_folders.add(folder)
     data = json.dumps(value, ensure_ascii=False).encode("utf-8")
-    # Unique across processes (pid) and within this one (the one writer thread counts).
-    tmp = folder / f".tmp-{os.getpid()}-{next(_names)}.json"
+    tmp = path.with_name(f".tmp-{os.getpid()}-{next(_names)}.json")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileNotFoundError:  # the folder was removed under us: make it again
-        folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # left by a killed process that had this pid: ours now
-        tmp.unlink()
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = _open_temporary(tmp)
+    except FileNotFoundError:  # the first entry of its folder
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = _open_temporary(tmp)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
