@@ -143,6 +143,9 @@ class LocalJudge:
         # and the rubric): the second time reads the first verdict.
         self._verdicts: OrderedDict[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
         self._verdicts = OrderedDict()
+        # A sample's answer is checked for abstention by claims, rubric, correctness and
+        # relevance: the rules and prototype cosines run once per answer.
+        self._abstentions: OrderedDict[str, Abstention] = OrderedDict()
 
     @property
     def name(self) -> str:
@@ -211,7 +214,16 @@ class LocalJudge:
     def abstention(self, response: str) -> Abstention:
         """Whether ``response`` declines, deflects or does not know (rules plus refusal
         prototypes compared with this judge's embedder)."""
-        return detect_abstention(response, self._embed)
+        with self._contexts_lock:
+            known = self._abstentions.get(response)
+        if known is not None:
+            return known
+        found = detect_abstention(response, self._embed)
+        with self._contexts_lock:
+            self._abstentions[response] = found
+            while len(self._abstentions) > 4096:
+                self._abstentions.popitem(last=False)
+        return found
 
     async def extract_claims(self, response: str) -> ClaimsResult:
         """Sentences and clauses of the response, with their offsets; none for an

@@ -68,6 +68,19 @@ def test_batching_sorts_but_keeps_order(model: LocalEmbedder) -> None:
     assert model.embed([]).shape == (0, 384)
 
 
+def test_batches_hold_similar_token_counts_within_the_token_budget(model: LocalEmbedder) -> None:
+    tokens = [[0] * n for n in (3, 200, 9, 4, 60, 8, 61, 5)]
+    batches = LocalEmbedder(batch_size=3, batch_tokens=128)._batches(tokens)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(tokens)))
+    for batch in batches:
+        longest = max(len(tokens[i]) for i in batch)
+        assert len(batch) <= 3
+        # A text longer than the budget goes alone; others fit padded to their longest.
+        assert len(batch) == 1 or len(batch) * longest <= 128
+    # Ascending token counts: the shortest texts share the first batch.
+    assert batches[0] == [0, 3, 7] and batches[-1] == [1]
+
+
 def test_long_text_is_truncated_not_failed(model: LocalEmbedder) -> None:
     vector = model.embed(["word " * 2000])
     assert vector.shape == (1, 384) and np.isfinite(vector).all()

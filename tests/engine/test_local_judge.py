@@ -17,6 +17,7 @@ import pytest
 from engine.judges.base import Judge
 from engine.judges.local import LOCAL_THRESHOLDS, LocalJudge, claim_spans
 from engine.judges.rules import stem
+from engine.scoring.abstention import detect_abstention
 
 
 class HashEmbedder:
@@ -115,6 +116,29 @@ def test_embeddings_are_memoised() -> None:
     calls = embedder.calls
     verdict(judge, "The Pro plan costs $20 per month.")
     assert embedder.calls == calls
+
+
+def test_an_answer_is_checked_for_abstention_once_across_the_metrics(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.judges.local as local
+
+    checked: list[str] = []
+
+    def counting(response: str, embed: Any = None) -> Any:
+        checked.append(response)
+        return detect_abstention(response, embed)
+
+    monkeypatch.setattr(local, "detect_abstention", counting)
+    judge = LocalJudge(HashEmbedder())
+    answer, refusal = "The Pro plan costs $20 per month.", "I'm sorry, I can't help with that."
+    for text in (answer, refusal, answer, refusal):
+        judge.claims(text)
+        judge.rubric("How much is Pro?", CONTEXT, text)
+        judge.relevance("How much is Pro?", text)
+        judge.correctness_score("How much is Pro?", text, "Pro costs $20 a month.")
+    assert checked == [answer, refusal]
+    assert judge.claims(refusal).claims == () and judge.claims(answer).claims
 
 
 def test_rubric_separates_grounded_and_hallucinated_answers() -> None:
