@@ -5,27 +5,23 @@ model (``local:all-MiniLM-L6-v2-int8``, ``openai:text-embedding-3-small``), so v
 different models never mix. Vectors are stored as raw float32 bytes, so a cached vector
 is bit-identical to the one first computed and a warm run scores exactly like a cold one.
 
-Why sqlite: every batch of misses is committed in one transaction (crash-safe: a killed
-run loses at most the batch in flight), lookups of ~10^5 keys by primary key take well
-under a second, and WAL lets several processes read while one writes. Inside one process
+Every batch of misses is committed in one transaction (``engine.cache_db`` says why
+sqlite); lookups of ~10^5 keys by primary key take well under a second. Inside one process
 a single connection is shared behind a lock (sqlite serialises writers anyway).
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from engine.cache_db import open_cache_db, write_rows
 from engine.embedders.base import Embedder, Vectors
-
-log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -74,25 +70,7 @@ class CachedEmbedder:
         return self._inner.default_threshold
 
     def _open(self) -> sqlite3.Connection:
-        self._folder.mkdir(parents=True, exist_ok=True)
-        path = self._folder / "embeddings.sqlite3"
-        try:
-            return self._connect(path)
-        except sqlite3.DatabaseError as exc:
-            # A damaged cache must not stop a run: keep it aside and start empty.
-            aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-            log.warning("embedding cache %s is unreadable (%s); moved to %s", path, exc, aside)
-            path.rename(aside)
-            return self._connect(path)
-
-    @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
-        db = sqlite3.connect(path, timeout=30.0, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute(_SCHEMA)
-        db.execute("SELECT count(*) FROM embeddings WHERE 0").fetchall()
-        return db
+        return open_cache_db(self._folder / "embeddings.sqlite3", _SCHEMA, "embeddings")
 
     def close(self) -> None:
         """Close the database connection."""
@@ -118,15 +96,8 @@ class CachedEmbedder:
         name = self._inner.name
         rows = [(name, key, vectors[i].tobytes()) for i, key in enumerate(keys)]
         with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
-                self._db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                # The vectors are still returned; only the cache write is lost.
-                log.warning("embedding cache write failed: %s", exc)
+            # On failure the vectors are still returned; only the cache write is lost.
+            write_rows(self._db, "INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Vectors of ``texts``: cached ones read back, misses embedded in batches and stored."""

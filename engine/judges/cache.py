@@ -2,29 +2,48 @@
 
 Keyed by provider, model, prompt version, sha256 of the prompt and temperature. Only
 successful, parsed responses are stored (never an error); API keys are not part of the key
-or the value. One JSON file per entry, written atomically, so concurrent runs can share it.
+or the value. Entries live in ``judge.sqlite3`` under the cache folder (``engine.cache_db``
+says why sqlite), so concurrent runs share them.
 
-Entries are written by one background thread: creating a file costs a millisecond or more
-on a busy disk, and ``put`` is called on the event loop once per judge call, where that
-wait would hold up every call in flight. An entry not yet on disk is already served by
-``get`` (of any cache of the process); ``flush`` (called when a judge closes, and at exit)
-waits until every entry is written.
+Entries are written by one background thread, each turn storing every entry waiting in
+one transaction: ``put`` is called on the event loop once per judge call, where a write
+would hold up every call in flight. An entry not yet on disk is already served by ``get``
+(of any cache of the process); ``flush`` (called when a judge closes, and at exit) waits
+until every entry is written. A killed process loses only entries not yet written.
+
+Caches of earlier versions kept one JSON file per entry (``KEY[:2]/KEY.json``): the first
+open of such a folder moves those entries into the database and deletes the files.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
-import itertools
 import json
 import logging
-import os
 import queue
+import re
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
+from engine.cache_db import open_cache_db, write_rows
+
 log = logging.getLogger("engine.judges.cache")
+
+DB_NAME = "judge.sqlite3"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS judge_responses (
+    key TEXT NOT NULL PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID
+"""
+_INSERT = "INSERT OR REPLACE INTO judge_responses VALUES (?, ?)"
+_KEY = re.compile(r"[0-9a-f]{64}")
+_WRITE_BATCH = 1000
+"""Most entries stored in one transaction."""
 
 
 def cache_key(
@@ -45,42 +64,118 @@ def cache_key(
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
+class _Database:
+    """One cache folder's database: a connection for reads (any thread) and one for the
+    writer thread, so a lookup on the event loop never waits for a write."""
+
+    def __init__(self, folder: Path) -> None:
+        path = folder / DB_NAME
+        self.writes = open_cache_db(path, _SCHEMA, "judge_responses")
+        self.reads = open_cache_db(path, _SCHEMA, "judge_responses")
+        self.read_lock = threading.Lock()
+        _import_entry_files(folder, self.writes)
+
+    def get(self, key: str) -> str | None:
+        with self.read_lock:
+            row = self.reads.execute(
+                "SELECT value FROM judge_responses WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+
+def _import_entry_files(folder: Path, db: sqlite3.Connection) -> None:
+    """Move the entries of an earlier version's one-file-per-entry cache into ``db``."""
+    files = [
+        path
+        for sub in folder.glob("[0-9a-f][0-9a-f]")
+        if sub.is_dir()
+        for path in sub.glob("*.json")
+        if _KEY.fullmatch(path.stem) and path.stem.startswith(sub.name)
+    ]
+    if not files:
+        return
+    rows: list[tuple[object, ...]] = []
+    for path in files:
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # unreadable entries were misses before; they are dropped
+        if isinstance(value, dict):
+            rows.append((path.stem, json.dumps(value, ensure_ascii=False)))
+    # Entries already in the database are newer than the files: keep them.
+    if not write_rows(db, "INSERT OR IGNORE INTO judge_responses VALUES (?, ?)", rows):
+        return  # the files stay, to be imported next time
+    for path in files:
+        path.unlink(missing_ok=True)
+    for sub in {path.parent for path in files}:
+        for leftover in sub.glob(".tmp-*.json"):  # temporary files of killed writers
+            leftover.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else lives there
+            sub.rmdir()
+    log.info("judge cache: moved %d entries of %s into %s", len(rows), folder, DB_NAME)
+
+
 class _Writer:
     """The one thread writing cache entries, and the entries it has yet to write."""
 
     def __init__(self) -> None:
-        self.pending: dict[Path, dict[str, Any]] = {}
+        self.pending: dict[tuple[Path, str], dict[str, Any]] = {}
         self.lock = threading.Lock()
-        self.queue: queue.Queue[Path] = queue.Queue()
+        self.queue: queue.Queue[tuple[Path, str]] = queue.Queue()
         self.thread: threading.Thread | None = None
+        self.databases: dict[Path, _Database] = {}
 
-    def submit(self, path: Path, value: dict[str, Any]) -> None:
+    def database(self, folder: Path) -> _Database:
+        """The database of ``folder``, opened once per process (thread-safe)."""
         with self.lock:
-            self.pending[path] = value
+            db = self.databases.get(folder)
+            if db is None:
+                db = self.databases[folder] = _Database(folder)
+            return db
+
+    def submit(self, folder: Path, key: str, value: dict[str, Any]) -> None:
+        with self.lock:
+            self.pending[(folder, key)] = value
             if self.thread is None:
                 self.thread = threading.Thread(target=self._run, name="judge-cache", daemon=True)
                 self.thread.start()
                 atexit.register(self.flush)
-        self.queue.put(path)
+        self.queue.put((folder, key))
 
     def _run(self) -> None:
         while True:
-            path = self.queue.get()
-            with self.lock:
-                value = self.pending.get(path)
+            turn = [self.queue.get()]
+            while len(turn) < _WRITE_BATCH:
+                try:
+                    turn.append(self.queue.get_nowait())
+                except queue.Empty:
+                    break
             try:
-                if value is not None:
-                    _write(path, value)
-            except OSError as exc:  # a cache that cannot be written only costs calls
-                log.warning("judge cache: cannot write %s: %s", path, exc)
+                self._write(turn)
+            except Exception as exc:  # this thread must live on, or every flush would hang
+                log.warning("judge cache: %d entries not written: %s", len(turn), exc)
             finally:
-                # The same entry put twice is queued twice, and the first turn wrote and
-                # dropped it: the second finds nothing (deleting it again killed this
-                # thread, and every flush after waited forever).
-                with self.lock:
-                    if value is not None and self.pending.get(path) is value:
-                        del self.pending[path]
-                self.queue.task_done()
+                for _ in turn:
+                    self.queue.task_done()
+
+    def _write(self, turn: list[tuple[Path, str]]) -> None:
+        # The same entry put twice is queued twice: it is written once, with its latest
+        # value, and a later turn finds nothing left for it.
+        with self.lock:
+            found = {item: self.pending.get(item) for item in turn}
+        entries = {item: value for item, value in found.items() if value is not None}
+        by_folder: dict[Path, list[tuple[object, ...]]] = {}
+        for (folder, key), value in entries.items():
+            by_folder.setdefault(folder, []).append((key, json.dumps(value, ensure_ascii=False)))
+        for folder, rows in by_folder.items():
+            try:
+                write_rows(self.database(folder).writes, _INSERT, rows)
+            except (OSError, sqlite3.Error) as exc:  # a cache that cannot be written only
+                log.warning("judge cache: cannot write to %s: %s", folder, exc)  # costs calls
+        with self.lock:
+            for item, value in entries.items():
+                if self.pending.get(item) is value:
+                    del self.pending[item]
 
     def flush(self) -> None:
         if self.thread is not None:
@@ -90,67 +185,30 @@ class _Writer:
 _WRITER = _Writer()
 
 
-_names = itertools.count()
-
-
-def _open_temporary(tmp: Path) -> int:
-    # Not O_EXCL: the name is unique among live processes (pid) and within this one (the
-    # one writer thread counts), so a file already there was left by a dead process that
-    # had this pid, and is overwritten.
-    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-
-
-def _write(path: Path, value: dict[str, Any]) -> None:
-    """Write one entry atomically (a temporary file, then a rename).
-
-    One encode and one ``write`` call: ``json.dump`` to a file object runs the pure-Python
-    encoder chunk by chunk, and with ``mkstemp``'s random names and a ``mkdir`` per entry
-    this thread held the GIL for 12% of a 128-calls-in-flight run.
-    """
-    data = json.dumps(value, ensure_ascii=False).encode("utf-8")
-    tmp = path.with_name(f".tmp-{os.getpid()}-{next(_names)}.json")
-    try:
-        fd = _open_temporary(tmp)
-    except FileNotFoundError:  # the first entry of its folder
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = _open_temporary(tmp)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 class JudgeCache:
-    """Judge responses under ``folder`` (for example ``EVALHOUSE_HOME/cache/judge``)."""
+    """Judge responses under ``folder`` (for example ``EVALHOUSE_HOME/cache``)."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = Path(folder)
-        """Where entries live (created on first write)."""
-
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
+        self.folder = Path(folder).absolute()
+        """Where the database lives (created on first use)."""
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored entry, or None (missing or unreadable entries are misses)."""
-        path = self._path(key)
         with _WRITER.lock:
-            waiting = _WRITER.pending.get(path)
+            waiting = _WRITER.pending.get((self.folder, key))
         if waiting is not None:
             return waiting
         try:
-            with path.open(encoding="utf-8") as f:
-                value = json.load(f)
-        except (OSError, json.JSONDecodeError):
+            stored = _WRITER.database(self.folder).get(key)
+            value = json.loads(stored) if stored is not None else None
+        except (OSError, sqlite3.Error, ValueError) as exc:
+            log.debug("judge cache: %s is a miss: %s", key, exc)
             return None
         return value if isinstance(value, dict) else None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        """Store an entry: served by ``get`` at once, written atomically (a temporary file,
-        then a rename) by the background writer."""
-        _WRITER.submit(self._path(key), dict(value))
+        """Store an entry: served by ``get`` at once, written by the background writer."""
+        _WRITER.submit(self.folder, key, dict(value))
 
     def flush(self) -> None:
         """Wait until every entry put so far (by any cache of the process) is on disk."""

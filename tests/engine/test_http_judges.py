@@ -270,8 +270,8 @@ def test_planted_key_never_reaches_cache_or_logs(
     JudgeCache(cache_dir).flush()  # entries are written by a background thread
     files = [p for p in cache_dir.rglob("*") if p.is_file()]
     assert files, "the cache should hold the successful rubric replies"
-    for path in files:
-        assert planted_key not in path.read_text(encoding="utf-8")
+    for path in files:  # the database and its write-ahead log, read as raw bytes
+        assert planted_key.encode() not in path.read_bytes()
     assert planted_key not in caplog.text
     assert "retry" in caplog.text  # the logs did record the events
 

@@ -5,16 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from engine.judges.base import JudgeResponseError
-from engine.judges.cache import JudgeCache, cache_key
+from engine.judges.cache import DB_NAME, JudgeCache, cache_key
 from tests.engine.test_http_judges import RUBRIC, make_judge
 from tests.loopback_llm import LoopbackLLM, Reply, loopback_llm
 
 __all__ = ["loopback_llm"]
+
+
+def stored(folder: Path) -> dict[str, dict[str, object]]:
+    """Every entry on disk under ``folder``, read with sqlite directly."""
+    if not (folder / DB_NAME).exists():
+        return {}
+    with sqlite3.connect(folder / DB_NAME) as db:
+        rows = db.execute("SELECT key, value FROM judge_responses").fetchall()
+    return {key: json.loads(value) for key, value in rows}
 
 
 def test_cache_hit_makes_no_second_call(loopback_llm: LoopbackLLM, tmp_path: Path) -> None:
@@ -37,14 +49,13 @@ def test_errors_are_never_cached(loopback_llm: LoopbackLLM, tmp_path: Path) -> N
     with pytest.raises(JudgeResponseError):
         asyncio.run(judge.score_rubric("q?", ["c"], "a"))
     JudgeCache(tmp_path).flush()  # entries are written by a background thread
-    assert not [p for p in tmp_path.rglob("*.json")]
+    assert stored(tmp_path) == {}
     asyncio.run(judge.score_rubric("q?", ["c"], "a"))
     assert loopback_llm.count == 3
     JudgeCache(tmp_path).flush()
-    (entry,) = list(tmp_path.rglob("*.json"))
-    stored = json.loads(entry.read_text())
-    assert json.loads(stored["content"]) == RUBRIC
-    assert stored["prompt"] == "rubric.v1"
+    (entry,) = stored(tmp_path).values()
+    assert json.loads(str(entry["content"])) == RUBRIC
+    assert entry["prompt"] == "rubric.v1"
 
 
 def test_repaired_reply_is_cached_under_the_original_prompt(
@@ -85,10 +96,21 @@ def test_unreadable_entries_are_misses(tmp_path: Path) -> None:
     cache.put(key, {"content": "{}"})
     assert cache.get(key) == {"content": "{}"}
     cache.flush()  # entries are written by a background thread
-    (path,) = list(tmp_path.rglob("*.json"))
-    path.write_text("{broken")
+    assert stored(tmp_path) == {key: {"content": "{}"}}
+    with sqlite3.connect(tmp_path / DB_NAME) as db:
+        db.execute("UPDATE judge_responses SET value = '{broken'")
     assert cache.get(key) is None
-    assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_a_damaged_database_is_set_aside_and_a_new_one_used(tmp_path: Path) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"not a database at all" * 100)
+    cache = JudgeCache(tmp_path)
+    key = cache_key("p", "m", "v", "damaged", 0.0)
+    assert cache.get(key) is None
+    cache.put(key, {"content": "fresh"})
+    cache.flush()
+    assert stored(tmp_path) == {key: {"content": "fresh"}}
+    assert list(tmp_path.glob(f"{DB_NAME}.corrupt-*"))
 
 
 def test_an_entry_is_served_before_it_reaches_disk_and_written_by_flush(tmp_path: Path) -> None:
@@ -97,8 +119,7 @@ def test_an_entry_is_served_before_it_reaches_disk_and_written_by_flush(tmp_path
     # another cache of the same folder (a second judge of the process) sees it at once
     assert JudgeCache(tmp_path).get(key) == {"content": "{}"}
     JudgeCache(tmp_path).flush()
-    (path,) = list(tmp_path.rglob("*.json"))
-    assert json.loads(path.read_text()) == {"content": "{}"}
+    assert stored(tmp_path) == {key: {"content": "{}"}}
 
 
 def test_the_same_entry_put_many_times_at_once_is_written_and_flush_returns(
@@ -127,28 +148,52 @@ def test_the_same_entry_put_many_times_at_once_is_written_and_flush_returns(
         assert cache.get(key) is not None
     cache.put(keys[0], {"content": "again"})  # the writer still takes new entries
     cache.flush()
-    assert json.loads(next((tmp_path / "cache").rglob(f"{keys[0]}.json")).read_text()) == {
-        "content": "again"
-    }
+    assert stored(tmp_path / "cache")[keys[0]] == {"content": "again"}
+    assert len(stored(tmp_path / "cache")) == 3
 
 
-def test_a_temporary_file_left_by_a_killed_process_does_not_block_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A process killed between create and rename leaves its temporary file; a later
-    # process given the same pid must still write its entries (not lose them all).
-    import itertools
-    import os
-
-    import engine.judges.cache as module
-
-    monkeypatch.setattr(module, "_names", itertools.count(7))
-    cache = JudgeCache(tmp_path / "cache")
-    key = cache_key("openai", "m", "rubric.v1", "left over", 0.0)
-    folder = tmp_path / "cache" / key[:2]
-    folder.mkdir(parents=True)
-    (folder / f".tmp-{os.getpid()}-7.json").write_text("half an entry")
-    cache.put(key, {"content": "whole"})
+def test_an_entry_that_cannot_be_encoded_does_not_stop_the_writer(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path)
+    bad, good = cache_key("p", "m", "v", "bad", 0.0), cache_key("p", "m", "v", "good", 0.0)
+    cache.put(bad, {"content": object()})
     cache.flush()
-    assert json.loads((folder / f"{key}.json").read_text()) == {"content": "whole"}
-    assert [p.name for p in folder.iterdir()] == [f"{key}.json"]
+    cache.put(good, {"content": "fine"})
+    cache.flush()
+    assert stored(tmp_path) == {good: {"content": "fine"}}
+
+
+def test_entries_of_the_one_file_per_entry_layout_are_moved_into_the_database(
+    tmp_path: Path,
+) -> None:
+    # Earlier versions wrote KEY[:2]/KEY.json: a user's paid-for responses must survive.
+    old, broken = cache_key("openai", "m", "v", "old", 0.0), cache_key("o", "m", "v", "b", 0.0)
+    for key, text in ((old, json.dumps({"content": "kept"})), (broken, "{half")):
+        (tmp_path / key[:2]).mkdir(exist_ok=True)
+        (tmp_path / key[:2] / f"{key}.json").write_text(text)
+    (tmp_path / old[:2] / ".tmp-999-7.json").write_text("left by a killed writer")
+    (tmp_path / "embeddings.sqlite3").write_bytes(b"")  # other caches share the folder
+    assert JudgeCache(tmp_path).get(old) == {"content": "kept"}
+    assert JudgeCache(tmp_path).get(broken) is None
+    assert stored(tmp_path) == {old: {"content": "kept"}}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [DB_NAME, f"{DB_NAME}-shm", f"{DB_NAME}-wal", "embeddings.sqlite3"]
+    )
+
+
+def test_entries_flushed_before_a_kill_9_are_kept(tmp_path: Path) -> None:
+    child = f"""
+import os, signal
+from pathlib import Path
+from engine.judges.cache import JudgeCache, cache_key
+cache = JudgeCache(Path({str(tmp_path)!r}))
+for i in range(50):
+    cache.put(cache_key("p", "m", "v", str(i), 0.0), {{"content": str(i)}})
+cache.flush()
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, check=False)
+    assert done.returncode == -9, done.stderr
+    entries = stored(tmp_path)
+    assert len(entries) == 50
+    key = cache_key("p", "m", "v", "7", 0.0)
+    assert JudgeCache(tmp_path).get(key) == entries[key] == {"content": "7"}
