@@ -28,6 +28,7 @@ import math
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -176,22 +177,31 @@ def _calls(url: str) -> int:
     return int(httpx.get(url).json()["count"])
 
 
-def timed(command: list[str], env: dict[str, str], cwd: Path, url: str) -> dict[str, float]:
-    """Wall, CPU-seconds of the command's process tree, and server calls of one run."""
-    before_calls = _calls(url)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # promptfoo exits 100 when an assertion fails; 0.120.8 may also crash after its eval
-    # completed (its file logger's "write after end"): the calls counted still stand.
-    finished = done.returncode in (0, 100) or "Eval complete" in done.stdout
-    if not finished:
+def timed(
+    command: list[str], env: dict[str, str], cwd: Path, url: str, attempts: int = 1
+) -> dict[str, float]:
+    """Wall, CPU-seconds of the command's process tree, and server calls of one run; a run
+    that crashes is run again, up to ``attempts`` runs in all."""
+    for attempt in range(1, attempts + 1):
+        before_calls = _calls(url)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # promptfoo exits 100 when an assertion fails; 0.120.8 may also crash after its
+        # eval completed (its file logger's "write after end"): the calls counted stand.
+        if done.returncode in (0, 100) or "Eval complete" in done.stdout:
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            return {"wall": wall, "cpu": cpu, "calls": _calls(url) - before_calls}
+        if attempt < attempts:
+            # The same logger race can also end a run midway: that run is not timed.
+            last = (done.stderr.strip().splitlines() or ["no output"])[0]
+            print(f"  {Path(command[0]).name} crashed (exit {done.returncode}: {last}); again")
+            continue
         print(done.stdout[-2000:], done.stderr[-2000:], sep="\n")
         raise SystemExit(f"{command[0]} exited {done.returncode}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "calls": _calls(url) - before_calls}
+    raise AssertionError("unreachable")
 
 
 def _line(tool: str, m: dict[str, float], cases: int) -> str:
@@ -239,8 +249,10 @@ def run_pairs(folder: Path, cases: Path, url: str, binary: Path, pairs: int) -> 
                 order = ("evalhouse", "promptfoo") if pair % 2 == 0 else ("promptfoo", "evalhouse")
                 got = {}
                 for tool in order:
-                    command = evalhouse("per_prompt") if tool == "evalhouse" else promptfoo
-                    got[tool] = timed(command, env, folder, url)
+                    if tool == "evalhouse":
+                        got[tool] = timed(evalhouse("per_prompt"), env, folder, url)
+                    else:
+                        got[tool] = timed(promptfoo, env, folder, url, attempts=3)
                 ratios.append(got["evalhouse"]["wall"] / got["promptfoo"]["wall"])
                 print(f"{condition}, pair {pair + 1}:")
                 for tool in order:
@@ -262,10 +274,9 @@ def run_pairs(folder: Path, cases: Path, url: str, binary: Path, pairs: int) -> 
             if neighbour is not None:
                 neighbour.kill()
                 neighbour.wait()
-        ratios.sort()
         print(
             f"{condition}: evalhouse / promptfoo wall, median of {len(ratios)} pairs: "
-            f"{ratios[len(ratios) // 2]:.2f} (goal <= 0.7)",
+            f"{statistics.median(ratios):.2f} (goal <= 0.7)",
             flush=True,
         )
 
