@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from engine.judges.rules import (
     contradiction,
     entities,
     entity_swap,
+    lowered,
     missing_details,
     uncovered_parts,
 )
@@ -47,6 +49,11 @@ class PreparedContext:
     stems: tuple[frozenset[str], ...]
     sentences: tuple[str, ...]
     text: str
+
+    @cached_property
+    def every_stem(self) -> frozenset[str]:
+        """The content stems of the whole context (read once per claim)."""
+        return frozenset().union(*self.stems)
 
     def window(self, unit: Unit) -> str:
         """The unit's sentence with its neighbours: where missing details are looked for."""
@@ -142,9 +149,8 @@ def _features(
     top3: set[str] = set()
     for i in order[:3]:
         top3 |= prepared.stems[i]
-    every: set[str] = set().union(*prepared.stems)
     claim_entities = entities(claim)
-    context_lower = prepared.text.lower()
+    context_lower = lowered(prepared.text)
     claim_words = max(1, len(claim.split()))
     missing = missing_details(claim, window, prepared.text)
     values = {
@@ -154,7 +160,7 @@ def _features(
         "coverage_best": float(coverage[top]),
         "coverage_window": _coverage(claim_stems, content_stems(window)),
         "coverage_top3": _coverage(claim_stems, top3),
-        "coverage_context": _coverage(claim_stems, every),
+        "coverage_context": _coverage(claim_stems, prepared.every_stem),
         "clean_support": 0.0,
         "partial": 0.0,
         "missing_details": min(3, len(missing)) / 3,

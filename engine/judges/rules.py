@@ -81,7 +81,20 @@ _WEEKDAYS = {
 
 def words(text: str) -> list[str]:
     """Lower-cased word and number tokens (apostrophes kept, curly ones straightened)."""
-    return [t.lower().replace("’", "'") for t in _TOKEN.findall(text)]
+    return list(_words(text))
+
+
+@lru_cache(maxsize=16384)
+def _words(text: str) -> tuple[str, ...]:
+    # Every rule tokenises the claim and the unit it reads, for each of the claim's
+    # candidate units and each metric: once per text is enough.
+    return tuple(t.lower().replace("’", "'") for t in _TOKEN.findall(text))
+
+
+@lru_cache(maxsize=4096)
+def lowered(text: str) -> str:
+    """``text.lower()``, kept: the whole context is searched in lower case for each claim."""
+    return text.lower()
 
 
 @lru_cache(maxsize=65536)
@@ -124,7 +137,8 @@ _NEGATION = re.compile(
 )
 
 
-def _negated_scopes(text: str) -> list[set[str]]:
+@lru_cache(maxsize=8192)
+def _negated_scopes(text: str) -> tuple[frozenset[str], ...]:
     """For each negation cue, the stems of the next three content words (its scope).
 
     A cue inside another cue's scope cancels it ("did not remove" states that something
@@ -138,14 +152,14 @@ def _negated_scopes(text: str) -> list[set[str]]:
         gap = [w for w in words(text[cues[i][1] : cues[i + 1][0]]) if w not in STOPWORDS]
         if not gap:
             dropped.update((i, i + 1))
-    scopes: list[set[str]] = []
+    scopes: list[frozenset[str]] = []
     for i, (_, end) in enumerate(cues):
         if i in dropped:
             continue
         following = [w for w in words(text[end:]) if w not in STOPWORDS][:3]
         if following:
-            scopes.append({stem(w) for w in following})
-    return scopes
+            scopes.append(frozenset(stem(w) for w in following))
+    return tuple(scopes)
 
 
 def _negation(claim: str, evidence: str) -> RuleHit | None:
@@ -410,7 +424,7 @@ def contradiction(claim: str, evidence: str, context: str = "") -> RuleHit | Non
     ``context`` is the whole context text: a name the claim shares with the context
     elsewhere is a reference, not a swap.
     """
-    context_lower = (context or evidence).lower()
+    context_lower = lowered(context or evidence)
     return (
         _negation(claim, evidence)
         or number_rule(claim, evidence)
@@ -433,7 +447,7 @@ def missing_details(claim: str, evidence: str, context: str = "") -> list[str]:
     missing.extend(sorted(cy - ey))
     missing.extend(f"month {m}" for m in sorted(cm - em))
     missing.extend(f"weekday {w}" for w in sorted(cw - ew))
-    haystack = (context or evidence).lower()
+    haystack = lowered(context or evidence)
     missing.extend(
         sorted(e for e in entities(claim) if e not in haystack and not _spelled_out(e, haystack))
     )
@@ -460,7 +474,7 @@ def entity_swap(claim: str, evidence: str, window: str, context: str) -> RuleHit
     Strauss"). Names pull MiniLM's cosine down, so such evidence can rank below the
     contradiction threshold; this rule reads it anyway. ``window`` is the evidence with
     its neighbouring sentences, where the rest of the claim is looked for."""
-    hit = _entity(claim, evidence, context.lower())
+    hit = _entity(claim, evidence, lowered(context))
     if hit is None:
         return None
     # Shared numbers ("Version 4.0") say the topic is the same, not the statement.
