@@ -26,6 +26,7 @@ import queue
 import re
 import sqlite3
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ _INSERT = "INSERT OR REPLACE INTO judge_responses VALUES (?, ?)"
 _KEY = re.compile(r"[0-9a-f]{64}")
 _WRITE_BATCH = 1000
 """Most entries stored in one transaction."""
+_OPEN_DATABASES = 8
+"""Cache folders whose database a process keeps open."""
 
 
 def cache_key(
@@ -81,6 +84,12 @@ class _Database:
                 "SELECT value FROM judge_responses WHERE key = ?", (key,)
             ).fetchone()
         return None if row is None else str(row[0])
+
+    def close(self) -> None:
+        """Close both connections (a use after this raises sqlite3.ProgrammingError)."""
+        with self.read_lock:
+            self.reads.close()
+            self.writes.close()
 
 
 def _import_entry_files(folder: Path, db: sqlite3.Connection) -> None:
@@ -123,14 +132,19 @@ class _Writer:
         self.lock = threading.Lock()
         self.queue: queue.Queue[tuple[Path, str]] = queue.Queue()
         self.thread: threading.Thread | None = None
-        self.databases: dict[Path, _Database] = {}
+        self.databases: OrderedDict[Path, _Database] = OrderedDict()
 
     def database(self, folder: Path) -> _Database:
-        """The database of ``folder``, opened once per process (thread-safe)."""
+        """The database of ``folder``, opened once per process (thread-safe). A run uses
+        one folder; a process that goes through many (a test suite) keeps the last
+        ``_OPEN_DATABASES`` open rather than two connections for each."""
         with self.lock:
             db = self.databases.get(folder)
             if db is None:
                 db = self.databases[folder] = _Database(folder)
+                while len(self.databases) > _OPEN_DATABASES:
+                    self.databases.popitem(last=False)[1].close()
+            self.databases.move_to_end(folder)
             return db
 
     def submit(self, folder: Path, key: str, value: dict[str, Any]) -> None:

@@ -197,3 +197,17 @@ os.kill(os.getpid(), signal.SIGKILL)
     assert len(entries) == 50
     key = cache_key("p", "m", "v", "7", 0.0)
     assert JudgeCache(tmp_path).get(key) == entries[key] == {"content": "7"}
+
+
+def test_a_process_keeps_a_few_databases_open_and_reopens_a_closed_one(tmp_path: Path) -> None:
+    import engine.judges.cache as module
+
+    key = cache_key("p", "m", "v", "reopen", 0.0)
+    caches = [JudgeCache(tmp_path / f"c{i}") for i in range(module._OPEN_DATABASES + 3)]
+    for i, cache in enumerate(caches):
+        cache.put(key, {"content": str(i)})
+        cache.flush()
+    open_now = [folder for folder in module._WRITER.databases if folder.parent == tmp_path]
+    assert len(open_now) <= module._OPEN_DATABASES
+    for i, cache in enumerate(caches):  # the first ones were closed, and open again
+        assert cache.get(key) == {"content": str(i)}
