@@ -204,7 +204,13 @@ class JudgeCache:
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder).absolute()
-        """Where the database lives (created on first use)."""
+        """Where the database lives."""
+        # Opened when the judge is built, not by its first lookup on the event loop:
+        # moving an old cache's files in takes about a second per 10,000 entries.
+        try:
+            _WRITER.database(self.folder)
+        except (OSError, sqlite3.Error) as exc:  # each lookup tries again; calls still work
+            log.warning("judge cache %s cannot be opened: %s", self.folder, exc)
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored entry, or None (missing or unreadable entries are misses)."""

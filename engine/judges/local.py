@@ -30,6 +30,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -92,6 +93,35 @@ LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
 """Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Memo(Generic[K, V]):
+    """A thread-safe map keeping its ``size`` most recently used entries: what the judge
+    worked out once per context, claim or answer, read again by each metric."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> V:
+        """Keep ``value`` (forgetting the least recently used beyond the size); returns it."""
+        with self._lock:
+            self._entries[key] = value
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return value
+
+
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
     return max(lo, min(hi, x))
 
@@ -137,15 +167,16 @@ class LocalJudge:
             if isinstance(embedder, EmbeddingStore)
             else EmbeddingStore(embedder, capacity=cache_size)
         )
-        self._contexts: OrderedDict[tuple[str, ...], PreparedContext] = OrderedDict()
-        self._contexts_lock = threading.Lock()
+        # A batch of samples prepares each context, chunk, answer and reference once
+        # ahead of judging: keep enough for the largest batch.
+        self._contexts: _Memo[tuple[str, ...], PreparedContext] = _Memo(1024)
         # A sample's claims are verified against its context twice (claim faithfulness
         # and the rubric): the second time reads the first verdict.
-        self._verdicts: OrderedDict[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
-        self._verdicts = OrderedDict()
+        self._verdicts: _Memo[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
+        self._verdicts = _Memo(4096)
         # A sample's answer is checked for abstention by claims, rubric, correctness and
         # relevance: the rules and prototype cosines run once per answer.
-        self._abstentions: OrderedDict[str, Abstention] = OrderedDict()
+        self._abstentions: _Memo[str, Abstention] = _Memo(4096)
 
     @property
     def name(self) -> str:
@@ -178,11 +209,9 @@ class LocalJudge:
 
     def _prepare(self, context: Sequence[str]) -> PreparedContext:
         key = tuple(context)
-        with self._contexts_lock:
-            cached = self._contexts.get(key)
-            if cached is not None:
-                self._contexts.move_to_end(key)
-                return cached
+        cached = self._contexts.get(key)
+        if cached is not None:
+            return cached
         units: list[Unit] = []
         sentences: list[str] = []
         seen: set[str] = set()
@@ -202,27 +231,15 @@ class LocalJudge:
             sentences=tuple(sentences),
             text="\n".join(context),
         )
-        with self._contexts_lock:
-            self._contexts[key] = prepared
-            # A batch of samples prepares each context, chunk, answer and reference once
-            # ahead of judging: keep enough for the largest batch.
-            while len(self._contexts) > 1024:
-                self._contexts.popitem(last=False)
-        return prepared
+        return self._contexts.put(key, prepared)
 
     # ------------------------------------------------------------------ protocol
     def abstention(self, response: str) -> Abstention:
         """Whether ``response`` declines, deflects or does not know (rules plus refusal
         prototypes compared with this judge's embedder)."""
-        with self._contexts_lock:
-            known = self._abstentions.get(response)
-        if known is not None:
-            return known
-        found = detect_abstention(response, self._embed)
-        with self._contexts_lock:
-            self._abstentions[response] = found
-            while len(self._abstentions) > 4096:
-                self._abstentions.popitem(last=False)
+        found = self._abstentions.get(response)
+        if found is None:
+            found = self._abstentions.put(response, detect_abstention(response, self._embed))
         return found
 
     async def extract_claims(self, response: str) -> ClaimsResult:
@@ -252,16 +269,10 @@ class LocalJudge:
         """The verdict and the probability that ``context`` supports ``claim`` (the
         combiner's; without one, 1 for SUPPORTED and partial credit by similarity)."""
         key = (claim, tuple(c for c in context if c.strip()))
-        with self._contexts_lock:
-            known = self._verdicts.get(key)
-        if known is not None:
-            return known
-        judged = self._judge_claim(claim, key[1])
-        with self._contexts_lock:
-            self._verdicts[key] = judged
-            while len(self._verdicts) > 4096:
-                self._verdicts.popitem(last=False)
-        return judged
+        known = self._verdicts.get(key)
+        if known is None:
+            known = self._verdicts.put(key, self._judge_claim(claim, key[1]))
+        return known
 
     def _judge_claim(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
         prepared = self._prepare(context)

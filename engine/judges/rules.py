@@ -13,6 +13,7 @@ All checks are lexical, deterministic and cheap (a few microseconds per pair).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from engine.judges.quantities import (
@@ -79,15 +80,12 @@ _WEEKDAYS = {
 }
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased word and number tokens (apostrophes kept, curly ones straightened)."""
-    return list(_words(text))
-
-
 @lru_cache(maxsize=16384)
-def _words(text: str) -> tuple[str, ...]:
-    # Every rule tokenises the claim and the unit it reads, for each of the claim's
-    # candidate units and each metric: once per text is enough.
+def words(text: str) -> tuple[str, ...]:
+    """Lower-cased word and number tokens (apostrophes kept, curly ones straightened).
+
+    Kept per text: every rule tokenises the claim and the unit it reads, for each of the
+    claim's candidate units and each metric."""
     return tuple(t.lower().replace("’", "'") for t in _TOKEN.findall(text))
 
 
@@ -196,7 +194,7 @@ def _dates(text: str) -> tuple[frozenset[str], frozenset[int], frozenset[int]]:
     return years, months, weekdays
 
 
-def _near_number(toks: list[str], i: int) -> bool:
+def _near_number(toks: Sequence[str], i: int) -> bool:
     window = toks[max(0, i - 1) : i + 2]
     return any(t.isdigit() for t in window)
 
