@@ -26,30 +26,12 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-
-class WarehouseError(Exception):
-    """A warehouse problem a person can act on; ``title`` is a short headline."""
-
-    title = "Warehouse error"
-
-
-class WarehouseMissing(WarehouseError):
-    """The warehouse file does not exist yet."""
-
-    title = "No warehouse yet"
-
-
-class WarehouseBusy(WarehouseError):
-    """Another process held the lock for longer than we were willing to wait."""
-
-    title = "Warehouse busy"
-
-
-class QueryError(WarehouseError):
-    """A query failed: bad SQL, a refused statement, or the time limit."""
-
-    title = "Query failed"
-
+# Re-exported: callers have always caught these from here.
+from warehouse.errors import QueryError as QueryError
+from warehouse.errors import WarehouseBusy as WarehouseBusy
+from warehouse.errors import WarehouseError as WarehouseError
+from warehouse.errors import WarehouseMissing as WarehouseMissing
+from warehouse.errors import WarehouseStorageError as WarehouseStorageError
 
 _LOCK_MARKERS = ("lock", "Conflicting lock", "being used by another")
 
@@ -200,12 +182,6 @@ def is_storage_failure(exc: BaseException) -> bool:
     if isinstance(exc, duckdb.FatalException | duckdb.InternalException):
         return True
     return isinstance(exc, duckdb.Error) and any(m in str(exc) for m in _STORAGE_MARKERS)
-
-
-class WarehouseStorageError(WarehouseError):
-    """Writing the warehouse file failed (disk full, read-only, I/O error)."""
-
-    title = "Warehouse not written"
 
 
 def _is_lock_error(exc: BaseException) -> bool:

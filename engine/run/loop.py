@@ -32,7 +32,7 @@ from engine.run.components import Components, build_components
 from engine.run.conversing import TurnJournal
 from engine.run.identity import RunError, RunIdentity
 from engine.run.lanes import Lane, build_lanes
-from engine.run.metrics import ci_width, iteration_means, metrics_by_candidate
+from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
 from engine.run.plan import CandidatePlan, plan_for_run, project_digest
 from engine.run.writer import LakeWriter, SampleOutput
@@ -263,7 +263,7 @@ class Runner:
         write_part(self.paths.lake, "runs", self.run_id, 0, [record])
 
     def _finish(self, status: RunStatus) -> RunOutcome:
-        results = read_table(self.paths.lake, "results", self.run_id)
+        results = read_table(self.paths.lake, "results", self.run_id, columns=("error", "cost_usd"))
         samples = results.num_rows
         errors = sum(1 for e in results.column("error").to_pylist() if e is not None)
         cost = float(sum(c or 0.0 for c in results.column("cost_usd").to_pylist()))
@@ -460,7 +460,8 @@ class Runner:
         the iterations so far is narrow enough (said on the progress line either way)."""
         rule = self.config.until_ci
         assert rule is not None
-        rows = read_table(self.paths.lake, "results", self.run_id).to_pylist()
+        wanted = ("candidate", "iteration", rule.metric)
+        rows = read_table(self.paths.lake, "results", self.run_id, columns=wanted).to_pylist()
         means = iteration_means(rows, rule.metric)
         widths = {c: ci_width([m for i, m in sorted(per.items()) if i <= iteration])
                   for c, per in means.items()}  # fmt: skip
@@ -478,7 +479,9 @@ class Runner:
 
     def _close_iteration(self, iteration: int) -> None:
         assert self.writer is not None
-        rows = read_table(self.paths.lake, "results", self.run_id, iteration).to_pylist()
+        rows = read_table(
+            self.paths.lake, "results", self.run_id, iteration, columns=METRIC_COLUMNS
+        ).to_pylist()
         records = metrics_by_candidate(self.run_id, iteration, rows, self.clock())
         write_part(self.paths.lake, "iteration_metrics", self.run_id, iteration, records)
         self.writer.write_progress(iteration)

@@ -12,6 +12,28 @@ from engine.models import IterationMetricsRecord
 from engine.scoring.synthesis import SynthesisOutcome, low_faithfulness_analysis
 from engine.scoring.synthesis import iteration_metrics as synthesis_iteration_metrics
 
+METRIC_COLUMNS = (
+    "sample_id",
+    "candidate",
+    "query",
+    "error",
+    "accuracy",
+    "completeness",
+    "attribution",
+    "judge_faithfulness",
+    "judge_completeness",
+    "faithfulness_reasoning",
+    "completeness_reasoning",
+    "claim_faithfulness",
+    "rag_overall",
+    "input_tokens",
+    "judge_input_tokens",
+    "output_tokens",
+    "judge_output_tokens",
+    "cost_usd",
+)
+"""The result columns ``iteration_metrics`` reads: the runner reads only these back."""
+
 
 def _mean(values: Sequence[float | None]) -> float | None:
     xs = [float(v) for v in values if v is not None and not math.isnan(v)]

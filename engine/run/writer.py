@@ -123,11 +123,8 @@ class LakeWriter:
     def done_rows(self, iteration: int) -> dict[SampleKeyTuple, dict[str, Any]]:
         """Results already in the lake for this iteration by (sample_id, candidate); child
         parts of samples without a result are set aside as orphans."""
-        table = read_table(self.paths.lake, "results", self.run_id, iteration)
-        rows = {
-            (row["sample_id"], row["candidate"] or ""): row
-            for row in table.select(_DONE_COLUMNS).to_pylist()
-        }
+        table = read_table(self.paths.lake, "results", self.run_id, iteration, _DONE_COLUMNS)
+        rows = {(row["sample_id"], row["candidate"] or ""): row for row in table.to_pylist()}
         done = set(rows)
         for part in list_parts(self.paths.lake, list(CHILD_TABLES)):
             if part.run_id != self.run_id or part.iteration != iteration:
@@ -165,7 +162,9 @@ class LakeWriter:
         """Set aside the child parts of ``keys`` (a shard whose Ray worker died) that have
         no result: the shard's samples are redone. Parts of other shards are left alone,
         because their tasks may be between their child parts and their results part."""
-        table = read_table(self.paths.lake, "results", self.run_id, iteration)
+        table = read_table(
+            self.paths.lake, "results", self.run_id, iteration, ("sample_id", "candidate")
+        )
         done = {(r["sample_id"], r["candidate"] or "") for r in table.to_pylist()}
         for part in list_parts(self.paths.lake, list(CHILD_TABLES)):
             if part.run_id != self.run_id or part.iteration != iteration:

@@ -183,7 +183,9 @@ def test_timeout_is_retried_then_reported(server: Server) -> None:
         send(server.url, policy)
     assert str(caught.value) == "timed out after 0.2 s (after 2 attempts)"
     assert caught.value.status is None
-    assert time.perf_counter() - started < 0.9
+    # Waiting for the late replies would take 2 x 1.0 s; the two timeouts take 0.4 s, and the
+    # bound leaves a busy machine room to start the client (it failed at 0.9 under load).
+    assert time.perf_counter() - started < 1.8
 
 
 def test_timeout_then_success(server: Server) -> None:

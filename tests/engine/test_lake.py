@@ -138,3 +138,30 @@ def test_sweep_removes_only_orphans(tmp_path: Path) -> None:
     os.utime(folder / names["old_live"], (old, old))
     assert sweep_orphans(tmp_path) == 3
     assert sorted(p.name for p in folder.iterdir()) == sorted([names["live"], names["other_host"]])
+
+
+def test_read_table_reads_only_the_columns_asked_for(tmp_path: Path) -> None:
+    write_part(tmp_path, "results", "R", 1, [result_record("R", "a", cost_usd=0.5)])
+    write_part(tmp_path, "results", "R", 2, [result_record("R", "b", error="boom")])
+    got = read_table(tmp_path, "results", "R", columns=("error", "cost_usd"))
+    assert got.column_names == ["error", "cost_usd"]
+    assert got.to_pylist() == [
+        {"error": None, "cost_usd": 0.5},
+        {"error": "boom", "cost_usd": 0.0},
+    ]
+    one = read_table(tmp_path, "results", "R", 2, ("sample_id",))
+    assert one.to_pylist() == [{"sample_id": "b"}]
+    empty = read_table(tmp_path, "results", "other-run", columns=("sample_id",))
+    assert (empty.num_rows, empty.column_names) == (0, ["sample_id"])
+    with pytest.raises(KeyError):
+        read_table(tmp_path, "results", "R", columns=("no_such_column",))
+
+
+def test_a_column_an_older_part_lacks_is_read_as_nulls(tmp_path: Path) -> None:
+    path = write_part(tmp_path, "results", "R", 1, [result_record("R", "a", rag_overall=0.5)])
+    assert path is not None
+    older = pq.read_table(path).drop_columns(["rag_overall"])
+    pq.write_table(older, path)  # as a part written before the column existed
+    got = read_table(tmp_path, "results", "R", columns=("sample_id", "rag_overall"))
+    assert got.to_pylist() == [{"sample_id": "a", "rag_overall": None}]
+    assert read_table(tmp_path, "results", "R").column("rag_overall").to_pylist() == [None]
