@@ -9,9 +9,10 @@ The calls each tool made are counted on the server, not assumed. Pairs run back 
 first quiet, then beside a CPU-bound neighbour process this bench starts (and stops).
 
 Printed per run: wall seconds, CPU-seconds of the tool's process tree (``RUSAGE_CHILDREN``
-around it), calls and calls/s; per pair the ratio evalhouse / promptfoo of wall time (goal
-<= 0.7). A batched evalhouse run (the default, fewer calls for the same verdicts) is
-printed once for reference.
+around it), calls and calls/s, and how long the tool took to make its first call and to
+exit after its last answer (the time no call is in flight); per pair the ratio evalhouse /
+promptfoo of wall time (goal <= 0.7). A batched evalhouse run (the default, fewer calls for
+the same verdicts) is printed once for reference.
 
 promptfoo is installed from npm (``npm install promptfoo@PINNED``) into
 ``~/.cache/evalhouse-bench/promptfoo`` the first time; without node or npm the bench says
@@ -75,6 +76,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 delay = float(sys.argv[1])
 reply = sys.argv[2]
 count = [0]
+stamps = []  # when each call arrived (time.time())
 lock = threading.Lock()
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -89,11 +91,15 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
     def do_GET(self):
         with lock:
-            self._send(json.dumps({"count": count[0]}).encode())
+            since = int(self.path.partition("since=")[2] or 0)
+            got = stamps[since:]
+            self._send(json.dumps({"count": count[0], "first": got[0] if got else None,
+                                   "last": got[-1] if got else None}).encode())
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
         with lock:
             count[0] += 1
+            stamps.append(time.time())
         time.sleep(delay)
         self._send(json.dumps({
             "id": "x", "object": "chat.completion", "created": 0, "model": body.get("model"),
@@ -177,6 +183,12 @@ def _calls(url: str) -> int:
     return int(httpx.get(url).json()["count"])
 
 
+def _first_and_last(url: str, since: int) -> tuple[float, float]:
+    """When the first and the last call since the ``since``-th arrived (time.time())."""
+    got = httpx.get(f"{url}/?since={since}").json()
+    return float(got["first"]), float(got["last"])
+
+
 def timed(
     command: list[str], env: dict[str, str], cwd: Path, url: str, attempts: int = 1
 ) -> dict[str, float]:
@@ -185,15 +197,24 @@ def timed(
     for attempt in range(1, attempts + 1):
         before_calls = _calls(url)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
+        started, started_at = time.perf_counter(), time.time()
         done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
         wall = time.perf_counter() - started
+        ended_at = time.time()
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         # promptfoo exits 100 when an assertion fails; 0.120.8 may also crash after its
         # eval completed (its file logger's "write after end"): the calls counted stand.
         if done.returncode in (0, 100) or "Eval complete" in done.stdout:
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            return {"wall": wall, "cpu": cpu, "calls": _calls(url) - before_calls}
+            first, last = _first_and_last(url, before_calls)
+            return {
+                "wall": wall,
+                "cpu": cpu,
+                "calls": _calls(url) - before_calls,
+                # process start to its first call, and its last call's answer to its exit
+                "start": first - started_at,
+                "finish": ended_at - last - DELAY_S,
+            }
         if attempt < attempts:
             # The same logger race can also end a run midway: that run is not timed.
             last = (done.stderr.strip().splitlines() or ["no output"])[0]
@@ -208,7 +229,8 @@ def _line(tool: str, m: dict[str, float], cases: int) -> str:
     return (
         f"  {tool:<22} wall {m['wall']:6.1f} s  cpu {m['cpu']:6.1f} s "
         f"({m['cpu'] / cases:.3f} s/sample)  {m['calls']:5.0f} calls  "
-        f"{m['calls'] / m['wall']:6.1f} calls/s"
+        f"{m['calls'] / m['wall']:6.1f} calls/s  (first call after {m['start']:.2f} s, exit "
+        f"{m['finish']:.2f} s after the last answer)"
     )
 
 
