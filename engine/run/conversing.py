@@ -2,8 +2,9 @@
 
 User turns are added to the history; each assistant turn is answered by the lane's target
 with the whole history so far (``metadata["messages"]`` of a per-turn case, which the
-``openai:MODEL`` target sends as chat messages and an ``http:URL`` body template can send
-with ``"{{metadata.messages}}"``), and the reply joins the history. With the ``recorded``
+``openai:MODEL`` target and a candidate's chat target send as chat messages, and an
+``http:URL`` or http_endpoint candidate's body template can send with
+``"{{metadata.messages}}"``), and the reply joins the history. With the ``recorded``
 target the test set's own assistant turns are used as they are.
 
 Crash safety per turn: every generated reply is appended to a journal file (one JSON line,

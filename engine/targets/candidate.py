@@ -30,7 +30,7 @@ from engine.targets.base import (
     request_json,
     session_for,
 )
-from engine.targets.openai_chat import PRICES_PER_MTOK, OpenAIChatTarget
+from engine.targets.openai_chat import PRICES_PER_MTOK, OpenAIChatTarget, conversation_turn
 
 OPENAI_WIRE_PROVIDERS = frozenset({"openai", "ollama", "vllm", "lmstudio", "openai-compatible"})
 """Providers a candidate may name: they all speak the OpenAI chat-completions wire format
@@ -68,15 +68,26 @@ class CandidateChatTarget(OpenAIChatTarget):
 
     def request_body(self, case: TestCase) -> dict[str, Any]:
         """The chat-completions request: rendered system prompt (left out when the file's
-        body is empty) and user template. Raises TargetError when a template cannot be
-        rendered for this case."""
+        body is empty) and user template. A turn of a conversation also sends the chatbot
+        role and the history so far, its last user message rendered through the user
+        template (``{{input}}`` is that message), as the candidate would phrase it. Raises
+        TargetError when a template cannot be rendered for this case."""
         try:
             system = self.candidate.render_system(case)
             user = self.candidate.render_user(case)
         except CaseTemplateError as err:
             raise TargetError(str(err)) from err
         messages = [{"role": "system", "content": system}] if system.strip() else []
-        messages.append({"role": "user", "content": user})
+        turn = conversation_turn(case)
+        if turn is None:
+            messages.append({"role": "user", "content": user})
+        else:
+            role, history = turn
+            messages.extend(role)
+            if history and history[-1].get("role") == "user":
+                messages.extend([*history[:-1], {"role": "user", "content": user}])
+            else:  # an assistant turn right after another: nothing new from the user
+                messages.extend(history)
         body: dict[str, Any] = {
             "model": self.model,
             "temperature": self.temperature,

@@ -62,6 +62,18 @@ def load_system_prompt(version: str) -> tuple[str, str]:
     return f"system.{version}", path.read_text(encoding="utf-8").strip()
 
 
+def conversation_turn(case: TestCase) -> tuple[list[dict[str, str]], list[dict[str, str]]] | None:
+    """For the case of one turn of a conversation (``engine.run.conversing.turn_case``): the
+    system message of the conversation's chatbot role (none without one) and the history so
+    far, oldest first. None for any other case."""
+    history = case.metadata.get("messages")
+    if not isinstance(history, list):
+        return None
+    role = case.metadata.get("chatbot_role")
+    extra = [{"role": "system", "content": role}] if isinstance(role, str) and role else []
+    return extra, [dict(m) for m in history]
+
+
 class OpenAIChatTarget:
     """Chat completions with a versioned system prompt; one request per case."""
 
@@ -116,11 +128,10 @@ class OpenAIChatTarget:
         """The chat-completions request for one case. A turn of a conversation (its
         ``metadata["messages"]``, see ``engine.run.conversing``) sends the whole history
         after the system prompt and the conversation's chatbot role."""
-        history = case.metadata.get("messages")
-        if isinstance(history, list):
-            role = case.metadata.get("chatbot_role")
-            extra = [{"role": "system", "content": role}] if isinstance(role, str) and role else []
-            messages = [{"role": "system", "content": self.system_prompt}, *extra, *history]
+        turn = conversation_turn(case)
+        if turn is not None:
+            role, history = turn
+            messages = [{"role": "system", "content": self.system_prompt}, *role, *history]
             return {"model": self.model, "temperature": self.temperature, "messages": messages}
         user = case.query
         if self.include_context and case.effective_context:

@@ -151,7 +151,9 @@ def _llm(provider: str, body: dict[str, Any] | None) -> Reply:
                                         {"intent": "be polite", "satisfied": True}]}
         )  # fmt: skip
     last = str(messages[-1]["content"]) if messages else ""
-    return Reply.text(TARGET_REPLIES[last], input_tokens=10 * len(messages), output_tokens=5)
+    # A candidate's user template (below) wraps the customer's words.
+    reply = TARGET_REPLIES[last.removeprefix("Customer says: ")]
+    return Reply.text(reply, input_tokens=10 * len(messages), output_tokens=5)
 
 
 @pytest.fixture
@@ -219,6 +221,54 @@ def test_target_and_judge_over_http(
     # target tokens of every reply, summed per conversation: 10 x messages sent (hours has
     # no chatbot role, so no second system message)
     assert cost[0]["t"] == 10 * ((3 + 5 + 7) + (3 + 5) + 2)
+
+
+ACME = """---
+name: Acme support
+model: gpt-4o-mini
+user_template: "Customer says: {{input}}"
+---
+You answer for Acme in one sentence.
+"""
+
+
+def test_a_candidate_answers_each_turn_with_the_history(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], llm: LoopbackLLM
+) -> None:
+    project = tmp_path / "project"
+    (project / "candidates" / "acme").mkdir(parents=True)
+    (project / "candidates" / "acme" / "base.md").write_text(ACME, encoding="utf-8")
+    (project / "graders").mkdir()
+    (project / "graders" / "no-ai.yaml").write_text(
+        "type: regex\noptions: {pattern: 'an AI', must_match: false}\n", encoding="utf-8"
+    )
+    code, run_id, err = _run(
+        tmp_path / "home", capsys, "--test-set", str(THREE), "--name", "cand", "--project",
+        str(project), "--candidates", "acme", "--graders", "no-ai", "--judge", "openai:gpt-4o-mini",
+    )  # fmt: skip
+    assert code == 0, err
+    target_calls = [r for r in llm.requests if "judge of chatbot" not in r.prompt_text]
+    assert len(target_calls) == 6  # one per assistant turn
+    sixth = next(
+        r.body["messages"]
+        for r in target_calls
+        if r.body
+        and r.body["messages"][-1]["content"] == "Customer says: Can I get a refund instead?"
+    )
+    # the candidate's system prompt, the chatbot role, then the history with the replies the
+    # candidate gave; earlier user turns as they were said, the new one through the template
+    assert [m["role"] for m in sixth] == [
+        "system", "system", "user", "assistant", "user", "assistant", "user",
+    ]  # fmt: skip
+    assert sixth[0]["content"] == "You answer for Acme in one sentence."
+    assert sixth[1]["content"].startswith("You are a helpful customer support")
+    assert sixth[2]["content"] == "Hi, my order #12345 hasn't arrived yet"
+    assert sixth[3]["content"] == "Sorry! Let me check order #12345."
+    assert sixth[5]["content"] == "What is your order number?"
+    turns = _turns(tmp_path / "home", run_id)
+    assert {(sid, t) for sid, t in turns} >= {("shipment", 4), ("shipment", 6)}
+    assert all(row["candidate"] == "acme" for row in turns.values())
+    assert turns[("shipment", 6)]["content"] == "Yes, a full refund within 30 days."
 
 
 def test_jsonl_form(tmp_path: Path, capsys: pytest.CaptureFixture[str], llm: LoopbackLLM) -> None:
