@@ -327,7 +327,8 @@ def check_metrics(
     wh: Warehouse, run_id: str, candidate: str | None = None
 ) -> dict[str, float | None]:
     """Mean of every gateable metric of a run: analyzer, judge, RAG, pass/error rates,
-    and ``grader:<id>`` for each grader."""
+    ``conversation:<metric>`` when it has conversations, and ``grader:<id>`` for each
+    grader."""
     frame = wh.named("check_metrics", run_id=run_id, candidate=candidate)
     return {str(m): (None if v is None else float(v)) for m, v in frame.iter_rows()}
 

@@ -221,6 +221,15 @@ def test_target_and_judge_over_http(
     # target tokens of every reply, summed per conversation: 10 x messages sent (hours has
     # no chatbot role, so no second system message)
     assert cost[0]["t"] == 10 * ((3 + 5 + 7) + (3 + 5) + 2)
+    # CI gates on the conversation means: completeness (1 + 0.5 + 1) / 3, role adherence
+    # (1 + 0.5) / 2 (hours has no chatbot role)
+    gate = ["check", run_id, "--home", str(tmp_path)]
+    capsys.readouterr()
+    assert main([*gate, "--min", "conversation:completeness=0.83",
+                 "--max", "conversation:completeness=0.84",
+                 "--min", "conversation:role_adherence=0.75"]) == 0  # fmt: skip
+    assert main([*gate, "--min", "conversation:role_adherence=0.76"]) == 1
+    assert "conversation:role_adherence" in capsys.readouterr().out
 
 
 ACME = """---

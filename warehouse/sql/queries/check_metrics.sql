@@ -25,6 +25,20 @@ SELECT metric, value FROM (
     FROM r
 ) UNPIVOT (value FOR metric IN (COLUMNS(*)))
 UNION ALL
+-- Conversations (one row each in conversation_scores): present only when the run has some.
+SELECT 'conversation:' || metric AS metric, value FROM (
+    SELECT
+        avg(expectation_mean) AS expectation_mean,
+        avg(expectation_pass_rate) AS expectation_pass_rate,
+        avg(relevancy) AS relevancy,
+        avg(knowledge_retention) AS knowledge_retention,
+        avg(completeness) AS completeness,
+        avg(role_adherence) AS role_adherence
+    FROM conversation_scores
+    WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
+    HAVING count(*) > 0
+) UNPIVOT (value FOR metric IN (COLUMNS(*)))
+UNION ALL
 SELECT 'grader:' || grader AS metric, avg(score) AS value
 FROM grader_scores
 WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
