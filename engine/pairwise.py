@@ -363,7 +363,12 @@ async def compare_pairs(
     found = await judge_both_orders(pairs, judge, concurrency, progress)
     for p, (fields, used) in zip(pairs, found, strict=True):
         usage = usage + used
-        records.append(PairwiseRecord(**common, **_key(p), **fields, judge=judge.name))
+        records.append(
+            PairwiseRecord(
+                **common, **_key(p), **fields, judge=judge.name, input_tokens=used.input_tokens,
+                output_tokens=used.output_tokens, cost_usd=used.cost_usd,
+            )
+        )  # fmt: skip
     return records, usage
 
 

@@ -403,6 +403,13 @@ class PairwiseRecord(Frozen):
     """Why: the local rule's figures, or the judge's reasons in both orders."""
     judge: str
     """``local`` (the deterministic rule) or the LLM judge (``openai:MODEL``, ...)."""
+    input_tokens: int = 0
+    """Tokens sent to the judge for this pair, both orders (0 for ``local`` and for
+    answers served from the judge cache)."""
+    output_tokens: int = 0
+    """Tokens the judge answered for this pair, both orders."""
+    cost_usd: float = 0.0
+    """What judging this pair cost, both orders (0 without a known price)."""
     error: str | None = None
     """Why the pair could not be judged; null when it was."""
     compared_at: datetime

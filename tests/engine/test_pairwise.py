@@ -126,11 +126,21 @@ def test_consistent_judge_picks_a_winner(loopback_llm: LoopbackLLM) -> None:
     def by_content(provider: str, body: dict[str, Any]) -> Reply:
         text = json.dumps(body)
         first = text.split("ANSWER 1:")[1].split("ANSWER 2:")[0]
-        return Reply.json({"reason": "states the price", "better": "1" if "$20" in first else "2"})
+        a_first = "$20" in first
+        # the two orders report different token counts, so both must be added up
+        better, sent = ("1", 1000) if a_first else ("2", 600)
+        return Reply.json(
+            {"reason": "states the price", "better": better}, input_tokens=sent, output_tokens=20
+        )
 
     loopback_llm.responder = by_content
-    (record,), _ = run_llm(loopback_llm, OpenAIWire(), [pair({}, {})])
+    (record,), usage = run_llm(loopback_llm, OpenAIWire(), [pair({}, {})])
     assert (record.winner, record.consistent, record.judge) == ("a", True, "openai:gpt-4o-mini")
+    # what the pair cost is kept with it: both orders' tokens, as the server reported them
+    assert (record.input_tokens, record.output_tokens) == (1600, 40)
+    # gpt-4o-mini: $0.15 / $0.60 per million tokens in / out
+    assert record.cost_usd == pytest.approx((1600 * 0.15 + 40 * 0.60) / 1e6)
+    assert record.cost_usd == pytest.approx(usage.cost_usd)
 
 
 def test_a_failing_judge_is_an_error_row(loopback_llm: LoopbackLLM) -> None:

@@ -188,6 +188,9 @@ CREATE TABLE IF NOT EXISTS "pairwise" (
     "score_b" DOUBLE,
     "reason" VARCHAR,
     "judge" VARCHAR NOT NULL,
+    "input_tokens" BIGINT,
+    "output_tokens" BIGINT,
+    "cost_usd" DOUBLE,
     "error" VARCHAR,
     "compared_at" TIMESTAMP NOT NULL
 );
