@@ -14,7 +14,7 @@ happens in SQL; per-row details come one page at a time (``limit`` / ``offset``)
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -776,20 +776,34 @@ def sample_reviews(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
     return wh.named("sample_reviews", **ref.params())
 
 
+def _run_list(run_ids: Sequence[str] | None) -> list[str] | None:
+    """A run filter as bound: None (every run) when empty."""
+    return list(run_ids) if run_ids else None
+
+
 @named_query
-def judge_agreement(wh: Warehouse) -> pl.DataFrame:
+def reviewed_runs(wh: Warehouse) -> pl.DataFrame:
+    """The runs with reviewed samples, newest first (the Judge agreement filter)."""
+    return wh.named("reviewed_runs")
+
+
+@named_query
+def judge_agreement(wh: Warehouse, run_ids: Sequence[str] | None = None) -> pl.DataFrame:
     """Per judge and metric, agreement with people: Cohen's kappa and accuracy for labels,
-    Pearson and Spearman for scores, all aggregated in SQL (view ``review_pairs``)."""
-    return wh.named("judge_agreement")
+    Pearson and Spearman for scores, all aggregated in SQL (view ``review_pairs``); over the
+    reviews of ``run_ids`` (every run when None or empty)."""
+    return wh.named("judge_agreement", run_ids=_run_list(run_ids))
 
 
 @named_query
-def agreement_confusion(wh: Warehouse) -> pl.DataFrame:
-    """Counts of (judge label, reviewer label) per judge and label metric."""
-    return wh.named("agreement_confusion")
+def agreement_confusion(wh: Warehouse, run_ids: Sequence[str] | None = None) -> pl.DataFrame:
+    """Counts of (judge label, reviewer label) per judge and label metric (of ``run_ids``)."""
+    return wh.named("agreement_confusion", run_ids=_run_list(run_ids))
 
 
 @named_query
-def review_queue(wh: Warehouse, limit: int = REVIEW_QUEUE_LIMIT) -> pl.DataFrame:
-    """Reviewed samples where judge and reviewers disagree most, first."""
-    return wh.named("review_queue", limit=limit)
+def review_queue(
+    wh: Warehouse, limit: int = REVIEW_QUEUE_LIMIT, run_ids: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Reviewed samples where judge and reviewers disagree most, first (of ``run_ids``)."""
+    return wh.named("review_queue", limit=limit, run_ids=_run_list(run_ids))

@@ -3,6 +3,7 @@
 Per judge and metric: Cohen's kappa, accuracy and a confusion matrix for labels, Pearson and
 Spearman for scores (all computed in SQL over view ``review_pairs``), then the review queue:
 the reviewed samples where judge and reviewers disagree most, each linked to its Sample page.
+Everything is over the reviewed runs picked at the top (all of them by default).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import streamlit as st
 from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
+from dashboard.components.pickers import run_label
 from dashboard.components.safe import safe_text
+from dashboard.components.url_state import set_url, url_list
 from warehouse import queries as q
 
 METRIC_NAMES = {
@@ -26,12 +29,13 @@ METRIC_NAMES = {
 }
 
 
+# The labels of each label metric (view review_pairs), in the matrix's order. (A comment,
+# not a docstring: Streamlit's magic would print a bare string on the page.)
 CATEGORIES = {
     "claim_status": ("found", "missing", "contradicted"),
     "claim_verdict": ("supported", "not supported"),
     "rubric_pass": ("pass", "fail"),
 }
-"""The labels of each label metric (view ``review_pairs``), in the matrix's order."""
 
 
 def _metric_name(metric: str) -> str:
@@ -46,13 +50,29 @@ st.caption(
     "with the reviewer's response label (correct 100, partly 50, incorrect 0)."
 )
 
-agreement = data.query(q.judge_agreement)
-if agreement.is_empty():
+reviewed = data.query(q.reviewed_runs)
+if reviewed.is_empty():
     st.info(
         "No reviews yet. Open a sample (Sample page), mark the response, its claims or the "
         "judge's verdicts under Human review, save, and ingest."
     )
     st.stop()
+# A judge's agreement can differ from one run to another (a new prompt, a new test set):
+# the figures below are over the runs chosen here, every reviewed run when none is.
+run_names = run_label(reviewed)
+options = list(run_names)
+chosen = st.multiselect(
+    "Runs",
+    options,
+    default=url_list("run", options),
+    format_func=lambda run_id: run_names[run_id],
+    key="agreement_runs",
+    placeholder=f"All reviewed runs ({len(options)})",
+)
+set_url(run=chosen)
+runs_filter = tuple(chosen)
+
+agreement = data.query(q.judge_agreement, runs_filter)
 
 shown = agreement.with_columns(pl.col("metric").map_elements(_metric_name, pl.String))
 labels = shown.filter(pl.col("kind") == "label").select(
@@ -84,7 +104,7 @@ else:
     st.caption("No reviewed responses with scores yet.")
 download_csv(agreement, "judge-agreement.csv", key="agreement_csv")
 
-confusion = data.query(q.agreement_confusion)
+confusion = data.query(q.agreement_confusion, runs_filter)
 if confusion.height:
     st.subheader("Confusion matrix")
     pairs = confusion.select("judge", "metric").unique(maintain_order=True)
@@ -127,7 +147,7 @@ st.caption(
     "Reviewed samples where judge and reviewers disagree most first: label disagreements, "
     "then the mean gap between judge scores and reviewers (0-100)."
 )
-queue = data.query(q.review_queue)
+queue = data.query(q.review_queue, run_ids=runs_filter)
 linked = queue.with_columns(
     pl.struct("run_id", "sample_id", "iteration", "candidate")
     .map_elements(

@@ -95,6 +95,15 @@ def test_review_submit_then_agreement_numbers(app: AppFactory, own_home: Paths) 
         "found": 1, "missing": 0, "contradicted": 0
     }  # fmt: skip
     assert [r["contradicted"] for r in matrix] == [0, 1, 0]
+    # the run filter offers the reviewed runs only; none chosen is all of them
+    (runs,) = [m for m in at.multiselect if m.key == "agreement_runs"]
+    assert len(runs.options) == 1 and runs.options[0].endswith(" · r2")
+    assert runs.value == []
+    # chosen in the URL (a shared link): kept when reviewed, dropped when not
+    at = app(own_home, "agreement", run="r2,r1")
+    (runs,) = [m for m in at.multiselect if m.key == "agreement_runs"]
+    assert runs.value == ["r2"]
+    assert [r["sample_id"] for r in table(at, "disagreements")] == ["acme-q1"]
 
 
 def test_review_without_a_name_is_refused(app: AppFactory, own_home: Paths) -> None:

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from polars.testing import assert_frame_equal
 
 from engine.lake import write_part
 from engine.models import ClaimRecord, ReviewRecord, RunLabelRecord, VerdictRecord
@@ -230,6 +231,45 @@ def test_confusion_queue_and_sample_reviews(home: Paths) -> None:
         ("claim", "missing"),
         ("response", "incorrect"),
     ]
+
+
+def test_agreement_over_the_runs_chosen(home: Paths) -> None:
+    build(home)
+    every_ra = {
+        name: fn(Warehouse(home.warehouse))
+        for name, fn in (("agreement", q.judge_agreement), ("confusion", q.agreement_confusion),
+                         ("queue", q.review_queue))
+    }  # fmt: skip
+    # A later run, reviewed once: a claim the analyzer found and carol says is missing.
+    lake = home.lake
+    later = T + timedelta(days=1)
+    write_part(lake, "runs", "rb", 0, [run_record("rb", later, name="second", embedder="minilm")])
+    write_part(lake, "results", "rb", 1, [result_record("rb", "s9")])
+    carol = ReviewRecord(
+        review_id="rev900", run_id="rb", iteration=1, sample_id="s9", item="claim",
+        item_id="c1", label="missing", machine_label="found", reviewer="carol", reviewed_at=later,
+    )  # fmt: skip
+    write_part(lake, "reviews", "rb", 1, [carol])
+    ingest(home)
+    wh = Warehouse(home.warehouse)
+    assert q.reviewed_runs(wh)["run_id"].to_list() == ["rb", "ra"]  # newest first
+    # run ra alone: the figures before rb existed (to the last bits of a float sum)
+    assert_frame_equal(q.judge_agreement(wh, ("ra",)), every_ra["agreement"])
+    assert_frame_equal(q.agreement_confusion(wh, ["ra"]), every_ra["confusion"])
+    assert_frame_equal(q.review_queue(wh, run_ids=("ra",)), every_ra["queue"])
+    # run rb alone: one claim, judged differently
+    (only,) = q.judge_agreement(wh, ("rb",)).iter_rows(named=True)
+    assert (only["judge"], only["metric"], only["n"], only["reviewers"], only["accuracy"]) == (
+        "analyzer:minilm", "claim_status", 1, 1, 0.0,
+    )  # fmt: skip
+    assert q.agreement_confusion(wh, ("rb",)).select("judge_label", "human_label", "n").rows() == [
+        ("found", "missing", 1)
+    ]
+    assert q.review_queue(wh, run_ids=("rb",))["sample_id"].to_list() == ["s9"]
+    # no choice (None or empty) is every run
+    claims = _row(q.judge_agreement(wh, ()), "analyzer:minilm", "claim_status")
+    assert claims["n"] == _row(every_ra["agreement"], "analyzer:minilm", "claim_status")["n"] + 1
+    assert set(q.review_queue(wh)["run_id"]) == {"ra", "rb"}
 
 
 def test_run_labels_rename_tag_archive(home: Paths) -> None:

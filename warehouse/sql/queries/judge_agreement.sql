@@ -4,11 +4,12 @@
 -- p_e = 1: one label only, kappa undefined). Scores: Pearson r of the judge's 0-100 score
 -- with the reviewer's (correct 100, partly 50, incorrect 0), Spearman rho (Pearson r of the
 -- ranks, ties taking their average rank), mean absolute gap; r and rho are null when one
--- side never varies.
+-- side never varies. $run_ids (list, null = all) keeps the reviews of those runs.
 WITH pairs AS MATERIALIZED (
     -- the view once, not once per use below
     SELECT judge, metric, kind, reviewer, judge_label, human_label, judge_score, human_score
     FROM review_pairs
+    WHERE $run_ids IS NULL OR list_contains($run_ids, run_id)
 ),
 labels AS (
     SELECT judge, metric, reviewer, judge_label, human_label

@@ -1,6 +1,7 @@
 -- The review queue: reviewed samples, those where judge and reviewers disagree most first
 -- (label disagreements, then the mean gap between the judge's 0-100 scores and the
 -- reviewers' 100 / 50 / 0), at most $limit rows; domain and query joined for those only.
+-- $run_ids (list, null = all) keeps the reviews of those runs.
 WITH per_sample AS (
     SELECT run_id, iteration, sample_id, candidate,
            count(*) FILTER (WHERE kind = 'label') AS labels,
@@ -10,6 +11,7 @@ WITH per_sample AS (
            count(DISTINCT lower(trim(reviewer))) AS reviewers,
            max(reviewed_at) AS last_reviewed_at
     FROM review_pairs
+    WHERE $run_ids IS NULL OR list_contains($run_ids, run_id)
     GROUP BY run_id, iteration, sample_id, candidate
 ),
 top AS MATERIALIZED (
