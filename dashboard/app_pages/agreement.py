@@ -94,12 +94,24 @@ config = {
 }
 st.subheader("Labels")
 if labels.height:
-    st.dataframe(labels, hide_index=True, column_config=config, key="agreement_labels")
+    st.dataframe(
+        labels,
+        hide_index=True,
+        column_config=config,
+        key="agreement_labels",
+        placeholder=tables.MISSING,
+    )
 else:
     st.caption("No reviewed claims, verdicts or rubric verdicts yet.")
 st.subheader("Scores")
 if scores.height:
-    st.dataframe(scores, hide_index=True, column_config=config, key="agreement_scores")
+    st.dataframe(
+        scores,
+        hide_index=True,
+        column_config=config,
+        key="agreement_scores",
+        placeholder=tables.MISSING,
+    )
 else:
     st.caption("No reviewed responses with scores yet.")
 download_csv(agreement, "judge-agreement.csv", key="agreement_csv")
@@ -183,6 +195,7 @@ st.dataframe(
         reviewers=st.column_config.NumberColumn("Reviewers", format="%d"),
     ),
     key="agreement_queue",
+    placeholder=tables.MISSING,  # a null score gap is a dash, not "None"
 )
 more = f" (the first {q.REVIEW_QUEUE_LIMIT})" if queue.height >= q.REVIEW_QUEUE_LIMIT else ""
 st.caption(f"{queue.height} reviewed samples{more}.")
