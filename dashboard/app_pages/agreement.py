@@ -151,6 +151,7 @@ if confusion.height:
             },
         },
         key="agreement_matrix",
+        placeholder=tables.MISSING,
     )
     download_csv(confusion, "judge-agreement-confusion.csv", key="agreement_confusion_csv")
 

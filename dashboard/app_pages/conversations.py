@@ -52,7 +52,12 @@ zero_to_one = {
     for c, dtype in shown.schema.items()
     if dtype.is_float()
 }
-st.dataframe(shown, hide_index=True, column_config=tables.column_config(shown, **zero_to_one))
+st.dataframe(
+    shown,
+    hide_index=True,
+    column_config=tables.column_config(shown, **zero_to_one),
+    placeholder=tables.MISSING,  # no chatbot role: no role adherence, a dash
+)
 
 keys = [f"{c}|{i}|{cand}" for c, i, cand in listing.select(
     "conversation_id", "iteration", "candidate").iter_rows()]  # fmt: skip
@@ -143,6 +148,7 @@ if intents:
             }
         ),
         hide_index=True,
+        placeholder=tables.MISSING,
     )
 else:
     st.caption("The judge found no user intent.")

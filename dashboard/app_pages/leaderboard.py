@@ -10,6 +10,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.components.downloads import download_csv
 from dashboard.components.safe import safe_text
+from dashboard.components.tables import MISSING
 from engine.ratings import bradley_terry
 from warehouse import queries as q
 
@@ -70,6 +71,7 @@ st.dataframe(
         "Elo": st.column_config.NumberColumn("Elo", format="%.1f"),
         "Bradley–Terry": st.column_config.NumberColumn("Bradley–Terry", format="%.1f"),
     },
+    placeholder=MISSING,
 )
 download_csv(shown, "leaderboard.csv", key="leaderboard_csv")
 
@@ -133,5 +135,6 @@ st.dataframe(
         "A win rate": st.column_config.NumberColumn("A win rate", format="percent"),
         "B win rate": st.column_config.NumberColumn("B win rate", format="percent"),
     },
+    placeholder=MISSING,
 )
 download_csv(table, f"{picked}-domains.csv", key="leaderboard_domains_csv")

@@ -147,6 +147,7 @@ def review_section(
                 comment=st.column_config.TextColumn("Comment", width="medium"),
             ),
             key=f"review_earlier_{ref.run_id}_{ref.sample_id}_{ref.iteration}_{ref.candidate}",
+            placeholder=tables.MISSING,
         )
     else:
         st.caption("Nobody has reviewed this sample yet (or the reviews are not ingested).")

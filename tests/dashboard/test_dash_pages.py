@@ -190,3 +190,23 @@ def test_no_page_script_prints_a_bare_string() -> None:
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 shown.append(f"{script.name}:{node.lineno}")
     assert shown == []
+
+
+def test_every_table_draws_a_null_as_a_dash() -> None:
+    """``st.dataframe`` draws a null cell as "None" unless told otherwise: every table of the
+    dashboard passes ``placeholder`` (four pages had tables that showed "None")."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "dashboard"
+    bare = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "dataframe"
+                and not any(k.arg == "placeholder" for k in node.keywords)
+            ):
+                bare.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert bare == []
