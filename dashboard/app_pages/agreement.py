@@ -92,28 +92,17 @@ config = {
     "spearman": st.column_config.NumberColumn("Spearman rho", format="%.2f"),
     "mean_abs_gap": st.column_config.NumberColumn("Mean gap (0-100)", format="%.1f"),
 }
-st.subheader("Labels")
-if labels.height:
-    st.dataframe(
-        labels,
-        hide_index=True,
-        column_config=config,
-        key="agreement_labels",
-        placeholder=tables.MISSING,
-    )
-else:
-    st.caption("No reviewed claims, verdicts or rubric verdicts yet.")
-st.subheader("Scores")
-if scores.height:
-    st.dataframe(
-        scores,
-        hide_index=True,
-        column_config=config,
-        key="agreement_scores",
-        placeholder=tables.MISSING,
-    )
-else:
-    st.caption("No reviewed responses with scores yet.")
+for title, frame, key, nothing in (
+    ("Labels", labels, "agreement_labels", "No reviewed claims, verdicts or rubric verdicts yet."),
+    ("Scores", scores, "agreement_scores", "No reviewed responses with scores yet."),
+):
+    st.subheader(title)
+    if frame.height:
+        st.dataframe(
+            frame, hide_index=True, column_config=config, key=key, placeholder=tables.MISSING
+        )
+    else:
+        st.caption(nothing)
 download_csv(agreement, "judge-agreement.csv", key="agreement_csv")
 
 confusion = data.query(q.agreement_confusion, runs_filter)
