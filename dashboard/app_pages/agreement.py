@@ -98,9 +98,7 @@ for title, frame, key, nothing in (
 ):
     st.subheader(title)
     if frame.height:
-        st.dataframe(
-            frame, hide_index=True, column_config=config, key=key, placeholder=tables.MISSING
-        )
+        tables.grid(frame, column_config=config, key=key)
     else:
         st.caption(nothing)
 download_csv(agreement, "judge-agreement.csv", key="agreement_csv")
@@ -128,9 +126,8 @@ if confusion.height:
         {"judge_label": cats, **{h: [counts.get((j, h), 0) for j in cats] for h in cats}}
     )
     st.caption("Rows: what the judge said; columns: what reviewers said (item counts).")
-    st.dataframe(
+    tables.grid(
         matrix,
-        hide_index=True,
         column_config={
             "judge_label": st.column_config.TextColumn("Judge said"),
             **{
@@ -140,7 +137,6 @@ if confusion.height:
             },
         },
         key="agreement_matrix",
-        placeholder=tables.MISSING,
     )
     download_csv(confusion, "judge-agreement-confusion.csv", key="agreement_confusion_csv")
 
@@ -171,9 +167,8 @@ linked = queue.with_columns(
 shown_queue = linked.select(
     "open", "run_id", "sample_id", "domain", "disagreements", "labels", "score_gap", "reviewers"
 )
-st.dataframe(
+tables.grid(
     shown_queue,
-    hide_index=True,
     column_config=tables.column_config(
         shown_queue,
         open=st.column_config.LinkColumn("Sample", display_text="open", width="small"),
@@ -185,7 +180,6 @@ st.dataframe(
         reviewers=st.column_config.NumberColumn("Reviewers", format="%d"),
     ),
     key="agreement_queue",
-    placeholder=tables.MISSING,  # a null score gap is a dash, not "None"
 )
 more = f" (the first {q.REVIEW_QUEUE_LIMIT})" if queue.height >= q.REVIEW_QUEUE_LIMIT else ""
 st.caption(f"{queue.height} reviewed samples{more}.")

@@ -52,12 +52,7 @@ zero_to_one = {
     for c, dtype in shown.schema.items()
     if dtype.is_float()
 }
-st.dataframe(
-    shown,
-    hide_index=True,
-    column_config=tables.column_config(shown, **zero_to_one),
-    placeholder=tables.MISSING,  # no chatbot role: no role adherence, a dash
-)
+tables.grid(shown, column_config=tables.column_config(shown, **zero_to_one))
 
 keys = [f"{c}|{i}|{cand}" for c, i, cand in listing.select(
     "conversation_id", "iteration", "candidate").iter_rows()]  # fmt: skip
@@ -140,15 +135,13 @@ for turn in turns.to_dicts():
 st.subheader("User intents")
 intents = json.loads(row["intents"] or "[]")
 if intents:
-    st.dataframe(
+    tables.grid(
         pl.DataFrame(
             {
                 "intent": [str(i.get("intent", "")) for i in intents],
                 "satisfied": [bool(i.get("satisfied")) for i in intents],
             }
-        ),
-        hide_index=True,
-        placeholder=tables.MISSING,
+        )
     )
 else:
     st.caption("The judge found no user intent.")

@@ -8,9 +8,9 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.safe import safe_text
-from dashboard.components.tables import MISSING
 from engine.ratings import bradley_terry
 from warehouse import queries as q
 
@@ -63,15 +63,13 @@ shown = ratings.select(
     pl.col("ties").alias("Ties"),
     pl.col("losses").alias("Losses"),
 )
-st.dataframe(
+tables.grid(
     shown,
-    hide_index=True,
     column_config={
         "Player": st.column_config.TextColumn("Player", width="large"),
         "Elo": st.column_config.NumberColumn("Elo", format="%.1f"),
         "Bradley–Terry": st.column_config.NumberColumn("Bradley–Terry", format="%.1f"),
     },
-    placeholder=MISSING,
 )
 download_csv(shown, "leaderboard.csv", key="leaderboard_csv")
 
@@ -128,13 +126,11 @@ table = domains.select(
     .map_elements(lambda s: _interval(s["b_win_low"], s["b_win_high"]), return_dtype=pl.String)
     .alias("B 95% interval"),
 )
-st.dataframe(
+tables.grid(
     table,
-    hide_index=True,
     column_config={
         "A win rate": st.column_config.NumberColumn("A win rate", format="percent"),
         "B win rate": st.column_config.NumberColumn("B win rate", format="percent"),
     },
-    placeholder=MISSING,
 )
 download_csv(table, f"{picked}-domains.csv", key="leaderboard_domains_csv")

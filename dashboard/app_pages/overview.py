@@ -102,11 +102,9 @@ st.caption(
     "interval of the change excludes zero (from iterations when the run has several, else a "
     "paired bootstrap over samples). Grey Δ: within noise or no verdict."
 )
-st.dataframe(
+tables.grid(
     tables.overview_styled(frame, tiers),
-    hide_index=True,
     key="overview_table",
-    placeholder=tables.MISSING,
     column_config={
         "Domain": st.column_config.TextColumn(pinned=True),
         "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="large"),

@@ -91,12 +91,10 @@ facts = {
     "Labelled by": row["labelled_by"] or "—",
 }
 # A data grid draws cell text as plain text (no Markdown): safe for values from data.
-st.dataframe(
+tables.grid(
     {"Field": list(facts), "Value": [str(v) for v in facts.values()]},
-    hide_index=True,
     height=(len(facts) + 1) * 35 + 3,  # every field on screen, no inner scroll
     key="runs_facts",
-    placeholder=tables.MISSING,
 )
 st.caption("Config (JSON)")
 try:

@@ -29,7 +29,7 @@ with browser:
     schema = data.query(q.schema_columns)
     for (obj, kind), cols in schema.group_by(["object", "kind"], maintain_order=True):
         with st.expander(f"{safe_text(obj)} ({safe_text(kind)})"):
-            st.dataframe(cols.select("column", "type"), hide_index=True, placeholder=tables.MISSING)
+            tables.grid(cols.select("column", "type"))
 
 with editor:
     with st.form("sql_form"):
@@ -59,9 +59,7 @@ with editor:
             else:
                 note = " (cut at the row cap)" if result.truncated else ""
                 st.caption(f"{result.frame.height:,} rows{note} in {result.elapsed_ms:.0f} ms")
-                st.dataframe(
-                    tables.styled(result.frame), hide_index=True, placeholder=tables.MISSING
-                )
+                tables.grid(tables.styled(result.frame))
                 if result.frame.width * result.frame.height > tables.STYLE_MAX_CELLS:
                     st.caption("A result this large is drawn raw: None marks a NULL.")
                 download_csv(result.frame, "query.csv", key="sql_csv")

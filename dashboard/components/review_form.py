@@ -136,9 +136,8 @@ def review_section(
         shown = earlier.select(
             "reviewer", "reviewed_at", "item", "item_id", "label", "machine_label", "comment"
         )
-        st.dataframe(
+        tables.grid(
             shown,
-            hide_index=True,
             column_config=tables.column_config(
                 shown,
                 reviewed_at=st.column_config.DatetimeColumn("Reviewed", format="YYYY-MM-DD HH:mm"),
@@ -147,7 +146,6 @@ def review_section(
                 comment=st.column_config.TextColumn("Comment", width="medium"),
             ),
             key=f"review_earlier_{ref.run_id}_{ref.sample_id}_{ref.iteration}_{ref.candidate}",
-            placeholder=tables.MISSING,
         )
     else:
         st.caption("Nobody has reviewed this sample yet (or the reviews are not ingested).")

@@ -8,10 +8,10 @@ from typing import Any
 import streamlit as st
 
 from dashboard import data
+from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.highlighter import legend_html, render_response
 from dashboard.components.safe import safe_text
-from dashboard.components.tables import MISSING
 from warehouse.queries import SampleRef
 
 
@@ -45,11 +45,8 @@ def _side(title: str, ref: SampleRef) -> None:
     show_answer_note(result)
     scores = _scores(result)
     # a grid draws its cells as plain text: no Markdown from data
-    st.dataframe(
-        {"Score": list(scores), "Value": list(scores.values())},
-        hide_index=True,
-        height=(len(scores) + 1) * 35 + 3,
-        placeholder=MISSING,
+    tables.grid(
+        {"Score": list(scores), "Value": list(scores.values())}, height=(len(scores) + 1) * 35 + 3
     )
     marked = render_response(
         result["response"] or "",
@@ -63,7 +60,7 @@ def _side(title: str, ref: SampleRef) -> None:
         missing = claims.filter(~claims["found"])["claim_text"].to_list()
         st.caption(f"{claims.height - len(missing)} of {claims.height} expected claims found")
         if missing:
-            st.dataframe({"Missing claim": missing}, hide_index=True, placeholder=MISSING)
+            tables.grid({"Missing claim": missing})
 
 
 def side_by_side(baseline: tuple[str, SampleRef], challenger: tuple[str, SampleRef]) -> None:

@@ -213,6 +213,15 @@ def styled(frame: pl.DataFrame, formats: dict[str, str] | None = None) -> Any:
     return table.style.format(fmts, na_rep=MISSING)
 
 
+def grid(data: Any, **options: Any) -> Any:
+    """``st.dataframe`` as every table of the dashboard draws: no index column, and a null
+    cell as ``MISSING`` (the browser grid's own default is "None"). ``options`` are
+    ``st.dataframe``'s (column_config, key, height, ...)."""
+    import streamlit as st
+
+    return st.dataframe(data, hide_index=True, placeholder=MISSING, **options)
+
+
 def show(
     frame: pl.DataFrame,
     *,
@@ -223,13 +232,10 @@ def show(
 ) -> None:
     """Draw a warehouse frame: human labels, one number format per scale, ``MISSING`` for
     nulls; ``overrides`` are column configs by name, ``formats`` printf formats by name."""
-    import streamlit as st
 
-    st.dataframe(
+    grid(
         styled(frame, formats),
-        hide_index=True,
         column_config=column_config(frame, **overrides),
         key=key,
         height=height if height is not None else "auto",
-        placeholder=MISSING,  # what the browser draws for a null cell (default "None")
     )
