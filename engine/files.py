@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,19 @@ MAX_DEPTH = 64
 MAX_NODES = 2_000_000
 """Most values one YAML document may expand to, aliases counted each time they are used."""
 
+MAX_EXPANDED_BYTES = 256 * 1024 * 1024
+"""Most characters of text one YAML document may expand to, aliases counted each time they
+are used: a 200 KB string reused through anchors 10,000 times is 2 GB once it is copied
+into rows, though the file is small and its node count modest."""
+
 
 MAX_SPEC_BYTES = 1_000_000
 """Largest candidate or grader file read (real ones are a few kilobytes)."""
+
+
+_INT_DIGITS = sys.get_int_max_str_digits()
+"""Python refuses to convert longer integers (a quadratic-time guard); such a value is bad
+input, reported like any other."""
 
 
 class UserFileError(InputError):
@@ -80,6 +91,10 @@ def json_loads(text: str, max_depth: int | None = MAX_DEPTH) -> Any:
         value = json.loads(text)
     except RecursionError:
         raise TooDeep(f"nested too deeply (over {MAX_DEPTH} levels)", text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer over Python's 4,300-digit conversion limit
+        raise json.JSONDecodeError(f"an integer of over {_INT_DIGITS:,} digits", text, 0) from None
     if max_depth is not None and depth_over(value, max_depth):
         raise TooDeep(f"nested too deeply (over {max_depth} levels)", text, 0)
     return value
@@ -103,17 +118,23 @@ def depth_over(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def _size_over(value: Any, limit: int) -> bool:
-    """Whether ``value`` has more than ``limit`` values when every alias is expanded
-    (stops counting at the limit, so a cyclic or exponential document costs ``limit``)."""
+def _size_over(value: Any, limit: int, max_chars: int = MAX_EXPANDED_BYTES) -> bool:
+    """Whether ``value`` has more than ``limit`` values, or more than ``max_chars``
+    characters of strings, when every alias is expanded (stops counting at either limit, so
+    a cyclic or exponential document costs at most ``limit`` steps)."""
     stack = [value]
     count = 0
+    chars = 0
     while stack:
         item = stack.pop()
         count += 1
         if count > limit:
             return True
-        if isinstance(item, dict):
+        if isinstance(item, str):
+            chars += len(item)
+            if chars > max_chars:
+                return True
+        elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
@@ -135,9 +156,14 @@ def load_yaml(text: str, name: str) -> Any:
         raise UserFileError(f"{name}: invalid YAML{where}: {first}") from exc
     except RecursionError as exc:
         raise UserFileError(f"{name}: YAML nested too deeply (over {MAX_DEPTH} levels)") from exc
+    except ValueError as exc:  # an integer over Python's 4,300-digit conversion limit
+        raise UserFileError(
+            f"{name}: invalid YAML: an integer of over {_INT_DIGITS:,} digits"
+        ) from exc
     if _size_over(doc, MAX_NODES):
         raise UserFileError(
-            f"{name}: YAML expands to over {MAX_NODES:,} values (aliases of aliases?)"
+            f"{name}: YAML expands to over {MAX_NODES:,} values or "
+            f"{MAX_EXPANDED_BYTES:,} characters of text (aliases reused many times?)"
         )
     if depth_over(doc):
         raise UserFileError(f"{name}: YAML nested too deeply (over {MAX_DEPTH} levels)")

@@ -39,7 +39,7 @@ from aiohttp import helpers as aiohttp_helpers
 from yarl import URL
 
 from engine.retry import RETRY_STATUS, backoff_delay, retry_after_seconds
-from engine.secrets import redact, register, register_url
+from engine.secrets import redact, register, register_headers, register_url
 
 log = logging.getLogger("engine.http")
 
@@ -53,6 +53,10 @@ KEEPALIVE_S = 30.0
 """How long an idle connection is kept open for the next call."""
 MAX_ROUTES = 256
 """URLs whose proxy and credentials a session remembers."""
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+"""Largest HTTP answer read by default (a chat answer or an embedding batch is kilobytes)."""
+DEADLINE_FACTOR = 4.0
+"""A request's whole-request deadline, in multiples of its per-read time limit."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,18 @@ class RetryPolicy:
     """Longest backoff between two attempts."""
     retry_after_max_s: float = 60.0
     """Longest ``Retry-After`` honoured; a server asking for more is waited on this long."""
+    deadline_s: float | None = None
+    """Time limit of one request as a whole, connection to last byte: a server that sends
+    one byte a second never trips ``timeout_s``, which restarts on every read. None:
+    ``DEADLINE_FACTOR`` times ``timeout_s``."""
+    max_reply_bytes: int = MAX_REPLY_BYTES
+    """Largest answer read; a longer body is cut off and the request fails (not retried:
+    the same server would send the same body)."""
+
+    @property
+    def deadline(self) -> float:
+        """The whole-request time limit in seconds."""
+        return self.deadline_s if self.deadline_s is not None else DEADLINE_FACTOR * self.timeout_s
 
 
 @dataclass(frozen=True)
@@ -185,6 +201,7 @@ def _route_from_environment(url: str) -> _Route:
                 aiohttp_helpers.netrc_from_env(), parsed.host
             )
     # Whatever an error message could quote is masked like an API key.
+    register_url(url)
     if proxy is not None:
         register_url(str(proxy))
     for auth in (proxy_auth, netrc_auth):
@@ -209,6 +226,26 @@ def _request_headers(route: _Route, headers: Mapping[str, str] | None) -> Mappin
     return {**(headers or {}), "Authorization": route.netrc_auth.encode()}
 
 
+class _ReplyTooLarge(Exception):
+    """The body went over the policy's byte cap."""
+
+
+async def _read_capped(response: aiohttp.ClientResponse, cap: int) -> bytes:
+    """The whole body, or ``_ReplyTooLarge`` as soon as it passes ``cap`` bytes (an
+    endless body is never held whole)."""
+    declared = response.content_length
+    if declared is not None and declared > cap:
+        raise _ReplyTooLarge
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_chunked(1 << 16):
+        size += len(chunk)
+        if size > cap:
+            raise _ReplyTooLarge
+        parts.append(chunk)
+    return b"".join(parts)
+
+
 async def _attempt(
     session: HttpSession,
     method: str,
@@ -217,39 +254,45 @@ async def _attempt(
     headers: Mapping[str, str] | None,
     policy: RetryPolicy,
     limit: asyncio.Semaphore | None,
-) -> tuple[HttpReply | None, str, float]:
-    """One request: (answer or None, failure reason, latency in ms)."""
+) -> tuple[HttpReply | None, str, float, bool]:
+    """One request: (answer or None, failure reason, latency in ms, worth retrying)."""
     timeout = aiohttp.ClientTimeout(
         total=None, connect=policy.timeout_s, sock_read=policy.timeout_s
     )
     client = await session.client()
     route = session.route(url)
     started = time.perf_counter()
+    whole: asyncio.Timeout | None = None
     try:
         if limit is not None:
             await limit.acquire()
             started = time.perf_counter()
         try:
-            async with client.request(
-                method,
-                url,
-                data=content,
-                headers=_request_headers(route, headers),
-                proxy=route.proxy,
-                proxy_auth=route.proxy_auth,
-                timeout=timeout,
-                allow_redirects=False,
-            ) as response:
-                body = await response.read()
-                reply = HttpReply(response.status, response.headers, body, response.charset)
+            async with asyncio.timeout(policy.deadline) as whole:
+                async with client.request(
+                    method,
+                    url,
+                    data=content,
+                    headers=_request_headers(route, headers),
+                    proxy=route.proxy,
+                    proxy_auth=route.proxy_auth,
+                    timeout=timeout,
+                    allow_redirects=False,
+                ) as response:
+                    body = await _read_capped(response, policy.max_reply_bytes)
+                    reply = HttpReply(response.status, response.headers, body, response.charset)
         finally:
             if limit is not None:
                 limit.release()
     except TimeoutError:
-        return None, f"timed out after {policy.timeout_s:g} s", 0.0
+        if whole is not None and whole.expired():
+            return None, f"no whole answer within {policy.deadline:g} s", 0.0, True
+        return None, f"timed out after {policy.timeout_s:g} s", 0.0, True
+    except _ReplyTooLarge:
+        return None, f"answer over {policy.max_reply_bytes:,} bytes; not read", 0.0, False
     except (aiohttp.ClientError, OSError) as exc:
-        return None, f"connection failed ({type(exc).__name__}: {exc})", 0.0
-    return reply, "", (time.perf_counter() - started) * 1000.0
+        return None, f"connection failed ({type(exc).__name__}: {exc})", 0.0, True
+    return reply, "", (time.perf_counter() - started) * 1000.0, True
 
 
 async def send_with_retries(
@@ -275,11 +318,14 @@ async def send_with_retries(
     never while waiting). ``label`` names the caller in log lines. Raises
     :class:`SendError`.
     """
+    register_headers(headers)  # a credential sent is masked wherever an answer echoes it
     attempts = policy.retries + 1
     for attempt in range(attempts):
-        response, reason, latency_ms = await _attempt(
+        response, reason, latency_ms, retryable = await _attempt(
             session, method, url, content, headers, policy, limit
         )
+        if not retryable:
+            raise SendError(reason, attempts=attempt + 1)
         wait: float | None = None
         status: int | None = None
         if response is not None:

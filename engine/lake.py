@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from engine.columns import arrow_schema
 from engine.errors import InputError
 from engine.models import LAKE_TABLES
+from engine.secrets import redact_value
 
 CHILD_TABLES = (
     "claims",
@@ -178,8 +179,15 @@ def write_part(
     if not records:
         return None
     model = LAKE_TABLES[table]
+    # Every string passes the secret registry on its way to disk: a server that echoes a
+    # credential in an answer, a verdict's evidence or an error must not put it in the lake.
     rows = [
-        (r if isinstance(r, model) else model.model_validate(r)).model_dump(mode="python")
+        {
+            k: redact_value(v)
+            for k, v in (r if isinstance(r, model) else model.model_validate(r))
+            .model_dump(mode="python")
+            .items()
+        }
         for r in records
     ]
     arrow = pa.Table.from_pylist(rows, schema=arrow_schema(model))

@@ -29,6 +29,8 @@ message while protecting nothing a person could not guess."""
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
+_values: set[str] = set()
+"""Values registered so far (a header sent on every call is registered once)."""
 _pattern: re.Pattern[str] | None = None
 
 
@@ -45,10 +47,11 @@ def _forms(value: str) -> set[str]:
 def register(value: str | None) -> None:
     """Mask ``value`` (and its URL-encoded and base64 forms) in everything :func:`redact`
     sees from now on. ``None``, empty and very short values are ignored."""
-    if not value or len(value) < MIN_LENGTH:
+    if not value or len(value) < MIN_LENGTH or value in _values:
         return
     global _pattern
     with _lock:
+        _values.add(value)
         new = _forms(value) - _secrets
         if not new:
             return
@@ -71,8 +74,60 @@ def register_url(url: str) -> None:
     register(password)
     register(parts.password)
     user = unquote(parts.username or "")
-    pair = f"{user}:{password}".encode()
-    register(base64.b64encode(pair).decode("ascii"))
+    pair = f"{user}:{password}"
+    register(pair)  # its base64 form is what HTTP Basic sends and a server may echo
+    register(f"{parts.username}:{parts.password}")
+
+
+SENSITIVE_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "x-auth-token"}
+)
+"""Request headers whose values are credentials, whatever config they came from."""
+
+
+def register_headers(headers: object) -> None:
+    """Register the values of credential headers of a request (``Authorization: Bearer
+    tok`` registers the whole value and ``tok``), so an answer that echoes them is masked
+    like a key read from the environment."""
+    if not isinstance(headers, dict):
+        items = getattr(headers, "items", None)
+        if items is None:
+            return
+        headers = dict(items())
+    for name, value in headers.items():
+        if not isinstance(name, str) or name.lower() not in SENSITIVE_HEADERS:
+            continue
+        if isinstance(value, str):
+            register(value)
+            scheme, _, credential = value.partition(" ")
+            if credential and scheme.isalpha():
+                register(credential.strip())
+                if scheme.lower() == "basic":
+                    _register_basic(credential.strip())
+
+
+def _register_basic(encoded: str) -> None:
+    """The password inside Basic credentials, in its own forms too."""
+    try:
+        pair = base64.b64decode(encoded, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return
+    register(pair)
+    register(pair.partition(":")[2])
+
+
+def redact_value(value: object) -> object:
+    """``value`` with :func:`redact` applied to every string in it (lists, tuples and
+    dicts walked); other values as they are. What reaches the lake passes here."""
+    if _pattern is None:
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list | tuple):
+        return type(value)(redact_value(v) for v in value)
+    if isinstance(value, dict):
+        return {k: redact_value(v) for k, v in value.items()}
+    return value
 
 
 def env_secret(name: str) -> str | None:

@@ -157,14 +157,20 @@ cols[3].metric(
 judge = st.columns(4)
 
 
+# An empty or declining answer has no faithfulness (null in the warehouse): say why.
+NO_ANSWER_FLAGS = {"empty_response", "abstained"}
+no_answer = bool(NO_ANSWER_FLAGS & set(result["flags"] or ()))
+absent = "no answer" if no_answer else "—"
+
+
 def _num(value: object, fmt: str = "{:.2f}") -> str:
-    return "—" if value is None else fmt.format(value)
+    return absent if value is None else fmt.format(value)
 
 
 judge[0].metric("Judge faithfulness (1-5)", _num(result["judge_faithfulness"], "{:.1f}"))
 judge[1].metric("Judge completeness (1-5)", _num(result["judge_completeness"], "{:.1f}"))
 judge[2].metric(
-    "Rubric pass", "—" if result["passed"] is None else ("pass" if result["passed"] else "fail")
+    "Rubric pass", absent if result["passed"] is None else ("pass" if result["passed"] else "fail")
 )
 judge[3].metric("Claim faithfulness (0-1)", _num(result["claim_faithfulness"]))
 

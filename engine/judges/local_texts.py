@@ -26,6 +26,13 @@ _LEADING_CONNECTIVE = re.compile(
     r"^(?:and|but|while|whereas|which|so|or|because|also|however|though|although)\b[,]?\s*",
     re.IGNORECASE,
 )
+_ANSWER_PARTICLE = re.compile(
+    r"^(?:yes|no|yeah|yep|nope|sure|certainly|absolutely|of course|indeed|correct|right|"
+    r"okay|ok|well|great question|good question)\s*[,!.:;\u2014-]+\s*",
+    re.IGNORECASE,
+)
+"""An answer particle before the statement ("Yes, Acme supports SAML"): it answers the
+question and states nothing the context could support, so it is not part of the claim."""
 
 BRIDGES = re.compile(
     r"\b(?:because|since|so that|so you|which means|this means|therefore|thus|as a result|"
@@ -50,8 +57,10 @@ def claim_spans(response: str) -> list[Span]:
         clauses = split_clauses(response, sentence)
         parts = clauses if len(clauses) > 1 else [sentence]
         for part in parts:
-            m = _LEADING_CONNECTIVE.match(part.text)
-            start = part.start + (m.end() if m else 0)
+            particle = _ANSWER_PARTICLE.match(part.text)
+            start = part.start + (particle.end() if particle else 0)
+            m = _LEADING_CONNECTIVE.match(response[start : part.end])
+            start += m.end() if m else 0
             text = response[start : part.end].rstrip(" .;:,!")
             if len(text.split()) < 2 and len(parts) > 1:
                 continue

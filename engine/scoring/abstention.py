@@ -258,3 +258,35 @@ def detect_abstention(
     vectors = embed([*sentences, *ABSTENTION_PROTOTYPES])
     n = len(sentences)
     return classify(sentences, prototype_cosines(vectors[:n], vectors[n:]))
+
+
+_SOURCE = (
+    r"(?:context|documentation|docs|document|documents|page|pages|source|sources|text|"
+    r"article|passage|passages|website|site|manual|policy|record|records|data|information)"
+)
+_NOT_STATED = re.compile(
+    rf"\b(?:{_SOURCE}\s+(?:does|do|did)\s*(?:not|n't)\s+(?:say|state|mention|specify|"
+    r"include|provide|contain|cover|list|give|indicate|disclose)"
+    r"|(?:is|are|was|were)\s+not\s+(?:stated|mentioned|specified|given|provided|listed|"
+    r"disclosed|known|available|documented)"
+    r"|(?:no|not enough|insufficient)\s+(?:information|data|details?|evidence)\s+"
+    r"(?:is\s+|are\s+)?(?:given|available|provided|about|on|to)"
+    r"|cannot be (?:determined|answered|known)|(?:is|are)\s+unknown|unanswerable)\b",
+    re.IGNORECASE,
+)
+
+
+def reference_abstains(
+    sentences: Sequence[str], prototype_cosines: Sequence[float] | None = None
+) -> bool:
+    """Whether a reference answer says the answer is not known. A reference is written about
+    the sources, not in the first person ("The documentation does not say where backups are
+    stored"), so besides the response rules a sentence counts when it says the sources do
+    not state the answer; every sentence must be such a one or a courtesy."""
+    if not sentences:
+        return False
+    kinds = classify(sentences, prototype_cosines).kinds
+    for sentence, kind in zip(sentences, kinds, strict=True):
+        if kind == "content" and not _NOT_STATED.search(sentence.replace("\u2019", "'")):
+            return False
+    return any(k != "filler" for k in kinds)

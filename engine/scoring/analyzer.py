@@ -44,7 +44,13 @@ from engine.models import (
     SampleKey,
     TestCase,
 )
-from engine.scoring.abstention import ABSTENTION_PROTOTYPES, Abstention, classify, prototype_cosines
+from engine.scoring.abstention import (
+    ABSTENTION_PROTOTYPES,
+    Abstention,
+    classify,
+    prototype_cosines,
+    reference_abstains,
+)
 from engine.scoring.accuracy import (
     AccuracyResult,
     Lookup,
@@ -298,9 +304,20 @@ class ResponseAnalyzer:
         abstention = None if plan.empty else _abstention(plan, lookup, fallback)
         if fallback and not plan.empty:
             flags.append("keyword_fallback")
-        if abstention is not None and abstention.abstained:
-            flags.append("abstained")
-        if plan.empty or (abstention is not None and abstention.abstained):
+        abstained = abstention is not None and abstention.abstained
+        expected = abstained and _reference_abstains(plan, lookup, fallback)
+        if abstained:
+            flags.extend(("abstained", "abstention_expected") if expected else ("abstained",))
+        if expected:
+            # The reference itself says the answer is not known ("the documents do not
+            # say"): declining is the right answer, not a missing one.
+            accuracy = AccuracyResult(100.0, config.tiers.tier(100.0), 1.0, (), plan.reference)
+            completeness = score_completeness(
+                plan.candidates, plan.claims, lookup, threshold, config,
+                source=plan.claims_source, response=plan.response,
+            )  # fmt: skip
+            highlights = HighlightResult((), 0.0 if plan.chunks else None, ())
+        elif plan.empty or abstained:
             # No answer scores like the spec's empty response: 0 on every analyzer metric,
             # every claim missing, nothing highlighted. A refusal embeds close to its topic
             # (accuracy 52 "fair" before) and must not read as a partial answer.
@@ -327,6 +344,8 @@ class ResponseAnalyzer:
             )
         if completeness.claims_contradicted:
             flags.append("contradicted_claim")
+        if completeness.score is None and completeness.claims:
+            flags.append("only_optional_claims")
         if config.completeness.require_all_required and completeness.missing_required:
             flags.append("missing_required_claim")
         return Analysis(
@@ -342,6 +361,18 @@ class ResponseAnalyzer:
             analysis_id=_analysis_id(case, plan.response, embedder, threshold, config),
             abstention=abstention,
         )
+
+
+def _reference_abstains(plan: Plan, lookup: Lookup, fallback: bool) -> bool:
+    """Whether the expected answer itself says the answer is not known, read as the
+    response is (its text is embedded already, so the refusal prototypes cost nothing)."""
+    if plan.reference != "expected_answer":
+        return False
+    keys = list(plan.reference_keys)
+    if fallback:
+        return reference_abstains(keys)
+    cosines = prototype_cosines(lookup(keys), lookup(list(ABSTENTION_PROTOTYPES)))
+    return reference_abstains(keys, cosines)
 
 
 def _abstention(plan: Plan, lookup: Lookup, fallback: bool) -> Abstention:

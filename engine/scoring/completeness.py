@@ -48,7 +48,8 @@ class CompletenessResult:
     """Completeness of a response (spec: score, tier, found, missing, totals)."""
 
     score: float | None
-    """found / total x 100; None when the case has no expected claims."""
+    """Counted claims found / counted claims x 100 (optional claims are reported, not
+    counted); None when the case has no counted claims."""
     tier: Tier | None
     claims: tuple[ClaimMatch, ...]
     threshold: float
@@ -72,13 +73,19 @@ class CompletenessResult:
 
     @property
     def total(self) -> int:
-        """Number of expected claims."""
-        return len(self.claims)
+        """Number of expected claims that count (required and expected ones)."""
+        return sum(counts(c.claim) for c in self.claims)
 
     @property
     def total_found(self) -> int:
-        """Number of claims found."""
-        return len(self.claims_found)
+        """Number of counted claims found."""
+        return sum(counts(c.claim) for c in self.claims_found)
+
+
+def counts(claim: ExpectedClaim) -> bool:
+    """Whether a claim counts in the score: the spec scores required claims; an optional
+    claim is looked for and reported, but its absence costs nothing."""
+    return claim.importance != "optional"
 
 
 _WORD = re.compile(r"[A-Za-z0-9$%€£]+(?:[.,][0-9]+)*")
@@ -161,10 +168,11 @@ def score_completeness(
     else:
         matches = [ClaimMatch(claim, False, 0.0, source=source) for claim, _ in claims]
     missing_required = any(not m.found and m.claim.importance == "required" for m in matches)
-    if not matches:
-        return CompletenessResult(None, None, (), threshold, False)
-    found = int(np.count_nonzero([m.found for m in matches]))
-    score = round(found / len(matches) * 100.0, 2)
+    counted = [m for m in matches if counts(m.claim)]
+    if not counted:
+        return CompletenessResult(None, None, tuple(matches), threshold, False)
+    found = sum(m.found for m in counted)
+    score = round(found / len(counted) * 100.0, 2)
     return CompletenessResult(
         score, config.tiers.tier(score), tuple(matches), threshold, missing_required
     )

@@ -4,14 +4,18 @@
 faithfulness, RAG faithfulness and RAG recall; the rubric, RAG correctness, relevance and
 precision run concurrently. Judge errors propagate (the runner records an error row).
 
-A response with no answer is flagged on the judge side too: ``empty_response`` (claim
-faithfulness keeps the spec's vacuous 1.0) or ``abstained`` (a refusal, deflection or "I
-don't know"). An abstention yields no claims to verify, so nothing in it is ever SUPPORTED.
+A response with no answer is flagged on the judge side too: ``empty_response`` or
+``abstained`` (a refusal, deflection or "I don't know"). Faithfulness does not apply to
+it: an answer that says nothing cannot be faithful or unfaithful, and scoring it 5.0 (the
+vacuous case) let a system that refuses everything top the faithfulness means. So judge,
+claim and RAG faithfulness, the pass and the overall are null for it (excluded from means
+and pass rates; pages show "no answer"), while completeness still counts it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +24,7 @@ from engine.judges.base import ClaimsResult, Judge, Usage
 from engine.models import RagWeights, SampleKey, TestCase, VerdictRecord
 from engine.scoring.abstention import Abstention, detect_abstention
 from engine.scoring.faithfulness import ClaimCheck, claim_faithfulness
-from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag
+from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag, weighted_overall
 from engine.scoring.synthesis import overall, passed
 
 
@@ -30,10 +34,12 @@ class JudgeOutcome:
 
     judge: str
     """Judge name (``local``, ``openai:gpt-4o-mini`` ...)."""
-    judge_faithfulness: float
+    judge_faithfulness: float | None
+    """Rubric faithfulness 1-5; None when the response gives no answer."""
     judge_completeness: float
     judge_reasoning: str
-    claim_faithfulness: float
+    claim_faithfulness: float | None
+    """Supported claims / claims in 0-1; None when the response gives no answer."""
     rag: RagScores
     checks: tuple[ClaimCheck, ...]
     usage: Usage = field(default_factory=Usage)
@@ -52,13 +58,17 @@ class JudgeOutcome:
         return "abstained" in self.flags
 
     @property
-    def passed(self) -> bool:
-        """Both rubric scores at least 4."""
+    def passed(self) -> bool | None:
+        """Both rubric scores at least 4; None when faithfulness does not apply."""
+        if self.judge_faithfulness is None:
+            return None
         return passed(self.judge_faithfulness, self.judge_completeness)
 
     @property
-    def overall(self) -> float:
-        """Mean of the rubric scores."""
+    def overall(self) -> float | None:
+        """Mean of the rubric scores; None when faithfulness does not apply."""
+        if self.judge_faithfulness is None:
+            return None
         return overall(self.judge_faithfulness, self.judge_completeness)
 
     def result_fields(self) -> dict[str, Any]:
@@ -149,12 +159,19 @@ async def judge_sample(
         f"Completeness {rubric.completeness.score:g}: {rubric.completeness.reasoning}\n"
         f"Claims: {faith.reasoning}"
     )
+    no_answer = bool(flags)
+    if no_answer:
+        rag = dataclasses.replace(
+            rag,
+            faithfulness=None,
+            overall=weighted_overall({**rag.metric_scores(), "faithfulness": None}, weights),
+        )
     return JudgeOutcome(
         judge=judge.name,
-        judge_faithfulness=rubric.faithfulness.score,
+        judge_faithfulness=None if no_answer else rubric.faithfulness.score,
         judge_completeness=rubric.completeness.score,
         judge_reasoning=reasoning,
-        claim_faithfulness=faith.score,
+        claim_faithfulness=None if no_answer else faith.score,
         rag=rag,
         checks=faith.checks,
         usage=faith.usage + rubric.usage + rag.usage,

@@ -6,9 +6,9 @@ All on 1-5; ratios map by ``1 + 4x``. Edge cases follow the paper:
 - precision = retrieved chunks that support at least one fact of the answer / retrieved
   chunks; no context -> None (the paper's NaN). An answer with no facts ("indistinct") is
   replaced by the reference answer's facts;
-- recall = facts of the answer the retrieved context covers (states or contradicts: the
-  retriever brought the information either way) / facts of the answer; reference facts when
-  the answer has none; no context -> 1.0 (5.0) as the paper says, with a warning;
+- recall = facts of the answer the retrieved context states (a contradicted fact is not
+  covered) / facts of the answer; reference facts when the answer has none; no context ->
+  1.0 (5.0) as the paper says, with a warning;
 - correctness (vs the reference) and relevance (vs the question) are judge scores 1-5;
 - overall = weighted mean with ``RagWeights`` (default 0.4/0.2/0.2/0.2/0); metrics that are
   None are skipped and the remaining weights renormalised.
@@ -64,6 +64,16 @@ class RagScores:
     reasoning: str = ""
     usage: Usage = field(default_factory=Usage)
 
+    def metric_scores(self) -> dict[str, float | None]:
+        """The five metrics by ``RagWeights`` name, for ``weighted_overall``."""
+        return {
+            "correctness": self.correctness,
+            "faithfulness": self.faithfulness,
+            "precision": self.precision,
+            "recall": self.recall,
+            "relevance": self.relevance,
+        }
+
 
 def _grounding(
     context: Sequence[str],
@@ -81,7 +91,9 @@ def _grounding(
     )
     if not recall_verdicts:
         return faithfulness, None
-    covered = sum(v.verdict != "NOT_ENOUGH_INFO" for v in recall_verdicts)
+    # A contradicted fact is not covered: the context states something else, and an answer
+    # the context wholly contradicts must not score full recall.
+    covered = sum(v.verdict == "SUPPORTED" for v in recall_verdicts)
     return faithfulness, scale(covered / len(recall_verdicts))
 
 

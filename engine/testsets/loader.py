@@ -87,7 +87,7 @@ def load_test_set(
     prompts: tuple[str, ...] = ()
     if container.kind == "yaml" or _is_promptfoo_json(container):
         prompts = config_prompts(container.document)
-        expand_tests(container, path.parent, max_row_bytes, max_file_bytes)
+        expand_tests(container, path.parent, max_row_bytes, max_file_bytes, len(raw))
     mapping = dict(column_map or {})
     if mapping:
         _apply_map(name, container, mapping)

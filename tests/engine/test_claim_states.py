@@ -177,9 +177,11 @@ def test_refusal_is_never_supported_by_the_judge(local: LocalEmbedder) -> None:
     assert outcome.rag.correctness == 1.0
 
 
-def test_empty_response_keeps_one_but_is_flagged_on_both_sides(local: LocalEmbedder) -> None:
+def test_empty_response_has_no_faithfulness_and_is_flagged_on_both_sides(
+    local: LocalEmbedder,
+) -> None:
     outcome = asyncio.run(judge_sample(acme(), "", LocalJudge(local)))
-    assert outcome.claim_faithfulness == 1.0 and outcome.flags == ("empty_response",)
+    assert outcome.claim_faithfulness is None and outcome.flags == ("empty_response",)
     assert "abstained" not in outcome.result_fields()
     analysis = ResponseAnalyzer(local, AnalyzerConfig()).analyze(acme(), "")
     assert "empty_response" in analysis.flags and analysis.result_fields()["abstained"] is False
@@ -214,3 +216,68 @@ def test_local_judge_states(
     judge = LocalJudge(local)
     result = judge.verify(claim, [RESPONSE])
     assert (result.verdict.lower(), result.rule) == (verdict, rule)
+
+
+def test_a_refusal_has_no_faithfulness_and_stays_out_of_pass_rates(local: LocalEmbedder) -> None:
+    outcome = asyncio.run(judge_sample(acme(), REFUSAL, LocalJudge(local)))
+    fields = outcome.result_fields()
+    assert fields["judge_faithfulness"] is None and fields["claim_faithfulness"] is None
+    assert fields["passed"] is None and fields["overall"] is None
+    assert fields["rag_faithfulness"] is None and fields["judge_completeness"] == 1.0
+
+
+def test_declining_is_right_when_the_reference_declines(local: LocalEmbedder) -> None:
+    # Written for this test: the reference says the page does not give the answer.
+    case = acme().model_copy(
+        update={
+            "query": "Which data centre holds Acme Cloud Vault backups?",
+            "expected_answer": ExpectedAnswer(
+                text="The documentation does not say where backups are stored."
+            ),
+        }
+    )
+    answer = "I don't know where the backups are kept; the documentation does not mention it."
+    analysis = ResponseAnalyzer(local, AnalyzerConfig()).analyze(case, answer)
+    assert analysis.abstained and "abstention_expected" in analysis.flags
+    assert analysis.accuracy.score == 100.0
+    # The same refusal where the reference answers is still no answer.
+    plain = ResponseAnalyzer(local, AnalyzerConfig()).analyze(acme(), answer)
+    assert plain.accuracy.score == 0.0 and "abstention_expected" not in plain.flags
+
+
+def test_completeness_counts_required_claims_only(local: LocalEmbedder) -> None:
+    def claims(*importance: str) -> TestCase:
+        texts = ("Vault encrypts every backup with AES-256.", "Vault keeps backups for ten years.")
+        return acme().model_copy(
+            update={
+                "expected_answer": ExpectedAnswer(
+                    claims=tuple(
+                        ExpectedClaim(id=f"c{i}", text=t, importance=imp)  # type: ignore[arg-type]
+                        for i, (t, imp) in enumerate(zip(texts, importance, strict=True))
+                    )
+                )
+            }
+        )
+
+    answer = "Acme Cloud Vault encrypts every backup with AES-256."
+    analyzer = ResponseAnalyzer(local, AnalyzerConfig())
+    # found required + missing optional: 1 / 1 counted, the optional one still reported
+    one = analyzer.analyze(claims("required", "optional"), answer)
+    assert one.completeness.score == 100.0
+    assert [m.status for m in one.completeness.claims] == ["found", "missing"]
+    assert analyzer.analyze(claims("required", "expected"), answer).completeness.score == 50.0
+    only_optional = analyzer.analyze(claims("optional", "optional"), answer)
+    assert only_optional.completeness.score is None
+    assert "only_optional_claims" in only_optional.flags
+
+
+def test_an_answer_particle_does_not_hide_the_statement(local: LocalEmbedder) -> None:
+    judge = LocalJudge(local)
+    context = ["Acme Cloud Vault supports SAML single sign-on on every plan."]
+    plain = judge.verify("Acme Cloud Vault supports SAML single sign-on on every plan.", context)
+    claims = judge.claims("Yes, Acme Cloud Vault supports SAML single sign-on on every plan.")
+    assert [c.text for c in claims.claims] == [
+        "Acme Cloud Vault supports SAML single sign-on on every plan"
+    ]
+    assert plain.verdict == "SUPPORTED"
+    assert judge.verify(claims.claims[0].text, context).verdict == "SUPPORTED"

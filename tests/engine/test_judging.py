@@ -91,8 +91,11 @@ def test_local_judge_sample() -> None:
 
 def test_empty_response() -> None:
     outcome = asyncio.run(judge_sample(CASE, "", LocalJudge(HashEmbedder())))
-    assert outcome.claim_faithfulness == 1.0
-    assert outcome.judge_completeness == 1.0 and not outcome.passed
+    # No answer: faithfulness does not apply (null, out of means and pass rates).
+    assert outcome.claim_faithfulness is None and outcome.judge_faithfulness is None
+    assert outcome.passed is None and outcome.overall is None
+    assert outcome.rag.faithfulness is None
+    assert outcome.judge_completeness == 1.0
     assert outcome.verdict_records(SampleKey(run_id="r", iteration=1, sample_id="x")) == []
     assert outcome.result_fields()["flags"] == ["empty_response"]
 

@@ -75,9 +75,16 @@ def test_ratios_from_verdicts() -> None:
     )
     scores = rag(judge, "a\nb\nc\nd", ["chunk"])
     assert scores.faithfulness == pytest.approx(scale(0.5))
-    assert scores.recall == pytest.approx(scale(0.75))  # contradicted facts were retrieved
+    # 2 of 4 facts stated: a contradicted fact is not covered, nor one without evidence
+    assert scores.recall == pytest.approx(scale(0.5))
     assert scores.precision == 5.0
     assert scores.correctness == 3 and scores.relevance == 4
+
+
+def test_a_wholly_contradicted_answer_has_no_recall() -> None:
+    judge = ScriptedJudge({"a": "CONTRADICTED", "b": "CONTRADICTED"})
+    scores = rag(judge, "a\nb", ["chunk"])
+    assert scores.recall == 1.0  # 0 of 2 covered, on 1-5
 
 
 def test_indistinct_answer_uses_reference_facts() -> None:

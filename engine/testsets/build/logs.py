@@ -28,6 +28,7 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from engine.errors import InputError
+from engine.files import json_loads
 from engine.models import GroundTruthChunk, TestCase
 from engine.testsets.build.pages import Chunk
 from engine.testsets.reading import decode, read_bytes
@@ -133,7 +134,7 @@ def read_log(path: Path) -> tuple[list[LogEntry], list[str]]:
         stripped = text.lstrip()
         if stripped.startswith("["):
             try:
-                rows = [(i + 1, r) for i, r in enumerate(json.loads(text))]
+                rows = [(i + 1, r) for i, r in enumerate(json_loads(text, max_depth=None))]
             except json.JSONDecodeError as exc:
                 raise LogError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
         else:
@@ -141,7 +142,7 @@ def read_log(path: Path) -> tuple[list[LogEntry], list[str]]:
                 if not line.strip():
                     continue
                 try:
-                    rows.append((number, json.loads(line)))
+                    rows.append((number, json_loads(line, max_depth=None)))
                 except json.JSONDecodeError as exc:
                     skipped.append(f"{path}:{number}: not JSON ({exc.msg})")
     else:
