@@ -6,6 +6,22 @@ else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import re
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (escape sequences, carriage returns, NULs) written
+    as ``\\x1b``-style escapes, newlines kept: a value echoed from a file name, a column or
+    a flag must not clear or rewrite the user's terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
 
 class InputError(Exception):
-    """Bad input a person can fix; the message names the file, field or flag and why."""
+    """Bad input a person can fix; the message names the file, field or flag and why.
+
+    Its text is :func:`printable`: the values it quotes come from files and flags."""
+
+    def __str__(self) -> str:
+        return printable(super().__str__())

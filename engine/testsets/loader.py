@@ -149,6 +149,21 @@ def _apply_map(name: str, container: Container, mapping: dict[str, str]) -> None
                 f"{name}: --map {column}={field}: column {column!r} is not in the file "
                 f"(columns: {shown})"
             )
+    # Two columns into one field, or a column onto one the file already has: one of the
+    # two would be dropped without a word.
+    into: dict[str, str] = {}
+    for column, field in mapping.items():
+        if field in into:
+            raise TestSetError(
+                f"{name}: --map sends both {into[field]!r} and {column!r} to {field!r}; "
+                "map one of them"
+            )
+        into[field] = column
+        if field in present and field not in mapping and field != column:
+            raise TestSetError(
+                f"{name}: --map {column}={field}: the file already has a {field!r} column; "
+                f"map that one elsewhere too, or drop this mapping"
+            )
     for row in container.rows:
         for column, field in mapping.items():
             if column in row.value:
