@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from stat import S_ISREG
 
 from engine.lake import CHILD_TABLES, list_parts, sweep_orphans
+from engine.run.identity import mark_abandoned_runs
 from engine.settings import Paths
 from warehouse.catalog import Catalog
 from warehouse.loader import PartRef, open_writer
@@ -29,10 +30,17 @@ class IngestReport:
     """Detail parts whose results part is not published yet (loaded by a later ingest)."""
     rebuilt: bool = False
     seconds: float = 0.0
+    interrupted: list[str] = field(default_factory=list)
+    """Runs left ``running`` by a process that is gone, now recorded as interrupted."""
 
     def summary(self) -> str:
         """The headline, then one line per corrupt part."""
-        return "\n".join([self.headline(), *self.corrupt_lines()])
+        gone = [
+            f"run {run_id} was left running by a process that is gone: now interrupted "
+            f"(resume it with --resume {run_id})"
+            for run_id in self.interrupted
+        ]
+        return "\n".join([self.headline(), *gone, *self.corrupt_lines()])
 
     def headline(self) -> str:
         """One human line (with the count of corrupt parts skipped, if any)."""
@@ -135,6 +143,7 @@ def ingest(
     started = time.perf_counter()
     report = IngestReport()
     sweep_orphans(paths.lake)
+    report.interrupted = mark_abandoned_runs(paths)
     refs, report.waiting, report.corrupt = _refs(paths)
     with open_writer(paths.warehouse, wait_s=wait_s, catalog=catalog) as writer:
         report.rebuilt = writer.ensure_schema(rebuild=rebuild)

@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from engine.errors import InputError
-from engine.lake import list_parts
-from engine.models import RunConfig
+from engine.lake import list_parts, write_part
+from engine.models import RunConfig, RunRecord
 from engine.models.config import PACE_FIELDS
 from engine.secrets import redact
 from engine.settings import Paths
@@ -235,3 +235,36 @@ def resolve_run(
         lock = RunLock.of(paths, run_id)
         if lock.try_acquire():
             return RunIdentity(run_id, config, now, False, lock, note)
+
+
+def mark_abandoned_runs(paths: Paths, now: datetime | None = None) -> list[str]:
+    """Record as ``interrupted`` every run of this host whose latest state is ``running``
+    but whose process is gone (nobody holds its lock: killed, or its machine rebooted), so
+    pages and ``run_summary`` stop showing it as in progress; it stays resumable. Runs of
+    other hosts are left alone: their locks are not on this machine. Returns their ids."""
+    host = socket.gethostname()
+    latest: dict[str, dict[str, object]] = {}
+    for part in list_parts(paths.lake, ["runs"]):
+        try:
+            rows = pq.read_table(part.path).to_pylist()
+        except Exception:  # an unreadable part is ingest's to report
+            continue
+        for row in rows:
+            seen = latest.get(str(row["run_id"]))
+            if seen is None or row["updated_at"] >= seen["updated_at"]:
+                latest[str(row["run_id"])] = row
+    marked: list[str] = []
+    for run_id, row in latest.items():
+        if row["status"] != "running" or row.get("host") != host:
+            continue
+        lock = RunLock.of(paths, run_id)
+        if not lock.path.exists() or not lock.try_acquire():
+            continue  # never ran here, or alive
+        try:
+            stamp = (now or datetime.now(UTC)).replace(tzinfo=None)
+            record = RunRecord.model_validate({**row, "status": "interrupted", "updated_at": stamp})
+            write_part(paths.lake, "runs", run_id, 0, [record])
+            marked.append(run_id)
+        finally:
+            lock.release()
+    return marked
