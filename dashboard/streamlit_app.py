@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard.components.demo_notice import demo_notice
-from dashboard.components.errors import show_error, show_no_data
+from dashboard.components.errors import show_error, show_failure, show_no_data
 from dashboard.components.launch_form import launch_sidebar
 from dashboard.components.pickers import SHOW_ARCHIVED
 from dashboard.data import home_paths, warehouse
@@ -63,17 +63,27 @@ PAGES = [
 page = st.navigation(PAGES)
 
 # One read connection for the whole script run (sidebar and page): a page's queries share
-# it instead of opening the warehouse once each. It closes when the run ends.
-with warehouse().session():
-    with st.sidebar:
-        st.toggle("Show archived runs", key=SHOW_ARCHIVED, help="Archive runs on the Runs page.")
-        launch_sidebar()
+# it instead of opening the warehouse once each. It closes when the run ends. Whatever
+# fails, a viewer sees one panel, never a traceback (it could quote a connection string).
+try:
+    with warehouse().session():
+        with st.sidebar:
+            st.toggle(
+                "Show archived runs", key=SHOW_ARCHIVED, help="Archive runs on the Runs page."
+            )
+            launch_sidebar()
 
-    demo_notice(home_paths())
+        demo_notice(home_paths())
 
-    try:
-        page.run()
-    except WarehouseMissing as exc:
-        show_no_data(str(exc))
-    except WarehouseError as exc:
-        show_error(exc)
+        try:
+            page.run()
+        except WarehouseMissing as exc:
+            show_no_data(str(exc))
+        except WarehouseError as exc:
+            show_error(exc)
+except WarehouseMissing as exc:
+    show_no_data(str(exc))
+except WarehouseError as exc:
+    show_error(exc)
+except Exception as exc:
+    show_failure(exc)

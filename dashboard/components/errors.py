@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+import logging
+import re
+
 import streamlit as st
 
 from dashboard.components.safe import safe_text
+from engine.secrets import redact, redact_url
 from warehouse.db import WarehouseError
+
+log = logging.getLogger("dashboard")
+
+_URL_WITH_CREDENTIALS = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/@'\"]+:[^\s/@'\"]*@[^\s'\"]+", re.I)
+_PASSWORD_SETTING = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s'\";]+)", re.I)
+
+
+def masked(text: str) -> str:
+    """``text`` fit for every viewer: registered secrets, credentials in URLs and
+    ``password=`` settings of connection strings masked (a connection string quoted by a
+    driver's error may hold a password nobody registered)."""
+    text = _URL_WITH_CREDENTIALS.sub(lambda m: redact_url(m.group(0)), redact(text))
+    return _PASSWORD_SETTING.sub(r"\1***", text)
+
 
 HOW_TO_CREATE_DATA = (
     "There is no evaluation data yet. Create some with **`make demo`** (or `evalhouse demo`) "
@@ -19,8 +37,15 @@ def show_error(exc: WarehouseError | Exception, *, title: str | None = None) -> 
     """Show an error headline and its message as plain text (never as Markdown/HTML)."""
     headline = title or getattr(exc, "title", None) or "Something went wrong"
     st.error(headline, icon="⚠️")
-    # The message may quote user SQL or file names: show it verbatim.
-    st.code(str(exc) or type(exc).__name__, language=None, wrap_lines=True)
+    # The message may quote user SQL or file names: show it verbatim, secrets masked.
+    st.code(masked(str(exc)) or type(exc).__name__, language=None, wrap_lines=True)
+
+
+def show_failure(exc: Exception) -> None:
+    """An unexpected error: logged for the operator (secrets masked), shown to the viewer as
+    one panel with its kind and masked message, never as a traceback."""
+    log.error("page failed: %s: %s", type(exc).__name__, masked(str(exc)))
+    show_error(exc, title=f"Something went wrong ({type(exc).__name__})")
 
 
 def show_refusal(reason: str) -> None:
