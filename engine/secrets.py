@@ -87,8 +87,8 @@ SENSITIVE_HEADERS = frozenset(
 
 def register_headers(headers: object) -> None:
     """Register the values of credential headers of a request (``Authorization: Bearer
-    tok`` registers the whole value and ``tok``), so an answer that echoes them is masked
-    like a key read from the environment."""
+    tok`` registers ``tok``), so an answer that echoes them is masked like a key read from
+    the environment."""
     if not isinstance(headers, dict):
         items = getattr(headers, "items", None)
         if items is None:
@@ -98,12 +98,13 @@ def register_headers(headers: object) -> None:
         if not isinstance(name, str) or name.lower() not in SENSITIVE_HEADERS:
             continue
         if isinstance(value, str):
-            register(value)
-            scheme, _, credential = value.partition(" ")
-            if credential and scheme.isalpha():
+            scheme, _, credential = value.strip().partition(" ")
+            if credential and scheme.isalpha():  # "Bearer ***" keeps saying what it was
                 register(credential.strip())
                 if scheme.lower() == "basic":
                     _register_basic(credential.strip())
+            else:
+                register(value.strip())
 
 
 def _register_basic(encoded: str) -> None:

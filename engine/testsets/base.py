@@ -55,6 +55,9 @@ class LoadedTestSet:
     problems: tuple[Problem, ...] = ()
     column_map: Mapping[str, str] = field(default_factory=dict)
     """The ``--map`` column renames applied before detection (empty when none)."""
+    inferred: str = ""
+    """The renames read from column names when no format matched, with each field's
+    runner-up (``question -> query (runner-up: prompt)``); empty when none."""
 
     @property
     def name(self) -> str:

@@ -63,7 +63,11 @@ def render_inspection(test_set: LoadedTestSet, *, limit: int = 20) -> str:
     if test_set.format.startswith("conversations"):
         return _render_conversations(test_set, limit)
     caps = [case_capabilities(c) for c in test_set.cases]
-    mapping = ", ".join(f"{k}={v}" for k, v in test_set.column_map.items()) or "none"
+    mapping = ", ".join(f"{k}={v}" for k, v in test_set.column_map.items()) or (
+        f"{test_set.inferred} (read from the column names; --map overrides)"
+        if test_set.inferred
+        else "none"
+    )
     domains = Counter(c.domain for c in caps)
     lines = [
         f"file:      {test_set.path}",

@@ -33,6 +33,7 @@ from engine.testsets.formats.deepeval import DeepEvalLoader, HarnessLoader
 from engine.testsets.formats.native import NativeLoader
 from engine.testsets.formats.promptfoo import PromptfooLoader, config_prompts
 from engine.testsets.formats.ragas import Ragas01Loader, RagasLoader
+from engine.testsets.inference import infer_mapping
 from engine.testsets.promptfoo_files import expand_tests
 from engine.testsets.reading import Container, decode, read_bytes, read_container
 from engine.testsets.values import first_url, host_of
@@ -91,7 +92,15 @@ def load_test_set(
     mapping = dict(column_map or {})
     if mapping:
         _apply_map(name, container, mapping)
-    loader = _detect(name, container, _loaders(prompts, bool(mapping)))
+    loaders = _loaders(prompts, bool(mapping))
+    inferred = ""
+    if not mapping and _undetected(container, loaders):
+        # No format's layout: read the columns' names for what they hold.
+        inference = infer_mapping(_columns(container), FIELDS)
+        if "query" in inference.mapping.values():
+            _apply_map(name, container, inference.mapping)
+            inferred = inference.describe()
+    loader = _detect(name, container, loaders)
     problems = list(container.problems)
     cases = _convert(name, container.rows, loader, problems, path.stem)
     problems.sort(key=lambda p: (p.file != name, p.file, p.line))
@@ -101,7 +110,7 @@ def load_test_set(
         detail = _summary(name, problems, "no valid test case") if problems else ""
         raise TestSetError(detail or f"{name}: no test cases", problems)
     fmt = f"{loader.name}-{container.kind}"
-    return LoadedTestSet(path, fmt, digest, tuple(cases), tuple(problems), mapping)
+    return LoadedTestSet(path, fmt, digest, tuple(cases), tuple(problems), mapping, inferred)
 
 
 def _convert(
@@ -170,6 +179,25 @@ def _apply_map(name: str, container: Container, mapping: dict[str, str]) -> None
                 row.value[field] = row.value.pop(column)
     if container.header:
         container.header = tuple(mapping.get(c, c) for c in container.header)
+
+
+def _columns(container: Container) -> list[str]:
+    """Column names of a table, or the keys of the first rows of a JSON container."""
+    if container.header:
+        return list(container.header)
+    keys: dict[str, None] = {}
+    for row in container.rows[:100]:
+        keys.update(dict.fromkeys(row.value))
+    return list(keys)
+
+
+def _undetected(container: Container, loaders: tuple[FormatLoader, ...]) -> bool:
+    """Whether no format recognises the container's layout."""
+    first: Mapping[str, Any] = container.rows[0].value if container.rows else {}
+    keys = frozenset(container.header or first)
+    if container.kind in ("jsonl", "json") and keys & {"id", "query"}:
+        return False
+    return bool(keys) and not any(f.detect(keys, first, container.kind) for f in loaders)
 
 
 def _detect(name: str, container: Container, loaders: tuple[FormatLoader, ...]) -> FormatLoader:

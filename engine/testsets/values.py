@@ -60,20 +60,56 @@ def optional_text(value: Any, field: str) -> str | None:
     return None if is_blank(value) else text(value, field)
 
 
+_QUOTED = re.compile(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*""", re.DOTALL)
+
+
+def _numpy_repr(text: str) -> list[str] | None:
+    """The items of numpy's repr of a string array, quoted items separated by white space
+    and no commas (``['first passage' 'second passage']``, as HF ``datasets`` writes lists
+    to CSV); None when ``text`` is not one."""
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    inner, items, at = text[1:-1], [], 0
+    while at < len(inner):
+        match = _QUOTED.match(inner, at)
+        if match is None or match.end() == at:
+            return None
+        try:
+            items.append(str(ast.literal_eval(match.group(1))))
+        except (ValueError, SyntaxError):
+            return None
+        at = match.end()
+    return items if len(items) > 1 else None
+
+
 def _decoded(cell: str) -> Any:
-    """JSON, then the Python repr, of a text cell; the text itself when neither parses."""
+    """JSON, then the Python repr, then numpy's repr, of a text cell; the text itself when
+    none parses. A list whose one item is itself an encoded list is that list."""
     stripped = cell.strip()
     try:
         value = json_loads(stripped)
     except json.JSONDecodeError:
         if stripped[:1] not in "[(":
             return cell
+        # Before the Python repr: Python reads numpy's "['a' 'b']" as one glued string.
+        items = _numpy_repr(stripped)
+        if items is not None:
+            return items
         try:
-            return ast.literal_eval(stripped)
+            value = ast.literal_eval(stripped)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return cell
     if isinstance(value, str) and value.strip()[:1] == "[":
         return _decoded(value)  # double-encoded: a JSON string holding a JSON array
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 1
+        and isinstance(value[0], str)
+        and value[0].strip()[:1] == "["
+    ):
+        inner = _decoded(value[0])  # a list holding one encoded list (RAGAS, Python+JSON)
+        if isinstance(inner, list | tuple):
+            return inner
     return value
 
 
@@ -163,23 +199,29 @@ def string_list(value: Any, field: str) -> tuple[str, ...]:
 
 
 def metadata_value(value: Any, field: str = "metadata") -> dict[str, Any]:
-    """A metadata object, or JSON text of one (the Python repr is accepted too)."""
+    """A metadata object, or JSON text of one (the Python repr is accepted too). Metadata
+    of another shape is kept, not refused: a list is ``{"items": [...]}`` (RAGAS 0.1 test
+    sets hold a list there), a scalar or unparsable text ``{"value": ...}``."""
     if is_blank(value):
         return {}
     if isinstance(value, dict):
         return dict(value)
+    parsed: Any = value
     if isinstance(value, str):
         try:
             parsed = json_loads(value)
         except json.JSONDecodeError as exc:
+            if exc.msg.startswith("nested too deeply") or "integer of over" in exc.msg:
+                raise RowError(f"'{field}' is not valid JSON ({exc.msg})") from exc
             try:
                 parsed = ast.literal_eval(value.strip())
             except (ValueError, SyntaxError, MemoryError, RecursionError):
-                raise RowError(f"'{field}' is not valid JSON ({exc.msg})") from exc
-        if not isinstance(parsed, dict):
-            raise RowError(f"'{field}' must be a JSON object, got {type(parsed).__name__}")
+                parsed = value
+    if isinstance(parsed, dict):
         return parsed
-    raise RowError(f"'{field}' must be a JSON object, got {type(value).__name__}")
+    if isinstance(parsed, list | tuple):
+        return {"items": list(parsed)}
+    return {"value": parsed}
 
 
 def row_id(row: Row, *keys: str) -> str:

@@ -218,9 +218,17 @@ def test_map_to_an_unknown_field_is_refused(tmp_path: Path) -> None:
         load_test_set(path, column_map={"prompt_text": "questionn"})
 
 
-def test_unknown_csv_suggests_map(tmp_path: Path) -> None:
+def test_columns_named_freely_are_read_by_meaning(tmp_path: Path) -> None:
     path = tmp_path / "mine.csv"
     path.write_text('prompt_text,bot_reply\n"Q","A"\n', encoding="utf-8")
+    loaded = load_test_set(path)
+    assert loaded.cases[0].query == "Q" and loaded.cases[0].response == "A"
+    assert "prompt_text -> query" in loaded.inferred and "bot_reply -> response" in loaded.inferred
+
+
+def test_unknown_csv_without_a_question_column_suggests_map(tmp_path: Path) -> None:
+    path = tmp_path / "mine.csv"
+    path.write_text('colour,weight\n"red","3"\n', encoding="utf-8")
     with pytest.raises(TestSetError, match=r"unknown CSV format.*--map COLUMN=query"):
         load_test_set(path)
 
@@ -258,3 +266,61 @@ def test_render_inspection_lists_format_counts_and_skipped_rows() -> None:
     assert "cases:     2 (1 rows skipped)" in text
     assert "responses: 0 recorded, 2 need a target (--target)" in text
     assert f"{PEERS / 'langfuse_items.jsonl'}:3: archived dataset item; row skipped" in text
+
+
+# ------------------------------------------------------------------ lists as peers write them
+
+
+@pytest.mark.parametrize(
+    ("cell", "items"),
+    [
+        ('["a", "b"]', ["a", "b"]),  # JSON
+        ("['a', 'b']", ["a", "b"]),  # Python repr (pandas)
+        ("['first passage' 'second one']", ["first passage", "second one"]),  # numpy repr
+        ("['a b'\n 'c d']", ["a b", "c d"]),  # numpy wraps long arrays over lines
+        ('"[\\"a\\", \\"b\\"]"', ["a", "b"]),  # double-encoded JSON
+        ('[\'["a", "b"]\']', ["a", "b"]),  # a Python list holding JSON text (RAGAS)
+        ('["[\\"a\\", \\"b\\"]"]', ["a", "b"]),  # a JSON list holding JSON text
+        ("one\ntwo", ["one", "two"]),  # one item per line
+        ("['only one']", ["only one"]),
+    ],
+)
+def test_lists_are_decoded_to_the_bottom(cell: str, items: list[str]) -> None:
+    from engine.testsets.values import list_value
+
+    assert list_value(cell, "contexts") == items
+
+
+def test_a_ragas_01_context_column_and_reference_contexts_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "ragas01.csv"
+    path.write_text(
+        "question,answer,context,ground_truth,reference_contexts\n"
+        '"How long is the trial?","30 days","[\'The trial lasts 30 days.\' \'Plans renew '
+        'monthly.\']","30 days","[\'Trials last 30 days.\']"\n',
+        encoding="utf-8",
+    )
+    case = load_test_set(path).cases[0]
+    assert case.context == ("The trial lasts 30 days.", "Plans renew monthly.")
+    assert [c.text for c in case.ground_truth] == ["Trials last 30 days."]
+
+
+def test_deepeval_jsonl_lists_joined_with_a_bar_are_split(tmp_path: Path) -> None:
+    path = tmp_path / "goldens.jsonl"
+    path.write_text(
+        '{"input": "q?", "actual_output": "a", "retrieval_context": "first|second", '
+        '"expected_output": "a", "additional_metadata": null}\n',
+        encoding="utf-8",
+    )
+    assert load_test_set(path).cases[0].context == ("first", "second")
+
+
+def test_promptfoo_vars_without_a_question_var_use_the_most_question_like(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "cases.csv").write_text(
+        "context,customer_message,language\nOrders ship Monday.,Where is my order?,en\n",
+        encoding="utf-8",
+    )
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text("prompts: [file://prompt.txt]\ntests: file://cases.csv\n", encoding="utf-8")
+    assert load_test_set(config).cases[0].query == "Where is my order?"

@@ -132,8 +132,6 @@ ROWS = {
     "as_missing_question.json": (7, "missing 'question'"),
     "as_bad_context.json": (9, "'context' must be a list of strings or objects, got int"),
     "as_duplicate_query_log_id.json": (7, "duplicate id 'q1' (first on line 2)"),
-    "csv_bad_metadata.csv": (3, "'metadata' is not valid JSON"),
-    "csv_metadata_not_object.csv": (2, "'metadata' must be a JSON object, got list"),
     "csv_field_count.csv": (3, "row has 3 fields, header has 2"),
     "csv_unterminated_quote.csv": (3, "unreadable CSV row"),
     "csv_empty_input.csv": (3, "'input' is empty"),
@@ -211,3 +209,18 @@ def test_content_sniffing_for_unknown_extensions(tmp_path: Path) -> None:
     array = tmp_path / "cases.txt"
     array.write_text((VALID / "answer_synthesis.json").read_text(encoding="utf-8"))
     assert load_test_set(array).format == "answer-synthesis-json"
+
+
+ODD = Path(__file__).resolve().parents[1] / "data" / "odd_shapes"
+
+
+def test_files_of_odd_shapes_load_without_losing_a_value() -> None:
+    # A column of another shape is kept, never a reason to refuse a row or the file.
+    listed = load_test_set(ODD / "metadata_list.csv").cases
+    assert [c.metadata for c in listed] == [{"items": [1, 2]}, {}]
+    text = load_test_set(ODD / "metadata_not_json.csv").cases
+    assert [c.metadata for c in text] == [{"level": "easy"}, {"value": "{not json}"}]
+    # "question" is the most common name of a query, "answer" of a response.
+    plain = load_test_set(ODD / "question_answer.csv")
+    assert [(c.query, c.response) for c in plain.cases] == [("What is X?", "X is Y")]
+

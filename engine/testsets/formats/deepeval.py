@@ -65,7 +65,9 @@ class DeepEvalLoader:
     def load(self, row: Row) -> TestCase:
         """One golden or test case."""
         value = row.value
-        split = "|" if row.container == "csv" else None
+        # DeepEval's own writers join a list with "|" in CSV and in JSONL (``save_as``), and
+        # its loader splits a text on it; a JSON list stays a list.
+        split = "|" if row.container in ("csv", "json") else None
         ideal = context_items(value.get("context"), "context", delimiter=split) or ()
         retrieved_raw = _first(value, "retrieval_context", "retrievalContext")
         meta = metadata_value(

@@ -24,6 +24,7 @@ from typing import Any
 from engine.models import GroundTruthChunk, TestCase
 from engine.testsets.base import Row, RowError
 from engine.testsets.formats.common import _claims, build_case
+from engine.testsets.inference import query_like
 from engine.testsets.values import context_items, is_blank, list_value, optional_text, text
 
 QUERY_VARS = ("question", "query", "input", "prompt", "user_input", "text")
@@ -140,6 +141,11 @@ class PromptfooLoader:
                 self.prompts[0],
             )
             return None, rendered
+        if strings:
+            # No prompt to render (a file:// prompt is not read): the var whose name says
+            # "the question" best, else the first one, rather than refusing the file.
+            key = query_like(strings) or next(iter(strings))
+            return key, strings[key]
         raise RowError(
             f"no question var ({', '.join(QUERY_VARS[:4])}) among vars "
             f"{', '.join(sorted(map(str, variables))) or 'none'}; name it with --map"

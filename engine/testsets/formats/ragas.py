@@ -2,9 +2,10 @@
 
 0.2+: ``user_input`` -> query, ``response``, ``retrieved_contexts`` -> context,
 ``reference`` -> expected answer, ``reference_contexts`` -> ground truth (``ref#i``).
-0.1 (a HF ``Dataset``): ``question``, ``answer``, ``contexts``, ``ground_truth`` (a
-string) or ``ground_truths`` (a list, joined as the reference; each also a ground-truth
-passage). Lists may be in any encoding of ``values.list_value``.
+0.1 (a HF ``Dataset``): ``question``, ``answer``, ``contexts`` (or ``context``),
+``ground_truth`` (a string) or ``ground_truths`` (a list, joined as the reference; each also
+a ground-truth passage), ``reference_contexts`` -> ground truth. Lists may be in any
+encoding of ``values.list_value``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from engine.testsets.formats.common import build_case
 from engine.testsets.values import context_items, list_value, optional_text, row_id, text
 
 V02 = ("user_input", "response", "retrieved_contexts", "reference", "reference_contexts")
-V01 = ("question", "answer", "contexts", "ground_truth", "ground_truths")
+V01 = (
+    "question", "answer", "contexts", "context", "ground_truth", "ground_truths",
+    "reference_contexts",
+)  # fmt: skip
 
 
 class RagasLoader:
@@ -55,20 +59,26 @@ class Ragas01Loader:
 
     def detect(self, keys: frozenset[str], first: Mapping[str, Any], container: str) -> bool:
         """``question`` plus a 0.1 list column (a bare question/answer file is ambiguous)."""
-        return "question" in keys and bool(keys & {"contexts", "ground_truth", "ground_truths"})
+        return "question" in keys and bool(
+            keys & {"contexts", "ground_truth", "ground_truths", "reference_contexts"}
+        )
 
     def load(self, row: Row) -> TestCase:
         """One row of a RAGAS 0.1 ``Dataset``."""
         value = row.value
         truths = [str(t) for t in list_value(value.get("ground_truths"), "ground_truths") or ()]
         reference = text(value.get("ground_truth"), "ground_truth") or "\n".join(truths)
+        # Generated 0.1 test sets name the retrieved passages "context" or "contexts" and
+        # the passages the question was written from "reference_contexts".
+        contexts = value.get("contexts", value.get("context"))
+        refs = context_items(value.get("reference_contexts"), "reference_contexts") or ()
         return build_case(
             row,
             case_id=row_id(row),
             query=text(value.get("question"), "question", required=True),
             response=optional_text(value.get("answer"), "answer"),
             reference=reference,
-            context=context_items(value.get("contexts"), "contexts"),
-            reference_contexts=truths if len(truths) > 1 else (),
+            context=context_items(contexts, "contexts"),
+            reference_contexts=tuple(refs) or (tuple(truths) if len(truths) > 1 else ()),
             known=V01,
         )
