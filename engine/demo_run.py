@@ -78,6 +78,10 @@ def build_demo(
     return run_ids
 
 
+DEMO_SERIES = "demo weekly"
+"""The series of the demo's weekly runs."""
+
+
 def _run_weeks(
     paths: Paths,
     weekly: list[tuple[str, Path, datetime]],
@@ -87,7 +91,10 @@ def _run_weeks(
     run_ids: list[str] = []
     for name, test_set_path, date in weekly:
         test_set = load_test_set(test_set_path)
-        config = RunConfig(name=name, test_set=str(test_set_path), concurrency=4)
+        # The four weeks are one series: each week's baseline is the week before.
+        config = RunConfig(
+            name=name, series=DEMO_SERIES, test_set=str(test_set_path), concurrency=4
+        )
         log(
             f"demo: running '{name}' ({len(test_set.cases)} samples, dated {date:%Y-%m-%d}), "
             f"run {len(run_ids) + 1} of {len(weekly)}"

@@ -274,8 +274,8 @@ def runs_detail(wh: Warehouse) -> pl.DataFrame:
 
 @named_query
 def baseline_run(wh: Warehouse, run_id: str) -> str | None:
-    """The default baseline of ``run_id``: the latest earlier run of the same test set, else
-    of the same name, archived runs skipped; None when there is neither."""
+    """The default baseline of ``run_id``: the previous completed run of its series (view
+    ``run_series``), archived runs skipped; None for the first run of a series."""
     frame = wh.named("baseline_run", run_id=run_id)
     return None if frame.is_empty() else str(frame["run_id"][0])
 

@@ -275,6 +275,9 @@ class RunConfig(Frozen):
 
     name: str = Field(min_length=1)
     """Human name of the run."""
+    series: str | None = Field(default=None, min_length=1, max_length=200)
+    """The series the run belongs to, whose previous completed run is its baseline
+    everywhere; None: the name without a trailing date or week (view ``run_series``)."""
     test_set: str
     """Path of the test set as given."""
     iterations: int = Field(default=1, ge=1, le=1000)

@@ -40,6 +40,8 @@ class RunRecord(Frozen):
     """Path of the test set."""
     test_set_hash: str = ""
     """sha256 of the test-set file."""
+    series: str | None = None
+    """The series named with ``--series``; None: derived from the name (view ``run_series``)."""
     config: str
     """The ``RunConfig`` as JSON (no secrets: keys are read from the environment only)."""
     judge: str

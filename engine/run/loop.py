@@ -249,6 +249,7 @@ class Runner:
             iterations=self.config.iterations,
             test_set=self.config.test_set,
             test_set_hash=self.test_set.sha256,
+            series=self.config.series,
             config=redact(self.config.model_dump_json()),
             judge=self.meta.get("judge", self.config.judge),
             embedder=self.meta.get("embedder", self.config.embedder),

@@ -1,5 +1,5 @@
-"""The default baseline: the previous run of the same test set, then of the same name (on
-both backends)."""
+"""The default baseline: the previous completed run of the same series (view run_series),
+on both backends."""
 
 from __future__ import annotations
 
@@ -11,30 +11,43 @@ from tests.factories import T0, result_record, run_record
 from warehouse.queries import baseline_run, previous_run, run_tiers
 
 
-def test_baseline_is_same_test_set_then_same_name(store: Store) -> None:
+def test_baseline_is_the_previous_completed_run_of_the_series(store: Store) -> None:
     home = store.home
     day = timedelta(days=1)
     runs = [
-        # (run id, name, test set, day)
-        ("a1", "weekly", "a.jsonl", 0),
-        ("b1", "other", "b.jsonl", 1),
-        ("a2", "weekly", "a.jsonl", 2),
-        ("b2", "adhoc", "b.jsonl", 3),
-        ("c1", "weekly", "c.jsonl", 4),
-        ("d1", "lonely", "d.jsonl", 5),
+        # (run id, name, series, status, day)
+        ("n1", "nightly 2026-11-01", None, "completed", 0),
+        ("o1", "other", None, "completed", 1),
+        ("n2", "nightly 2026-11-02", None, "cancelled", 2),  # partial: never a baseline
+        ("n3", "nightly_20261103", None, "completed", 3),
+        ("w1", "acme week 1", None, "completed", 4),
+        ("w2", "acme Week-2", None, "completed", 5),
+        ("p1", "prompt v1", "support bot", "completed", 6),
+        ("p2", "prompt v2", "support bot", "completed", 7),  # --series joins other names
+        ("e1", "eval 2026-W45", None, "completed", 8),
+        ("e2", "eval", None, "completed", 9),
+        ("d1", "week 1", None, "completed", 10),  # only a week: the test set names it
+        ("d2", "week 2", None, "completed", 11),
     ]
-    for run_id, name, test_set, days in runs:
-        record = run_record(run_id, T0 + days * day, name=name, test_set=test_set)
+    for run_id, name, series, status, days in runs:
+        test_set = f"sets/demo-week-{days}.jsonl" if run_id[0] == "d" else "tests.jsonl"
+        record = run_record(
+            run_id, T0 + days * day, name=name, series=series, status=status, test_set=test_set
+        )
         write_part(home.lake, "runs", run_id, 0, [record])
         write_part(home.lake, "results", run_id, 1, [result_record(run_id, "s1")])
     store.ingest()
     wh = store.warehouse
-    assert baseline_run(wh, "a2") == "a1"  # not b1, the run just before it in time
-    assert baseline_run(wh, "b2") == "b1"  # same test set, other name
-    assert baseline_run(wh, "c1") == "a2"  # no earlier c.jsonl run: the same name
-    assert baseline_run(wh, "d1") is None  # neither: no baseline rather than a wrong one
-    assert baseline_run(wh, "a1") is None
-    assert previous_run(wh, "a2") == "b1"  # previous_run keeps its meaning (time only)
+    assert baseline_run(wh, "n3") == "n1"  # the cancelled n2 is skipped
+    assert baseline_run(wh, "n2") == "n1"
+    assert baseline_run(wh, "w2") == "w1"
+    assert baseline_run(wh, "p2") == "p1"
+    assert baseline_run(wh, "e2") == "e1"
+    assert baseline_run(wh, "o1") is None and baseline_run(wh, "n1") is None
+    series = dict(wh.sql("SELECT run_id, series FROM run_series").frame.iter_rows())
+    assert series["n3"] == "nightly" and series["w2"] == "acme" and series["p1"] == "support bot"
+    assert series["d1"] == "demo" and baseline_run(wh, "d2") == "d1"
+    assert previous_run(wh, "n3") == "n2"  # previous_run keeps its meaning (time only)
 
 
 def test_run_tiers_from_config_or_defaults(store: Store) -> None:

@@ -17,9 +17,11 @@ from warehouse.queries import Warehouse, domain_overview, previous_run
 def warehouse(store: Store) -> Warehouse:
     home = store.home
     # Run A (week 1) and run B (week 2) on acme; run B also has beta; run C (week 3) only beta.
-    write_part(home.lake, "runs", "A", 0, [run_record("A", T0)])
-    write_part(home.lake, "runs", "B", 0, [run_record("B", T0 + timedelta(days=7))])
-    write_part(home.lake, "runs", "C", 0, [run_record("C", T0 + timedelta(days=14))])
+    # One series: each run's baseline is the one before it.
+    for week, run_id in enumerate("ABC"):
+        started = T0 + timedelta(days=7 * week)
+        record = run_record(run_id, started, series="weekly check")
+        write_part(home.lake, "runs", run_id, 0, [record])
     write_part(
         home.lake,
         "results",
@@ -109,7 +111,7 @@ def test_domain_scores_means_medians_tiers(warehouse: Warehouse) -> None:
     assert (row["attribution_excellent"], row["attribution_poor"]) == (1, 1)
 
 
-def test_domain_trends_previous_run_with_same_domain(warehouse: Warehouse) -> None:
+def test_domain_trends_compare_with_the_series_baseline(warehouse: Warehouse) -> None:
     rows = {
         (r["run_id"], r["domain"]): r
         for r in warehouse.sql("SELECT * FROM domain_trends").frame.to_dicts()
