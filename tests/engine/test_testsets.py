@@ -223,4 +223,3 @@ def test_files_of_odd_shapes_load_without_losing_a_value() -> None:
     # "question" is the most common name of a query, "answer" of a response.
     plain = load_test_set(ODD / "question_answer.csv")
     assert [(c.query, c.response) for c in plain.cases] == [("What is X?", "X is Y")]
-
