@@ -256,6 +256,9 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
     metrics = [*q.ALL_METRICS, *grader_metrics]
     labels: dict[str, list[str]] = {m: [] for m in metrics}
     flags: dict[str, list[bool | None]] = {m: [] for m in metrics}
+    bounds: dict[str, tuple[list[float | None], list[float | None]]] = {
+        m: ([], []) for m in metrics
+    }
     base = baseline
     deltas = _DomainDeltas(lambda: q.sample_deltas_all(wh, run_id, str(base), filters))
     grader_deltas = _DomainDeltas(
@@ -269,9 +272,13 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
         for metric, check in checks.items():
             labels[metric].append(check.label())
             flags[metric].append(check.beyond_noise)
+            bounds[metric][0].append(check.low)
+            bounds[metric][1].append(check.high)
     return frame.with_columns(
         *(pl.Series(f"{m}_noise", labels[m], dtype=pl.String) for m in metrics),
         *(pl.Series(f"{m}_beyond_noise", flags[m], dtype=pl.Boolean) for m in metrics),
+        *(pl.Series(f"{m}_low", bounds[m][0], dtype=pl.Float64) for m in metrics),
+        *(pl.Series(f"{m}_high", bounds[m][1], dtype=pl.Float64) for m in metrics),
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
@@ -12,8 +11,9 @@ from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label, runs_or_stop
 from dashboard.components.url_state import changed, set_url, url_index, url_list
+from dashboard.verdict import domain_verdict, verdict_rows
 from warehouse import queries as q
-from warehouse.queries import Filters
+from warehouse.queries import Filters, metric_label
 
 st.title("Overview")
 
@@ -42,6 +42,9 @@ chosen = right.selectbox(
     key=f"overview_baseline_{run_id}",
 )
 baseline = chosen or None
+
+# The answer a product manager comes for goes first; it is filled in once the table is known.
+verdict_slot = st.container()
 
 base_cards = None if baseline is None else data.query(q.run_cards, baseline)
 show_run_cards(run_cards(data.query(q.run_cards, run_id), base_cards))
@@ -94,24 +97,51 @@ if frame.is_empty():
     st.warning("No results match these filters.")
     st.stop()
 
+metric_names = {
+    **q.METRIC_LABELS,
+    **{
+        c.removesuffix("_mean"): metric_label(c.removesuffix("_mean"))
+        for c in frame.columns
+        if c.startswith(q.GRADER_PREFIX) and c.endswith("_mean")
+    },
+}
+verdict = domain_verdict(frame, metric_names, baseline is not None)
+with verdict_slot:
+    worse = bool(verdict.worse)
+    (st.error if worse else st.success if verdict.changes else st.info)(
+        f"**{verdict.headline()}**", icon=":material/trending_down:" if worse else None
+    )
+    if verdict.changes:
+        tables.grid(
+            verdict_rows(verdict),
+            key="overview_verdict",
+            column_config={"Δ": st.column_config.NumberColumn(format="%+.1f")},
+        )
+
 st.subheader("Scores per domain")
 tiers = data.query(q.run_tiers, run_id)
 tier_legend(tiers)
+only_beyond = st.toggle(
+    "Only changes beyond noise", key="overview_beyond_only", disabled=baseline is None
+)
 st.caption(
     "Δ is the change against the baseline, coloured only when it is beyond noise: the 95% "
     "interval of the change excludes zero (from iterations when the run has several, else a "
     "paired bootstrap over samples). Grey Δ: within noise or no verdict."
 )
 tables.grid(
-    tables.overview_styled(frame, tiers),
+    tables.overview_styled(frame, tiers, only_beyond=only_beyond),
     key="overview_table",
     column_config={
         "Domain": st.column_config.TextColumn(pinned=True),
         "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="large"),
     },
 )
+# The download has the table's shape and rounding: what the reader sees is what they get.
 download_csv(
-    frame.drop(pl.selectors.ends_with("_sd")), f"overview-{run_id}.csv", key="overview_csv"
+    tables.overview_display(frame, tiers, only_beyond=only_beyond)[0],
+    f"overview-{run_id}.csv",
+    key="overview_csv",
 )
 
 st.subheader("Tier distribution")

@@ -57,12 +57,13 @@ def human_columns(frame: pl.DataFrame) -> dict[str, str]:
 
 
 def overview_display(
-    frame: pl.DataFrame, thresholds: TierThresholds | None = None
+    frame: pl.DataFrame, thresholds: TierThresholds | None = None, *, only_beyond: bool = False
 ) -> tuple[pl.DataFrame, list[bool | None]]:
     """The Overview table as shown (``OVERVIEW_COLUMNS``) and, per row, whether its Δ is
     beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form,
     each grader's (``grader:<id>``, score x 100) after them; a metric neither run has (no
-    judge, no RAG, no grader) gets no row."""
+    judge, no RAG, no grader) gets no row; with ``only_beyond``, only rows whose Δ is beyond
+    noise."""
     rows: list[dict[str, Any]] = []
     beyond: list[bool | None] = []
     graders = [
@@ -75,6 +76,8 @@ def overview_display(
         for metric, title in titles.items():
             mean = rec[f"{metric}_mean"]
             if mean is None and rec[f"baseline_{metric}_mean"] is None:
+                continue
+            if only_beyond and not rec.get(f"{metric}_beyond_noise"):
                 continue
             rows.append(
                 {
@@ -102,9 +105,11 @@ def overview_display(
     return pl.DataFrame(rows, schema=schema), beyond
 
 
-def overview_styled(frame: pl.DataFrame, thresholds: TierThresholds | None = None) -> Any:
+def overview_styled(
+    frame: pl.DataFrame, thresholds: TierThresholds | None = None, *, only_beyond: bool = False
+) -> Any:
     """The Overview table as a pandas Styler: tier pills, Δ green/red only beyond noise."""
-    shown, beyond = overview_display(frame, thresholds)
+    shown, beyond = overview_display(frame, thresholds, only_beyond=only_beyond)
     table = shown.to_pandas()
 
     def deltas(column: pd.Series) -> list[str]:

@@ -122,3 +122,18 @@ def test_judge_metrics_in_their_0_100_form(app: AppFactory, fixture_home: Paths)
     assert rows["acme.example", "Rubric pass rate"]["Tier"] == "poor"  # failed: 0
     assert ("beta.example", "Judge faithfulness") not in rows  # no judge there in either run
     assert ("acme.example", "RAG overall") not in rows
+
+
+def test_the_verdict_comes_first_and_the_table_filters_to_beyond_noise(
+    app: AppFactory, fixture_home: Paths
+) -> None:
+    at = app(fixture_home)
+    at.selectbox(key="overview_run").set_value("r2").run()
+    # gamma's completeness rose beyond noise (+15, bootstrap); nothing fell beyond noise.
+    assert at.success[0].value == "**1 of 3 domains better beyond noise (gamma.example)**"
+    verdict = table(at, "95% interval")
+    assert [(r["Domain"], r["Change"], r["Metric"]) for r in verdict] == [
+        ("gamma.example", "better", "Completeness")
+    ]
+    at.toggle(key="overview_beyond_only").set_value(True).run()
+    assert list(rows_by(at)) == [("gamma.example", "Completeness")]

@@ -1,0 +1,58 @@
+"""The Overview's first line: which domains moved beyond noise, worst first, computed by
+hand from a small frame."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from dashboard.verdict import domain_verdict, verdict_rows
+
+METRICS = {"accuracy": "Accuracy", "completeness": "Completeness"}
+
+
+def _row(domain: str, **moves: tuple[float, float, float] | None) -> dict[str, object]:
+    row: dict[str, object] = {"domain": domain}
+    for metric in METRICS:
+        move = moves.get(metric)
+        delta, low, high = move if move else (0.5, -2.0, 3.0)
+        row |= {
+            f"{metric}_delta": delta,
+            f"{metric}_low": low,
+            f"{metric}_high": high,
+            f"{metric}_beyond_noise": low > 0 or high < 0,
+        }
+    return row
+
+
+def test_worse_domains_first_surest_first_and_a_fall_outweighs_a_rise() -> None:
+    frame = pl.DataFrame(
+        [
+            _row("acme", accuracy=(-6.0, -9.0, -3.0)),  # worse, centre 2 half-widths out
+            _row("beta", completeness=(-2.0, -2.5, -1.5)),  # worse, 4 half-widths: surer
+            _row("gamma", accuracy=(4.0, 1.0, 7.0)),  # better
+            _row("delta", accuracy=(5.0, 2.0, 8.0), completeness=(-3.0, -5.0, -1.0)),  # worse
+            _row("omega"),  # within noise
+        ]
+    )
+    verdict = domain_verdict(frame, METRICS, has_baseline=True)
+    assert [c.domain for c in verdict.worse] == ["beta", "acme", "delta"]
+    assert [c.domain for c in verdict.better] == ["gamma"]
+    assert verdict.headline() == (
+        "3 of 5 domains worse beyond noise (beta, acme, delta); 1 better (gamma)"
+    )
+    rows = verdict_rows(verdict).to_dicts()
+    assert rows[0] == {
+        "Domain": "beta",
+        "Change": "worse",
+        "Metric": "Completeness",
+        "Δ": -2.0,
+        "95% interval": "[-2.5, -1.5]",
+    }
+
+
+def test_nothing_beyond_noise_and_no_baseline_say_so() -> None:
+    frame = pl.DataFrame([_row("acme"), _row("beta")])
+    assert domain_verdict(frame, METRICS, True).headline() == (
+        "No domain changed beyond noise (2 compared)."
+    )
+    assert "No baseline" in domain_verdict(frame, METRICS, False).headline()
