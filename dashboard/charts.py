@@ -48,17 +48,20 @@ def _bands(thresholds: TierThresholds, top: float = 100.0) -> pl.DataFrame:
     )
 
 
-def tier_bands(thresholds: TierThresholds | None = None) -> alt.Chart:
-    """Translucent horizontal tier bands (0-100) to layer behind a score line.
+def tier_bands(
+    thresholds: TierThresholds | None = None, y_scale: alt.Scale | None = None
+) -> alt.Chart:
+    """Translucent horizontal tier bands (0-100, or cut to ``y_scale``) to layer behind a
+    score line.
 
     Layer it with ``resolve_scale(color="independent")``: sharing one colour scale with the
     line layer leaves the lines without a colour (the tier domain has no domain names).
     """
     return (
         alt.Chart(_bands(thresholds or TierThresholds()))
-        .mark_rect(opacity=0.12)
+        .mark_rect(opacity=0.12, clip=True)
         .encode(
-            y=alt.Y("low:Q", scale=alt.Scale(domain=[0, 100])),
+            y=alt.Y("low:Q", scale=y_scale or alt.Scale(domain=[0, 100])),
             y2="high:Q",
             color=alt.Color(
                 "tier:N",
@@ -111,37 +114,50 @@ def trend_chart(
     metric: str,
     thresholds: TierThresholds | None = None,
     title: str | None = None,
+    *,
+    fit: bool = True,
 ) -> alt.LayerChart:
     """Score over runs, one line per domain, over tier bands.
 
-    ``frame``: run_id, run_name, started_at, domain, samples, metric, score (``queries.trends``);
-    hovering a point shows run name, date and sample count.
+    ``frame``: run_id, run_name, started_at, status, domain, samples, metric, score
+    (``queries.trends``); hovering a point shows run name, date, status and sample count.
+    With ``fit`` the y axis spans the data (weekly moves of a few points stay visible), else
+    the whole 0-100; a run that did not complete is drawn as a hollow point.
     """
     data = frame.filter(pl.col("metric") == metric)
+    scores = data["score"].drop_nulls()
+    low, high = 0.0, 100.0
+    if fit and len(scores):
+        spread = max(float(scores.max()) - float(scores.min()), 4.0)  # type: ignore[arg-type]
+        low = max(0.0, float(scores.min()) - spread * 0.25)  # type: ignore[arg-type]
+        high = min(100.0, float(scores.max()) + spread * 0.25)  # type: ignore[arg-type]
+    y_scale = alt.Scale(domain=[low, high], clamp=True)
     line = (
         alt.Chart(data)
-        .mark_line(point=True)
+        .mark_line(point=False)
         .encode(
-            x=alt.X("started_at:T", title="run started"),
-            y=alt.Y(
-                "score:Q",
-                title=f"{title or metric} (mean, 0-100)",
-                scale=alt.Scale(domain=[0, 100]),
-            ),
+            x=alt.X("started_at:T", title="run started", axis=alt.Axis(format="%b %d")),
+            y=alt.Y("score:Q", title=f"{title or metric} (mean, 0-100)", scale=y_scale),
             color=alt.Color(
-                "domain:N", scale=alt.Scale(scheme="tableau10"), legend=alt.Legend(title="domain")
+                "domain:N",
+                scale=alt.Scale(scheme="tableau10"),
+                legend=alt.Legend(title="domain", labelLimit=400),
             ),
-            tooltip=[
-                alt.Tooltip("run_name:N", title="run"),
-                alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d %H:%M"),
-                alt.Tooltip("samples:Q", title="samples"),
-                alt.Tooltip("domain:N"),
-                alt.Tooltip("score:Q", format=".1f"),
-            ],
         )
     )
+    points = line.mark_point(size=60, filled=True).encode(
+        fillOpacity=alt.condition(alt.datum.status == "completed", alt.value(1.0), alt.value(0.0)),
+        tooltip=[
+            alt.Tooltip("run_name:N", title="run"),
+            alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d %H:%M"),
+            alt.Tooltip("status:N", title="status"),
+            alt.Tooltip("samples:Q", title="samples"),
+            alt.Tooltip("domain:N"),
+            alt.Tooltip("score:Q", format=".1f"),
+        ],
+    )
     return (
-        alt.layer(tier_bands(thresholds), line)
+        alt.layer(tier_bands(thresholds, y_scale), line, points)
         .resolve_scale(color="independent")
         .properties(height=320)
     )

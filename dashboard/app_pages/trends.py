@@ -20,8 +20,25 @@ runs = runs_or_stop()
 # Archived runs are hidden unless the sidebar asks for them (runs_or_stop filters them).
 shown_runs = list(runs["run_id"])
 everything = data.query(q.trends).filter(pl.col("run_id").is_in(shown_runs))
+# One series at a time: runs of other test sets measure other questions. The default is
+# the series of the latest completed run.
+series_list = (
+    everything.sort("started_at", descending=True)
+    .select("series", completed=pl.col("status") == "completed")
+    .sort("completed", descending=True, maintain_order=True)["series"]
+    .unique(maintain_order=True)
+    .to_list()
+)
+c0, c1, c2 = st.columns([1, 1, 2])
+series = c0.selectbox(
+    "Series",
+    series_list,
+    index=url_index("series", series_list),
+    key="trends_series",
+    help="Runs of one series (run --series, else the run name without its date or week).",
+)
+everything = everything.filter(pl.col("series") == series)
 domains = sorted(set(everything["domain"]))
-c1, c2 = st.columns([1, 3])
 # Only metrics some run has (a run without a judge has no judge metrics).
 present = set(everything["metric"])
 offered = [m for m in ALL_METRICS if m in present] or list(ALL_METRICS[:3])
@@ -40,16 +57,28 @@ chosen = c2.multiselect(
     key="trends_domains",
     placeholder="All domains",
 )
-set_url(metric=None if metric == offered[0] else metric, domain=chosen)
+set_url(
+    series=None if series == series_list[0] else series,
+    metric=None if metric == offered[0] else metric,
+    domain=chosen,
+)
 frame = (
-    data.query(q.trends, tuple(chosen)).filter(pl.col("run_id").is_in(shown_runs))
+    data.query(q.trends, tuple(chosen)).filter(
+        pl.col("run_id").is_in(shown_runs) & (pl.col("series") == series)
+    )
     if chosen
     else everything
+)
+fit = st.toggle(
+    "Fit the axis to the data",
+    value=True,
+    key="trends_fit",
+    help="Off: the whole 0-100 scale. Hollow points: runs that did not complete.",
 )
 
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)
-st.altair_chart(charts.trend_chart(frame, metric, tiers, title=metric_label(metric)))
+st.altair_chart(charts.trend_chart(frame, metric, tiers, title=metric_label(metric), fit=fit))
 st.caption(
     f"Bands: the tiers of the latest run ({latest}): excellent ≥ {tiers.excellent:g}, "
     f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Every metric in its 0-100 "

@@ -3,8 +3,6 @@ from fixture_home.py), and every page on an empty and a missing warehouse."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from engine.settings import Paths
@@ -16,7 +14,14 @@ def test_trends_table_and_domain_filter(app: AppFactory, fixture_home: Paths) ->
     rows = {r["run_id"]: r for r in table(at, "run_name")}
     assert rows["r1"]["acme.example"] == 85.0 and rows["r1"]["beta.example"] == 40.0
     assert rows["r2"]["gamma.example"] == 70.0 and rows["r3"]["acme.example"] == 81.0
-    assert rows["rc"]["acme.example"] == 68.75 and math.isnan(rows["rc"]["beta.example"])
+    # One series at a time: the weekly runs ("week N" on fixture.jsonl: series "fixture");
+    # the candidate run "prompt test" is a series of its own.
+    assert at.selectbox(key="trends_series").value == "fixture" and "rc" not in rows
+    at.selectbox(key="trends_series").set_value("prompt test").run()
+    rows = {r["run_id"]: r for r in table(at, "run_name")}
+    assert list(rows) == ["rc"]
+    assert rows["rc"]["acme.example"] == 68.75 and "beta.example" not in rows["rc"]
+    at.selectbox(key="trends_series").set_value("fixture").run()
     at.selectbox(key="trends_metric").set_value("completeness").run()
     at.multiselect(key="trends_domains").set_value(["gamma.example"]).run()
     rows = table(at, "run_name")

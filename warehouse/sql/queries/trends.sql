@@ -1,6 +1,6 @@
 -- Trends: per run and domain, each metric's mean in its 0-100 form (view result_scores),
--- with the run's name,
--- start and the sample count (long form: one row per metric that has a value).
+-- with the run's name, series (view run_series), status, start and the sample count (long
+-- form: one row per metric that has a value).
 -- Grader scores (0-1) join as metric 'grader:<grader id>', x 100. $domains null = every domain.
 WITH per_run AS (
     SELECT run_id, domain, count(DISTINCT sample_id) AS samples,
@@ -20,9 +20,11 @@ WITH per_run AS (
     WHERE $domains IS NULL OR list_contains($domains, domain)
     GROUP BY run_id, domain
 )
-SELECT p.run_id, r.name AS run_name, r.started_at, p.domain, p.samples, u.metric, u.score
+SELECT p.run_id, r.name AS run_name, r.started_at, s.series, r.status, p.domain, p.samples,
+       u.metric, u.score
 FROM per_run AS p
 JOIN runs AS r USING (run_id)
+JOIN run_series AS s USING (run_id)
 CROSS JOIN LATERAL (
     VALUES ('accuracy', p.accuracy), ('completeness', p.completeness),
            ('attribution', p.attribution), ('judge_faithfulness', p.judge_faithfulness),
@@ -34,11 +36,13 @@ CROSS JOIN LATERAL (
 ) AS u(metric, score)
 WHERE u.score IS NOT NULL
 UNION ALL
-SELECT g.run_id, any_value(r.name), any_value(r.started_at), res.domain,
-       count(DISTINCT g.sample_id), 'grader:' || g.grader, avg(g.score) * 100
+SELECT g.run_id, any_value(r.name), any_value(r.started_at), any_value(s.series),
+       any_value(r.status), res.domain, count(DISTINCT g.sample_id), 'grader:' || g.grader,
+       avg(g.score) * 100
 FROM grader_scores AS g
 JOIN results AS res USING (run_id, iteration, sample_id, candidate)
 JOIN runs AS r ON r.run_id = g.run_id
+JOIN run_series AS s ON s.run_id = g.run_id
 WHERE g.score IS NOT NULL AND ($domains IS NULL OR list_contains($domains, res.domain))
 GROUP BY g.run_id, res.domain, g.grader
 ORDER BY domain, metric, started_at, run_id;
