@@ -1,0 +1,96 @@
+"""The grounding-model verifier (``--verifier openai:MODEL`` / ``ollama:MODEL``) against a
+loopback server speaking the OpenAI chat wire format: the MiniCheck prompt, yes/no from the
+answer's log-probabilities or its text, retries of an unreadable answer, keys and specs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from engine.http import RetryPolicy
+from engine.verifier.remote import RemoteVerifier, RemoteVerifierError, parse_spec
+from tests.loopback_llm import LoopbackLLM, Reply, loopback_llm  # noqa: F401
+
+FAST = RetryPolicy(retries=1, timeout_s=5.0, backoff_s=0.01)
+
+
+def _with_logprobs(token: str, yes: float, no: float) -> Reply:
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": token},
+                "logprobs": {
+                    "content": [
+                        {
+                            "token": token,
+                            "logprob": math.log(yes if token == "Yes" else no),
+                            "top_logprobs": [
+                                {"token": "Yes", "logprob": math.log(yes)},
+                                {"token": "No", "logprob": math.log(no)},
+                                {"token": " yes", "logprob": math.log(0.01)},
+                            ],
+                        }
+                    ]
+                },
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 1, "total_tokens": 21},
+    }
+    return Reply(raw_body=json.dumps(body).encode())
+
+
+def test_yes_and_no_from_text_and_the_minicheck_prompt(loopback_llm: LoopbackLLM) -> None:  # noqa: F811
+    verifier = RemoteVerifier("ollama:bespoke-minicheck", base_url=loopback_llm.url, policy=FAST)
+    try:
+        loopback_llm.script(Reply.text("Yes"), Reply.text("No."))
+        probs = verifier.predict([("Pro costs $49.", "Pro is $49"), ("Pro costs $49.", "Free")])
+    finally:
+        verifier.close()
+    assert probs.tolist() == [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    prompts = sorted(r.prompt_text for r in loopback_llm.requests)
+    assert "Document: Pro costs $49.\nClaim: Free" in prompts[0]
+    body = loopback_llm.requests[0].body or {}
+    assert body["model"] == "bespoke-minicheck" and body["max_tokens"] == 1
+    assert "authorization" not in {k.lower() for k in loopback_llm.requests[0].headers}
+
+
+def test_probability_from_the_first_tokens_logprobs(
+    loopback_llm: LoopbackLLM,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "a1b2c3d4")
+    verifier = RemoteVerifier("openai:gpt-4o-mini", base_url=loopback_llm.url, policy=FAST)
+    try:
+        loopback_llm.script(_with_logprobs("Yes", 0.8, 0.15))
+        probs = verifier.predict([("evidence", "claim")])
+    finally:
+        verifier.close()
+    # (0.8 + 0.01 for " yes") / (0.8 + 0.01 + 0.15)
+    assert probs[0, 0] == pytest.approx(0.81 / 0.96)
+    assert probs[0, 1] == 0.0 and probs[0, 2] == pytest.approx(1 - 0.81 / 0.96)
+    assert loopback_llm.requests[0].headers.get("authorization") == "Bearer sk-test-a1b2c3d4"
+
+
+def test_an_answer_that_is_neither_yes_nor_no_is_retried_then_an_error(
+    loopback_llm: LoopbackLLM,  # noqa: F811
+) -> None:
+    verifier = RemoteVerifier("ollama:m", base_url=loopback_llm.url, policy=FAST)
+    try:
+        loopback_llm.script(Reply.text("Maybe"), Reply.text("Perhaps"))
+        with pytest.raises(RemoteVerifierError, match="not Yes or No"):
+            verifier.predict([("e", "c")])
+    finally:
+        verifier.close()
+    assert loopback_llm.count == 2
+
+
+@pytest.mark.parametrize("spec", ["anthropic:claude", "ollama:", "local", "minicheck"])
+def test_unknown_specs_are_refused(spec: str) -> None:
+    with pytest.raises(ValueError, match="expected local, openai:MODEL or ollama:MODEL"):
+        parse_spec(spec)
