@@ -258,6 +258,11 @@ class UntilCi(Frozen):
         return data
 
 
+MAX_SCORED_CHARS = 20_000
+"""Default of ``RunConfig.max_scored_chars``: about 3,000 words, longer than nearly any answer
+people read; the local judge scores it in seconds, where a 1 MB answer took minutes."""
+
+
 PACE_FIELDS: tuple[str, ...] = (
     "concurrency",
     "retries",
@@ -288,6 +293,9 @@ class RunConfig(Frozen):
     """Embedder spec: ``local`` or ``openai:MODEL``."""
     target: str = "recorded"
     """Where responses come from: ``recorded``, ``openai:MODEL`` or ``http:URL``."""
+    max_scored_chars: int = Field(default=MAX_SCORED_CHARS, ge=1_000, le=10_000_000)
+    """Characters of an answer that are scored; a longer answer is stored whole, scored up
+    to a sentence end before this many characters and flagged ``truncated``."""
     concurrency: int = Field(default=5, ge=1, le=256)
     """Samples evaluated at once."""
     retries: int = Field(default=2, ge=0, le=10)

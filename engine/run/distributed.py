@@ -306,7 +306,11 @@ def _worker_state(config_json: str, home: str, run_id: str) -> _WorkerState:
     parts = build_components(config, Paths(home=Path(home)))
     parts.plan = plan_for_run(config, (), embedder=parts.embedder, judge=parts.judge)
     pipeline = SamplePipeline(
-        build_scorers(config, parts), run_id=run_id, retries=config.retries, clock=utcnow
+        build_scorers(config, parts),
+        run_id=run_id,
+        retries=config.retries,
+        clock=utcnow,
+        max_scored_chars=config.max_scored_chars,
     )
     # One event loop per worker process, kept: HTTP clients of targets and judges are
     # bound to the loop they were first used on.

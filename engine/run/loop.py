@@ -213,6 +213,7 @@ class Runner:
             run_id=self.run_id,
             retries=self.config.retries,
             clock=self.clock,
+            max_scored_chars=self.config.max_scored_chars,
         )
         sweep_orphans(self.paths.lake)
         return pipeline

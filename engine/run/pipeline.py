@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from engine.judges.base import Usage
 from engine.lake import CHILD_TABLES
 from engine.models import Frozen, ResultRecord, SampleKey, TestCase
+from engine.models.config import MAX_SCORED_CHARS
 from engine.run.lanes import Lane
 from engine.run.writer import SampleOutput
 from engine.scorers.base import SampleInput, ScoreOutcome, Scorer, ScorerError, check_declaration
@@ -66,6 +67,19 @@ def stages(scorers: Sequence[Scorer]) -> list[list[Scorer]]:
     return out
 
 
+def scored_part(text: str, limit: int) -> str:
+    """The start of ``text`` that is scored: all of it up to ``limit`` characters, else cut
+    at the last sentence or line end in the final tenth before the limit (at the limit when
+    there is none). Scoring time grows faster than an answer's length, and what a reader
+    judges an answer by is its start; the whole answer is still stored."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    floor = int(limit * 0.9)
+    cut = max(head.rfind(". ", floor), head.rfind("\n", floor), head.rfind("? ", floor))
+    return head[: cut + 1] if cut >= floor else head
+
+
 @dataclass
 class SampleErrors:
     """The one path by which anything that went wrong reaches ``results.error``."""
@@ -91,12 +105,14 @@ class SamplePipeline:
         run_id: str,
         retries: int,
         clock: Callable[[], datetime],
+        max_scored_chars: int = MAX_SCORED_CHARS,
     ) -> None:
         self.scorers = list(scorers)
         self.stages = stages(self.scorers)
         self.run_id = run_id
         self.retries = retries
         self.clock = clock
+        self.max_scored_chars = max_scored_chars
 
     async def evaluate(self, case: TestCase, lane: Lane, iteration: int) -> SampleOutput:
         """The result row and child rows of ``case`` answered by ``lane``."""
@@ -113,7 +129,10 @@ class SamplePipeline:
             scored = case
             if reply.contexts is not None:
                 scored = case.model_copy(update={"context": reply.contexts})
-            outcomes, fields = await self._score(key, scored, reply.text, errors, reply.turns)
+            text = scored_part(reply.text, self.max_scored_chars)
+            outcomes, fields = await self._score(key, scored, text, errors, reply.turns)
+            if len(text) < len(reply.text):
+                outcomes.append(ScoreOutcome(flags=("truncated",)))
         usage = sum((o.usage for o in outcomes), Usage())
         base: dict[str, Any] = {
             **key.model_dump(),

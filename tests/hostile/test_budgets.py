@@ -235,3 +235,36 @@ def test_an_integer_too_long_in_yaml_is_refused_in_one_line(
     path.write_text(f"tests:\n  - vars: {{question: q, n: {'9' * 5000}}}\n", encoding="utf-8")
     outcome = cli(capsys, "run", "--test-set", str(path), "--name", "h", "--home", str(home.home))
     assert "integer of over 4,300 digits" in assert_refused(outcome, mentions="t.yaml")
+
+
+def test_scored_part_cuts_at_a_sentence_end_before_the_limit() -> None:
+    from engine.run.pipeline import scored_part
+
+    text = "One sentence here. " * 100
+    assert scored_part(text, 10_000) == text
+    cut = scored_part(text, 200)
+    assert len(cut) <= 200 and cut.endswith(".") and text.startswith(cut)
+    assert scored_part("x" * 500, 200) == "x" * 200  # no sentence end: cut at the limit
+
+
+def test_a_long_answer_is_stored_whole_scored_in_part_and_flagged(
+    home: Paths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from engine.lake import read_table
+
+    answer = " ".join(["Pro costs $49 a month."] * 300)  # 6,899 characters
+    case = json.loads(GOOD_CASE) | {"response": answer}
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    outcome = cli(
+        capsys, "run", "--test-set", str(path), "--name", "long", "--no-ingest",
+        "--option", "max_scored_chars=1000", "--home", str(home.home),
+    )  # fmt: skip
+    assert outcome.code == 0, outcome.err
+    run_id = outcome.out.strip().splitlines()[-1]
+    results = read_table(home.lake, "results", run_id).to_pylist()
+    assert len(results[0]["response"]) == len(answer) and "truncated" in results[0]["flags"]
+    claims = read_table(home.lake, "verdicts", run_id).to_pylist()
+    assert claims and all((c["response_end"] or 0) <= 1000 for c in claims)
