@@ -2,12 +2,20 @@
 -- domain_trends use. A run's series is the one named with `--series`, else its name without
 -- a trailing date or week ("nightly 2026-11-02", "acme week 3", "eval 2026-W45" give
 -- "nightly", "acme", "eval"), else (a name that is only a date or week) its test set's file
--- name without one ("demo-week-2.jsonl" gives "demo"). Its baseline is the latest *completed*
+-- name without one ("demo-week-2.jsonl" gives "demo"); the name is the one the run started
+-- with (a rename on the Runs page does not move it). Its baseline is the latest *completed*
 -- run of the same series that started before it and is not archived: partial, cancelled
 -- and failed runs are never a default baseline. Null for the first run of a series.
 CREATE OR REPLACE VIEW run_series AS
 WITH suffix AS (
     SELECT '(?i)[\s_.,:-]*(\d{4}-?W\d{1,2}|(19|20)\d{2}[-_./]?\d{2}[-_./]?\d{2}([T\s_]\d{2}:?\d{2}(:?\d{2})?Z?)?|(week|wk|w)[\s_-]?\d{1,3})$' AS pattern
+),
+original AS (
+    -- The name the run was started with: a rename on the Runs page does not move it to
+    -- another series.
+    SELECT run_id, arg_max(name, updated_at) AS name
+    FROM runs_log
+    GROUP BY run_id
 ),
 named AS (
     SELECT
@@ -16,7 +24,7 @@ named AS (
         r.started_at,
         coalesce(
             nullif(trim(r.series), ''),
-            nullif(trim(regexp_replace(r.name, suffix.pattern, '')), ''),
+            nullif(trim(regexp_replace(coalesce(o.name, r.name), suffix.pattern, '')), ''),
             nullif(
                 trim(
                     regexp_replace(
@@ -27,11 +35,12 @@ named AS (
                 ),
                 ''
             ),
-            r.name
+            coalesce(o.name, r.name)
         ) AS series,
         coalesce(l.archived, false) AS archived
     FROM runs AS r
     CROSS JOIN suffix
+    LEFT JOIN original AS o USING (run_id)
     LEFT JOIN run_labels_current AS l USING (run_id)
 )
 SELECT
