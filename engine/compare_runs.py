@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import pairwise
+from engine.judges.base import Usage
+from engine.models import PairwiseRecord
 
 if TYPE_CHECKING:
-    from engine.judges.factory import HttpJudge
+    from engine.judges.http_client import HttpJudge
 
 
 def build_judge(spec: str, cache_dir: Path, concurrency: int) -> HttpJudge | None:
@@ -60,7 +62,7 @@ def compare_runs(
             shown[0] = time.monotonic()
             log(f"pairs judged: {done}/{total}")
 
-    async def judged() -> tuple[list[pairwise.PairwiseRecord], pairwise.Usage]:
+    async def judged() -> tuple[list[PairwiseRecord], Usage]:
         try:
             return await pairwise.compare_pairs(
                 pairs, judge, run_a=side_a.run_id, run_b=side_b.run_id, comparison_id=cid,

@@ -296,10 +296,11 @@ def known_fields(section: tuple[str, ...]) -> str:
 
     from engine.models import RunConfig
 
-    model: Any = RunConfig
+    model: type[BaseModel] = RunConfig
     for part in section:
-        field = model.model_fields.get(part) if isinstance(model, type) else None
-        model = field.annotation if field is not None else None
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            return "see the README"
+        field = model.model_fields.get(part)
+        inner = field.annotation if field is not None else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return "see docs/runs.md"
+        model = inner
     return ", ".join(sorted(model.model_fields))

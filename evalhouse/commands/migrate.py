@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Copy ``warehouse.duckdb`` into the (empty) DuckLake catalog of ``--to``."""
-    from warehouse.catalog import ENV_CATALOG_DATA, parse_catalog
+    from warehouse import ENV_CATALOG_DATA
+    from warehouse.catalog import parse_catalog
     from warehouse.migrate import migrate
 
     # The source is the file; --to (with --catalog-data) names the target.

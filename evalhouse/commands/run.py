@@ -57,7 +57,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     progress = TerminalProgress() if sys.stderr.isatty() else LineProgress()
     skip_pandas_probe()
-    after_flush = None if args.no_ingest else (lambda: home.ingest_now(paths, quiet=True) and None)
+
+    def ingest_quietly() -> None:
+        home.ingest_now(paths, quiet=True)  # a busy warehouse waits: the lake keeps records
+
+    after_flush = None if args.no_ingest else ingest_quietly
     outcome = runner.run_evaluation(
         config,
         paths,
