@@ -1,10 +1,56 @@
-"""Argparse types that refuse a bad number in one line naming the flag."""
+"""The argparse pieces every command shares: the parser (one-line refusals, flags added
+when first needed) and types that refuse a bad number in one line naming the flag."""
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from evalhouse.console import EXIT_USAGE
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line refusals: ``evalhouse run: error: ...`` and the hint, instead
+    of the usage block (a script's log keeps one line per refusal).
+
+    A command may add its flags only when it is parsed or its help is shown
+    (``defer``): ``run`` derives its flags from ``RunConfig``, and importing the models
+    just to print ``--version`` or run ``sql`` would cost every command that time."""
+
+    _deferred: list[Callable[[argparse.ArgumentParser], None]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deferred = []
+
+    def defer(self, add: Callable[[argparse.ArgumentParser], None]) -> None:
+        """Call ``add(self)`` before this parser is first used."""
+        self._deferred.append(add)
+
+    def complete(self) -> Parser:
+        """Add every deferred flag now; returns the parser."""
+        while self._deferred:
+            self._deferred.pop(0)(self)
+        return self
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self.complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self.complete()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self.complete()
+        return super().format_usage()
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def count(minimum: int) -> Callable[[str], int]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from evalhouse import __version__, home
+from evalhouse.argtypes import Parser
 from evalhouse.console import EXIT_USAGE, UsageError, err, reason
 
 # Re-exported: callers of the command's pieces find them where they always were.
@@ -25,19 +26,11 @@ from evalhouse.processes import dashboard_command, serve_child
 __all__ = ["build_parser", "console_main", "dashboard_command", "ingest_now", "main", "serve_child"]
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line refusals: ``evalhouse run: error: ...`` and the hint, instead
-    of the usage block (a script's log keeps one line per refusal)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     from evalhouse.commands import COMMANDS
 
-    parser = _Parser(prog="evalhouse", description="Evaluate AI answers against ground truth.")
+    parser = Parser(prog="evalhouse", description="Evaluate AI answers against ground truth.")
     parser.add_argument("--version", action="version", version=f"evalhouse {__version__}")
     # Accepted before or after the subcommand.
     home.add_home_options(parser)

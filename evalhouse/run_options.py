@@ -3,28 +3,25 @@ one row of ``RUN_FLAGS``, and its type, help, default and bounds are read from t
 A new run option is a new field (plus a row here when it deserves a flag of its own;
 every field is reachable with ``--option`` or a ``--config`` file anyway).
 
-The config is assembled in one order: the ``--config`` file (JSON or YAML), then the
-``--option``s, then the flags on top.
+The config is assembled in one order: the ``--config`` file (JSON or YAML,
+``evalhouse.config_file``), then the ``--option``s, then the flags on top.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalhouse.config_file import config_file, deep_merge, with_column_map
 from evalhouse.console import UsageError, short
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from engine.models import RunConfig
-
-MAX_CONFIG_BYTES = 1_000_000
-"""Largest run config read (real ones are a few hundred bytes)."""
 
 
 @dataclass(frozen=True)
@@ -145,25 +142,6 @@ def option(text: str) -> tuple[str, Any]:
         return key.strip(), raw
 
 
-def config_file(args: argparse.Namespace) -> dict[str, Any]:
-    """The mapping of ``--config`` (JSON or YAML; empty without one), read bounded."""
-    if not args.config:
-        return {}
-    from engine.files import load_yaml, read_user_bytes
-
-    raw = read_user_bytes(Path(args.config), "run config", MAX_CONFIG_BYTES, str(args.config))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{args.config}: not UTF-8 (byte offset {exc.start})") from exc
-    loaded = load_yaml(text, str(args.config)) or {}
-    if not isinstance(loaded, dict):
-        raise UsageError(f"{args.config}: a run config is a mapping of RunConfig fields")
-    if not all(isinstance(key, str) for key in loaded):
-        raise UsageError(f"{args.config}: every key of a run config is a name (text)")
-    return loaded
-
-
 def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """The fields set by flags on this command line (flags not given are left out)."""
     values: dict[str, Any] = {}
@@ -215,43 +193,6 @@ def run_config(args: argparse.Namespace) -> RunConfig:
         config = str(args.config) if args.config else None
         line = validation_line(exc, config=config, flags=frozenset(flags), options=options)
         raise UsageError(line) from exc
-
-
-def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """``over`` on top of ``base``, merging nested sections key by key."""
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
-def parse_map(items: Sequence[str], where: str = "--map") -> dict[str, str]:
-    """``COLUMN=FIELD`` pairs (the last ``=`` splits: fields never contain one)."""
-    out: dict[str, str] = {}
-    for item in items:
-        column, sep, field = str(item).rpartition("=")
-        if not sep or not column.strip() or not field.strip():
-            raise UsageError(f"{where} {item!r} is not COLUMN=FIELD (for example question=query)")
-        out[column.strip()] = field.strip()
-    return out
-
-
-def with_column_map(base: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
-    """The config with its ``map:`` section and the --map flags as ``column_map``."""
-    base = dict(base)
-    section = base.pop("map", None) or {}
-    if isinstance(section, list):
-        section = parse_map(section, f"{args.config}: map:")
-    if not isinstance(section, dict):
-        raise UsageError(f"{args.config}: 'map:' must be a mapping of COLUMN: FIELD")
-    merged = {**base.get("column_map", {}), **{str(k): str(v) for k, v in section.items()}}
-    merged.update(parse_map(getattr(args, "map", None) or []))
-    if merged:
-        base["column_map"] = merged
-    return base
 
 
 def validation_line(

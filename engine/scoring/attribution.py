@@ -1,7 +1,7 @@
 """Attribution: does the response credit the source website (URL, domain or brand)?
 
-Rules (the response-analyzer spec, made precise): a URL of the domain (any scheme, full or
-with a path, with or without ``www.`` or another subdomain) scores ``url_weight``; the bare domain (any case,
+Rules (the analyzer spec): a URL of the domain (any scheme, full or with a path, with or
+without ``www.`` or another subdomain) scores ``url_weight``; the bare domain (any case,
 word-bounded) ``domain_weight``; a brand name (word-bounded, any case) ``brand_weight``.
 Score = min(cap, best weight + bonus x (mentions - 1)), 0 without mentions. Mentions never
 overlap: a URL subsumes the domain and brands inside it, a domain subsumes brands inside it.

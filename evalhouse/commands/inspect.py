@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evalhouse import argtypes, run_options
+from evalhouse import argtypes, config_file
 from evalhouse.console import EXIT_OK
 
 
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.testsets import load_test_set
     from engine.testsets.inspect import render_inspection
 
-    config = run_options.with_column_map(run_options.config_file(args), args)
+    config = config_file.with_column_map(config_file.config_file(args), args)
     test_set = load_test_set(Path(args.path), column_map=config.get("column_map", {}))
     print(render_inspection(test_set, limit=args.limit))
     return EXIT_OK

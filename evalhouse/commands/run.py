@@ -9,12 +9,19 @@ import sys
 from pathlib import Path
 
 from evalhouse import home, run_options
+from evalhouse.argtypes import Parser
 from evalhouse.console import EXIT_OK, UsageError, err
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``run`` subcommand and its flags."""
     p = sub.add_parser("run", parents=[home.home_options()], help="evaluate a test set")
+    assert isinstance(p, Parser)
+    p.defer(_add_flags)
+    p.set_defaults(func=run)
+
+
+def _add_flags(p: argparse.ArgumentParser) -> None:
     run_options.add_run_flags(p)
     p.add_argument("--resume", metavar="RUN_ID")
     p.add_argument(
@@ -23,7 +30,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--no-ingest", action="store_true")
     p.add_argument("--strict", action="store_true", help="refuse a test set with any bad row")
     p.add_argument("--only", help="comma-separated sample ids to evaluate")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ import argparse
 import pytest
 
 from engine.models import RunConfig, nest_options, option_bounds
+from evalhouse.argtypes import Parser
 from evalhouse.cli import build_parser
 from evalhouse.run_options import FLAG_OF_FIELD, RUN_FLAGS
 
@@ -22,8 +23,8 @@ NOT_OPTIONS = {
 def _run_parser() -> argparse.ArgumentParser:
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     parser = sub.choices["run"]
-    assert isinstance(parser, argparse.ArgumentParser)
-    return parser
+    assert isinstance(parser, Parser)
+    return parser.complete()  # run adds its flags when first used
 
 
 def _actions() -> dict[str, argparse.Action]:
