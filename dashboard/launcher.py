@@ -312,8 +312,10 @@ def list_launches(paths: Paths, limit: int = 10, *, comparisons: bool = False) -
             if comparisons:
                 raw["spec"] = CompareSpec(**raw["spec"])
             else:
-                raw["spec"] = RunConfig.model_validate(raw["spec"])
-            raw["only"] = tuple(raw.get("only", ()))
+                # launches recorded before the form wrote a RunConfig kept `only` in the spec
+                spec = dict(raw["spec"])
+                raw["only"] = tuple(spec.pop("only", raw.get("only", ())))
+                raw["spec"] = RunConfig.model_validate(spec)
             out.append(Launch(**raw))
         except (OSError, ValueError, TypeError, KeyError):
             continue  # a half-written or foreign file: not ours to show

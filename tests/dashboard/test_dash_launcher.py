@@ -172,3 +172,17 @@ def test_form_bounds_and_defaults_are_the_model_s(app: AppFactory, fixture_home:
         low, high = option_bounds(field)
         assert (box.min, box.max) == (low, high)
         assert box.value == RunConfig.model_fields[field].default
+
+
+def test_a_launch_recorded_by_the_earlier_form_is_still_listed(tmp_path: Path) -> None:
+    paths = resolve_paths(tmp_path)
+    folder = paths.home / "launches"
+    folder.mkdir(parents=True)
+    spec = {"test_set": "/t/s.jsonl", "name": "old", "judge": "local", "embedder": "local",
+            "target": "recorded", "iterations": 1, "concurrency": 5, "only": ["a"]}  # fmt: skip
+    record = {"launch_id": "x", "spec": spec, "command": ["evalhouse"], "pid": 0,
+              "started_at": 0.0, "folder": str(folder), "extra": {}}  # fmt: skip
+    (folder / "x.json").write_text(json.dumps(record), "utf-8")
+    (listed,) = launcher.list_launches(paths)
+    assert listed.spec == RunConfig(test_set="/t/s.jsonl", name="old")
+    assert listed.only == ("a",)
