@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 LIST = Path(__file__).with_name("slow.txt")
-THRESHOLD_S = 1.0
+THRESHOLD_S = 0.8
 """Above this (measured on the project's shared 2-core machine) a test waits for make test."""
 
 _LINE = re.compile(r"^([0-9.]+)s (?:call|setup|teardown)\s+(\S+)")
