@@ -1,11 +1,12 @@
 # Two commands matter: `make demo` and `make test`. Everything installs itself.
+# While editing, `make check` is the fast loop: lint and the tests not marked slow or browser.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: install demo test lint typecheck bench clean
+.PHONY: install demo test check lint typecheck bench clean
 
 # The demo needs only what evalhouse runs on; tests add the dev tools (pytest, playwright,
 # Ray, ...), which a first `make demo` need not wait for.
@@ -29,10 +30,15 @@ lint: install
 	$(BIN)/ruff format --check .
 
 typecheck: install
-	$(BIN)/mypy engine warehouse
+	$(BIN)/mypy engine warehouse evalhouse
 
+# The full gate: every test, serial, and the 25 slowest named at the end.
 test: install lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=25
+
+# The fast loop: lint and the tests not marked slow or browser, on every core.
+check: install lint
+	$(BIN)/pytest -n auto -m "not slow and not browser"
 
 bench: install
 	$(BIN)/python -m tests.bench

@@ -1,11 +1,12 @@
 """Launching runs from the dashboard: ``evalhouse run`` (and ``evalhouse compare-runs``, from
 the Compare page) as a detached process.
 
-The Streamlit process never scores anything itself: it starts the CLI in its own session
-(so a closed tab or a restarted dashboard does not kill the run), with its standard error
-(progress lines) and standard output (the run id, last line) written to files under
-``<home>/launches/``, and a small shell wrapper that records the exit code when the run
-ends. The sidebar shows progress by tailing those files. No Streamlit here.
+The Streamlit process never scores anything itself: it writes the form's ``RunConfig`` to a
+file and starts ``evalhouse run --config FILE`` in its own session (so a closed tab or a
+restarted dashboard does not kill the run), with its standard error (progress lines) and
+standard output (the run id, last line) written to files under ``<home>/launches/``, and its
+exit code recorded when it ends (``engine.processes``). The sidebar shows progress by
+tailing those files. No Streamlit here.
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import signal
-import subprocess
-import sys
+import tempfile
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
+from engine.models import RunConfig
+from engine.processes import evalhouse_command, launch_detached, run_captured
 from engine.settings import Paths
+
+__all__ = ["CompareSpec", "Launch", "evalhouse_command", "launch", "list_launches"]
 
 TEST_SET_SUFFIXES = (".jsonl", ".json", ".csv")
 """Files of ``<home>/test-sets/`` offered by the launcher."""
@@ -30,34 +34,6 @@ TEST_SET_SUFFIXES = (".jsonl", ".json", ".csv")
 _PROGRESS = re.compile(r"(\d+)\s*/\s*(\d+)")
 _RUN_ID = re.compile(r"^[A-Za-z0-9._-]+$")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-
-# The wrapper runs the command, then writes its exit code; "$@" keeps every argument
-# intact whatever it contains (no shell quoting of user input anywhere).
-_WRAPPER = (
-    '"$@" >"$EVALHOUSE_LAUNCH_OUT" 2>"$EVALHOUSE_LAUNCH_LOG"; echo $? >"$EVALHOUSE_LAUNCH_RC"'
-)
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """What the launch form asks for: the options of ``evalhouse run``."""
-
-    test_set: str
-    """Path of the test set."""
-    name: str
-    """Human name of the run."""
-    judge: str = "local"
-    """Judge spec."""
-    embedder: str = "local"
-    """Embedder spec."""
-    target: str = "recorded"
-    """Target spec."""
-    iterations: int = 1
-    """Iterations."""
-    concurrency: int = 5
-    """Samples at once."""
-    only: tuple[str, ...] = ()
-    """Evaluate only these sample ids (re-runs of failed samples or one domain)."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +61,8 @@ class Launch:
 
     launch_id: str
     """Folder-unique id (time stamp and name)."""
-    spec: RunSpec | CompareSpec
-    """What was launched."""
+    spec: RunConfig | CompareSpec
+    """What was launched: the run's config, or the comparison."""
     command: list[str]
     """The exact command line."""
     pid: int
@@ -97,6 +73,8 @@ class Launch:
     """``<home>/launches``."""
     extra: dict[str, str] = field(default_factory=dict)
     """Free notes (e.g. ``rerun_of``)."""
+    only: tuple[str, ...] = ()
+    """A run of only these sample ids (re-runs of failed samples or one domain)."""
 
     @property
     def log_path(self) -> Path:
@@ -209,41 +187,25 @@ def _signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
 
 
-def evalhouse_command() -> list[str]:
-    """The ``evalhouse`` console script next to this Python, else ``python -m evalhouse.cli``."""
-    script = Path(sys.executable).with_name("evalhouse")
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [sys.executable, "-m", "evalhouse.cli"]
-
-
-def run_arguments(paths: Paths, spec: RunSpec, *, estimate: bool = False) -> list[str]:
-    """The full ``evalhouse run`` command line for ``spec``."""
+def _run_arguments(
+    paths: Paths, config_file: Path, only: tuple[str, ...] = (), *, estimate: bool = False
+) -> list[str]:
+    """The ``evalhouse run`` command line of a config file (every option is in the file)."""
     args = [
-        *evalhouse_command(),
-        "run",
-        "--home",
-        str(paths.home.resolve()),
-        "--test-set",
-        spec.test_set,
-        "--name",
-        spec.name,
-        "--judge",
-        spec.judge,
-        "--embedder",
-        spec.embedder,
-        "--target",
-        spec.target,
-        "--iterations",
-        str(spec.iterations),
-        "--concurrency",
-        str(spec.concurrency),
-    ]
-    if spec.only:
-        args += ["--only", ",".join(spec.only)]
-    if estimate:
-        args.append("--estimate")
-    return args
+        *evalhouse_command(), "run", "--home", str(paths.home.resolve()),
+        "--config", str(config_file),
+    ]  # fmt: skip
+    if only:
+        args += ["--only", ",".join(only)]
+    return [*args, "--estimate"] if estimate else args
+
+
+def write_config(config: RunConfig, target: Path) -> Path:
+    """``config`` as the JSON file ``evalhouse run --config`` reads (every field, so the
+    run is exactly what the form showed whatever the defaults become later)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(config.model_dump_json(indent=1), encoding="utf-8")
+    return target
 
 
 def compare_arguments(paths: Paths, spec: CompareSpec, *, estimate: bool = False) -> list[str]:
@@ -264,43 +226,45 @@ def compare_arguments(paths: Paths, spec: CompareSpec, *, estimate: bool = False
 
 
 def estimate(
-    paths: Paths, spec: RunSpec | CompareSpec, *, timeout_s: float = 60.0
+    paths: Paths,
+    spec: RunConfig | CompareSpec,
+    *,
+    only: tuple[str, ...] = (),
+    timeout_s: float = 60.0,
 ) -> tuple[bool, str]:
     """``evalhouse run ... --estimate`` (or ``compare-runs``): (succeeded, what it printed)."""
-    if isinstance(spec, CompareSpec):
-        command = compare_arguments(paths, spec, estimate=True)
-    else:
-        command = run_arguments(paths, spec, estimate=True)
-    try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+    with tempfile.TemporaryDirectory(prefix="evalhouse-estimate-") as folder:
+        if isinstance(spec, CompareSpec):
+            command = compare_arguments(paths, spec, estimate=True)
+        else:
+            config = write_config(spec, Path(folder) / "run-config.json")
+            command = _run_arguments(paths, config, only, estimate=True)
+        code, out, err = run_captured(command, timeout_s)
+    if code is None:
         return False, f"the estimate took longer than {timeout_s:.0f} s"
-    text = (done.stdout.strip() + "\n" + done.stderr.strip()).strip()
-    return done.returncode == 0, text
+    text = (out.strip() + "\n" + err.strip()).strip()
+    return code == 0, text
 
 
-def _folder(paths: Paths, spec: RunSpec | CompareSpec) -> Path:
+def _folder(paths: Paths, spec: RunConfig | CompareSpec) -> Path:
     # Comparisons get their own folder: the sidebar lists runs (samples, re-runs) only.
     folder = paths.home / "launches" / ("compare" if isinstance(spec, CompareSpec) else "")
     return folder.resolve()
 
 
 def launch(
-    paths: Paths, spec: RunSpec | CompareSpec, *, extra: dict[str, str] | None = None
+    paths: Paths,
+    spec: RunConfig | CompareSpec,
+    *,
+    only: tuple[str, ...] = (),
+    extra: dict[str, str] | None = None,
 ) -> Launch:
     """Start ``evalhouse run`` (or ``compare-runs``) detached from the dashboard and record
     the launch. Paths are stored absolute: the run starts in the home folder, and the
     warehouse keeps the test set path for the Sample page, wherever the dashboard is started
     from later."""
-    if isinstance(spec, RunSpec):
-        spec = replace(spec, test_set=str(Path(spec.test_set).expanduser().resolve()))
+    if isinstance(spec, RunConfig):
+        spec = spec.model_copy(update={"test_set": str(Path(spec.test_set).expanduser().resolve())})
     folder = _folder(paths, spec)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -310,27 +274,30 @@ def launch(
     if isinstance(spec, CompareSpec):
         command = compare_arguments(paths, spec)
     else:
-        command = run_arguments(paths, spec)
-    env = dict(os.environ)
-    env["EVALHOUSE_HOME"] = str(paths.home.resolve())
-    env["EVALHOUSE_LAUNCH_OUT"] = str(folder / f"{launch_id}.out")
-    env["EVALHOUSE_LAUNCH_LOG"] = str(folder / f"{launch_id}.log")
-    env["EVALHOUSE_LAUNCH_RC"] = str(folder / f"{launch_id}.rc")
-    sh = shutil.which("sh") or "/bin/sh"
-    process = subprocess.Popen(
-        [sh, "-c", _WRAPPER, "evalhouse-launch", *command],
+        config = write_config(spec, folder / f"{launch_id}.config.json")
+        command = _run_arguments(paths, config, only)
+    env = {**os.environ, "EVALHOUSE_HOME": str(paths.home.resolve())}
+    pid = launch_detached(
+        command,
+        out=folder / f"{launch_id}.out",
+        log=folder / f"{launch_id}.log",
+        rc=folder / f"{launch_id}.rc",
+        cwd=paths.home.resolve(),
         env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own session: survives the dashboard and its signals
-        cwd=str(paths.home.resolve()),
     )
     record = Launch(
-        launch_id, spec, command, process.pid, time.time(), str(folder), dict(extra or {})
+        launch_id, spec, command, pid, time.time(), str(folder), dict(extra or {}), only
     )
-    (folder / f"{launch_id}.json").write_text(json.dumps(asdict(record), indent=2), "utf-8")
+    (folder / f"{launch_id}.json").write_text(json.dumps(_stored(record), indent=2), "utf-8")
     return record
+
+
+def _stored(record: Launch) -> dict[str, Any]:
+    """The launch as JSON values (the config as its fields)."""
+    stored = {f.name: getattr(record, f.name) for f in fields(Launch)}
+    spec = record.spec
+    stored["spec"] = spec.model_dump(mode="json") if isinstance(spec, RunConfig) else asdict(spec)
+    return stored
 
 
 def list_launches(paths: Paths, limit: int = 10, *, comparisons: bool = False) -> list[Launch]:
@@ -345,8 +312,10 @@ def list_launches(paths: Paths, limit: int = 10, *, comparisons: bool = False) -
             if comparisons:
                 raw["spec"] = CompareSpec(**raw["spec"])
             else:
-                spec = {**raw["spec"], "only": tuple(raw["spec"].get("only", ()))}
-                raw["spec"] = RunSpec(**spec)
+                # launches recorded before the form wrote a RunConfig kept `only` in the spec
+                spec = dict(raw["spec"])
+                raw["only"] = tuple(spec.pop("only", raw.get("only", ())))
+                raw["spec"] = RunConfig.model_validate(spec)
             out.append(Launch(**raw))
         except (OSError, ValueError, TypeError, KeyError):
             continue  # a half-written or foreign file: not ours to show

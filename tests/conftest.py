@@ -18,6 +18,16 @@ from warehouse.catalog import Catalog, close_readers
 from warehouse.queries import Warehouse
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` the tests ``tests/slow.txt`` lists as measured slow."""
+    from tests.slow_tests import listed
+
+    slow = listed()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Paths:
     """Paths of an empty evalhouse home."""

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
 from dashboard import data, launcher
 from dashboard.components.safe import safe_text
-from dashboard.launcher import RunSpec
+from engine.models import RunConfig, option_bounds
+from engine.settings import Paths
 from warehouse import queries as q
 from warehouse.db import WarehouseError
 
@@ -18,62 +20,89 @@ EMBEDDERS = ("local", "openai:text-embedding-3-small")
 TARGETS = ("recorded", "openai:gpt-4o-mini")
 
 
-def _spec_from_form() -> RunSpec | None:
-    paths = data.home_paths()
+def _number(label: str, field: str, column: Any) -> int:
+    """A whole-number input whose bounds and default are the ``RunConfig`` field's."""
+    low, high = option_bounds(field)
+    default = RunConfig.model_fields[field].default
+    value = column.number_input(
+        label,
+        min_value=None if low is None else int(low),
+        max_value=None if high is None else int(high),
+        value=int(default),
+        key=f"launch_{field}",
+        help=RunConfig.model_fields[field].description,
+    )
+    return int(value)
+
+
+def _upload(paths: Paths) -> None:
+    """Save an uploaded file and make it the test set that runs: the Test set box shows it
+    at once (a box already drawn keeps its own choice unless it is told)."""
     upload = st.file_uploader(
         "Upload a test set", type=["jsonl", "json", "csv"], key="launch_upload"
     )
-    if upload is not None:
-        try:
-            saved = launcher.save_upload(paths, upload.name, upload.getvalue())
-        except ValueError as exc:
-            st.error(safe_text(exc))
-        else:
-            st.session_state["launch_uploaded"] = saved.name
+    if upload is None or st.session_state.get("launch_uploaded_id") == upload.file_id:
+        return  # the uploader hands the same file on every rerun: select it once only
+    try:
+        saved = launcher.save_upload(paths, upload.name, upload.getvalue())
+    except ValueError as exc:
+        st.error(safe_text(exc))
+        return
+    st.session_state["launch_uploaded_id"] = upload.file_id
+    st.session_state["launch_test_set"] = saved.name
+    st.session_state.pop("launch_name", None)  # the name follows the new test set
+
+
+def _spec_from_form() -> RunConfig | None:
+    paths = data.home_paths()
+    _upload(paths)
     sets = launcher.list_test_sets(paths)
     if not sets:
         st.caption(f"No test sets in {safe_text(paths.test_sets)}; upload one.")
         return None
     names = [p.name for p in sets]
-    uploaded = st.session_state.get("launch_uploaded")
-    test_set = st.selectbox(
-        "Test set",
-        names,
-        index=names.index(uploaded) if uploaded in names else 0,
-        key="launch_test_set",
-    )
+    if st.session_state.get("launch_test_set") not in names:
+        st.session_state.pop("launch_test_set", None)
+    test_set = st.selectbox("Test set", names, key="launch_test_set")
     name = st.text_input("Run name", value=Path(test_set).stem, key="launch_name")
     judge = st.selectbox("Judge", JUDGES, key="launch_judge", accept_new_options=True)
     embedder = st.selectbox("Embedder", EMBEDDERS, key="launch_embedder", accept_new_options=True)
     target = st.selectbox("Target", TARGETS, key="launch_target", accept_new_options=True)
     c1, c2 = st.columns(2)
-    iterations = c1.number_input("Iterations", 1, 1000, 1, key="launch_iterations")
-    concurrency = c2.number_input("Concurrency", 1, 256, 5, key="launch_concurrency")
+    iterations = _number("Iterations", "iterations", c1)
+    concurrency = _number("Concurrency", "concurrency", c2)
     if not name.strip():
         st.caption("Give the run a name.")
         return None
-    return RunSpec(
+    return RunConfig(
         test_set=str(paths.test_sets / test_set),
         name=name.strip(),
         judge=str(judge),
         embedder=str(embedder),
         target=str(target),
-        iterations=int(iterations),
-        concurrency=int(concurrency),
+        iterations=iterations,
+        concurrency=concurrency,
     )
 
 
-def _estimate_then_launch(spec: RunSpec, *, key: str, extra: dict[str, str] | None = None) -> None:
+def _estimate_then_launch(
+    spec: RunConfig,
+    *,
+    key: str,
+    only: tuple[str, ...] = (),
+    extra: dict[str, str] | None = None,
+) -> None:
     """Estimate first; the Launch button appears once the estimate of this spec is shown."""
     paths = data.home_paths()
-    estimates: dict[RunSpec, tuple[bool, str]] = st.session_state.setdefault("launch_estimates", {})
+    estimates: dict[str, tuple[bool, str]] = st.session_state.setdefault("launch_estimates", {})
+    shown = f"{spec.model_dump_json()} only={','.join(only)}"  # what was estimated
     if st.button("Estimate", key=f"{key}_estimate", icon=":material/calculate:"):
         with st.spinner("Estimating…"):
-            estimates[spec] = launcher.estimate(paths, spec)
-    if spec not in estimates:
+            estimates[shown] = launcher.estimate(paths, spec, only=only)
+    if shown not in estimates:
         st.caption("Estimate the calls, cost and time before launching.")
         return
-    ok, text = estimates[spec]
+    ok, text = estimates[shown]
     if not ok:
         st.error("The estimate failed")
         st.code(text or "(no output)", language=None, wrap_lines=True)
@@ -81,7 +110,7 @@ def _estimate_then_launch(spec: RunSpec, *, key: str, extra: dict[str, str] | No
     # wrapped: the sidebar is narrow, and a cut-off estimate hides the time and cost
     st.code(text, language=None, wrap_lines=True)
     if st.button("Launch", key=f"{key}_launch", type="primary", icon=":material/play_arrow:"):
-        started = launcher.launch(paths, spec, extra=extra)
+        started = launcher.launch(paths, spec, only=only, extra=extra)
         st.session_state["launch_last"] = started.launch_id
         st.toast(f"Launched {safe_text(spec.name)}")
 
@@ -98,10 +127,6 @@ def _rerun_section() -> None:
     info = data.query(q.run_info, run_id)
     if info is None:
         return
-    try:
-        config = json.loads(str(info.get("config") or "{}"))
-    except ValueError:
-        config = {}
     mode = st.radio(
         "Re-run", ["failed samples", "one domain"], horizontal=True, key="launch_rerun_mode"
     )
@@ -117,17 +142,25 @@ def _rerun_section() -> None:
     more = " …" if len(ids) > 8 else ""
     st.caption(f"{len(ids)} samples: {safe_text(', '.join(ids[:8]))}{more}")
     label = "failed samples" if domain is None else domain
-    spec = RunSpec(
-        test_set=str(info["test_set"]),
-        name=f"{info['name']} (re-run {label})",
-        judge=str(config.get("judge") or info.get("judge") or "local"),
-        embedder=str(config.get("embedder") or info.get("embedder") or "local"),
-        target=str(config.get("target") or "recorded"),
-        iterations=int(config.get("iterations") or 1),
-        concurrency=int(config.get("concurrency") or 5),
-        only=tuple(ids),
+    name = f"{info['name']} (re-run {label})"
+    spec = _stored_config(info).model_copy(
+        update={"name": name, "test_set": str(info["test_set"]), "project_digest": None}
     )
-    _estimate_then_launch(spec, key="launch_rerun", extra={"rerun_of": run_id})
+    _estimate_then_launch(spec, key="launch_rerun", only=tuple(ids), extra={"rerun_of": run_id})
+
+
+def _stored_config(info: Mapping[str, Any]) -> RunConfig:
+    """The run's own config (a re-run computes what the run did), or, for a config this
+    version cannot read, one with the run's test set, judge and embedder."""
+    try:
+        return RunConfig.model_validate_json(str(info.get("config") or "{}"))
+    except ValueError:
+        return RunConfig(
+            test_set=str(info["test_set"]),
+            name=str(info["name"]),
+            judge=str(info.get("judge") or "local"),
+            embedder=str(info.get("embedder") or "local"),
+        )
 
 
 @st.fragment(run_every=2.0)

@@ -3,7 +3,6 @@ judge verdict, with a comment and their name; saved as a ``reviews`` lake record
 
 from __future__ import annotations
 
-import subprocess
 from typing import Any
 
 import polars as pl
@@ -13,8 +12,8 @@ from dashboard import data
 from dashboard.components import tables
 from dashboard.components.safe import safe_text
 from dashboard.feedback import FeedbackError, ReviewMark, save_review
-from dashboard.launcher import evalhouse_command
 from engine.models import REVIEW_LABELS
+from engine.processes import evalhouse_command, run_captured
 from warehouse import queries as q
 from warehouse.queries import SampleRef
 
@@ -47,17 +46,15 @@ def ingest_now() -> tuple[bool, str]:
     paths = data.home_paths()
     data.warehouse().release()  # the page run's read connection would make ingest wait
     try:
-        done = subprocess.run(
-            [*evalhouse_command(), "ingest", "--home", str(paths.home)],
-            capture_output=True,
-            text=True,
-            timeout=INGEST_TIMEOUT_S,
-            check=False,
+        code, out, err = run_captured(
+            [*evalhouse_command(), "ingest", "--home", str(paths.home)], INGEST_TIMEOUT_S
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except OSError as exc:
         return False, f"did not finish: {exc}"
-    lines = (done.stdout or done.stderr or "").strip().splitlines()
-    return done.returncode == 0, lines[-1] if lines else f"exit code {done.returncode}"
+    if code is None:
+        return False, f"did not finish within {INGEST_TIMEOUT_S:.0f} s"
+    lines = (out or err or "").strip().splitlines()
+    return code == 0, lines[-1] if lines else f"exit code {code}"
 
 
 def ingest_button(key: str) -> None:

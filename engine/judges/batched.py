@@ -1,4 +1,4 @@
-"""All of a sample's claims verified in one call (issue 15; the faithfulness DDR's
+"""All of a sample's claims verified in one call, to cut judge calls (the faithfulness DDR's
 "batching" and the eval-harness write-up's batched judging).
 
 One prompt (``verify_claims``) carries the context once and every claim numbered; the

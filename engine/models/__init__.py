@@ -38,6 +38,7 @@ from engine.models.config import (
     TierThresholds,
     UntilCi,
     nest_options,
+    option_bounds,
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
 from engine.models.inputs import (
@@ -122,4 +123,5 @@ __all__ = [
     "Verdict",
     "VerdictRecord",
     "nest_options",
+    "option_bounds",
 ]

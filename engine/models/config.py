@@ -284,7 +284,7 @@ class RunConfig(Frozen):
     """The series the run belongs to, whose previous completed run is its baseline
     everywhere; None: the name without a trailing date or week (view ``run_series``)."""
     test_set: str
-    """Path of the test set as given."""
+    """Path of the test set (JSONL, JSON or CSV), as given."""
     iterations: int = Field(default=1, ge=1, le=1000)
     """How many times every sample is evaluated."""
     judge: str = "local"
@@ -311,11 +311,14 @@ class RunConfig(Frozen):
     http: HttpEndpointOptions = HttpEndpointOptions()
     """Request and answer layout of the ``http:URL`` target."""
     candidates: tuple[str, ...] | None = None
-    """Candidate ids to answer every case (``--candidates``); None answers with the target."""
+    """Candidate ids (files ``candidates/<family>/<name>.md`` of the project) to answer every
+    case; None answers with the target."""
     graders: tuple[str, ...] | None = None
-    """Grader ids (``--graders``); None takes the candidates' recommendations, else all."""
+    """Grader ids (files ``graders/*.yaml`` of the project, or built-ins such as
+    ``accuracy``); None takes the candidates' recommendations, else all."""
     project: str | None = None
-    """Folder holding ``candidates/`` and ``graders/`` (absolute once the run starts)."""
+    """Folder holding ``candidates/`` and ``graders/`` (default: the current directory;
+    stored absolute once the run starts)."""
     project_digest: str | None = None
     """sha256 of the project's candidate and grader files when the run started: a resume
     with changed files is refused."""
@@ -394,3 +397,19 @@ class RunConfig(Frozen):
         ``executor``, ``ray_address``), which may change when a run resumes. Two runs with
         equal ``computing()`` are one run."""
         return self.model_dump(mode="json", exclude=set(PACE_FIELDS))
+
+
+def option_bounds(field: str) -> tuple[float | None, float | None]:
+    """The inclusive lower and upper bound of the ``RunConfig`` field ``field`` (None where
+    it has none), read from its constraints: the command line's help and the dashboard's
+    launch form take them from here instead of repeating them."""
+    import annotated_types as at
+
+    low: float | None = None
+    high: float | None = None
+    for rule in RunConfig.model_fields[field].metadata:
+        if isinstance(rule, at.Ge | at.Gt):
+            low = float(rule.ge if isinstance(rule, at.Ge) else rule.gt)  # type: ignore[arg-type]
+        elif isinstance(rule, at.Le | at.Lt):
+            high = float(rule.le if isinstance(rule, at.Le) else rule.lt)  # type: ignore[arg-type]
+    return low, high

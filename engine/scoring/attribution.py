@@ -1,12 +1,12 @@
 """Attribution: does the response credit the source website (URL, domain or brand)?
 
-Rules (spec + issue 3): a URL of the domain (any scheme, full or with a path, with or
+Rules (the analyzer spec): a URL of the domain (any scheme, full or with a path, with or
 without ``www.`` or another subdomain) scores ``url_weight``; the bare domain (any case,
 word-bounded) ``domain_weight``; a brand name (word-bounded, any case) ``brand_weight``.
 Score = min(cap, best weight + bonus x (mentions - 1)), 0 without mentions. Mentions never
 overlap: a URL subsumes the domain and brands inside it, a domain subsumes brands inside it.
 
-Null means not applicable (issue 12): a case has *nothing to attribute* when it names no
+Null means not applicable: a case has *nothing to attribute* when it names no
 brand and its domain is not a host name (``attributable``): a test set without a domain
 gets its file name as the domain ("ragas_eval"), which no response could cite, so scoring
 it 0 / poor would blame the answer for the test set. Such a case gets a null score and

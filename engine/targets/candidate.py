@@ -1,4 +1,4 @@
-"""Targets built from candidate files (``candidates/<family>/<name>.md``, issue 7).
+"""Targets built from candidate files (``candidates/<family>/<name>.md``).
 
 * ``llm_prompt``: the OpenAI-compatible chat target with the candidate's system prompt
   (the file's body) and user message (``user_template``), both rendered per case, and the

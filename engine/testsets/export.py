@@ -21,7 +21,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from engine.models import TestCase
@@ -160,3 +161,54 @@ def _promptfoo(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
         "evalhouse": _scores(scores),
     }
     return test
+
+
+def export_items(
+    test_set: str,
+    test_set_hash: str,
+    config_json: str,
+    samples: Sequence[Mapping[str, Any]],
+    claims: Mapping[str, Sequence[Mapping[str, Any]]],
+    *,
+    warn: Callable[[str], None],
+) -> list[Item]:
+    """A stored run's cases and scores, ready for ``export_text``: the cases of the run's
+    own test set when the file is still there unchanged (expected answers and contexts are
+    not in the warehouse), else cases rebuilt from the stored rows (``samples``: one per
+    sample; ``claims``: the expected claims per sample id), which ``warn`` says."""
+    from engine.models import ExpectedAnswer, ExpectedClaim, RunConfig
+    from engine.testsets import TestSetError, load_test_set
+
+    cases: dict[str, TestCase] = {}
+    source = Path(test_set)
+    try:
+        config = RunConfig.model_validate_json(config_json)
+        loaded = load_test_set(source, column_map=config.column_map)
+        if loaded.sha256 == test_set_hash:
+            cases = {c.id: c for c in loaded.cases}
+    except (TestSetError, ValueError):
+        pass
+    if not cases:
+        warn(
+            f"export: test set {source} is gone or changed; references and contexts "
+            "are not in the warehouse and are left out"
+        )
+    items: list[Item] = []
+    for row in samples:
+        sid = str(row["sample_id"])
+        expected = tuple(
+            ExpectedClaim(id=c["claim_id"], text=c["claim_text"], importance=c["importance"])
+            for c in claims.get(sid, ())
+        )
+        case = cases.get(sid) or TestCase(
+            id=sid,
+            domain=row["domain"] or "",
+            query=row["query"] or sid,
+            ai_provider=row["ai_provider"] or "",
+            tags=tuple(row["tags"] or ()),
+            expected_answer=ExpectedAnswer(claims=expected),
+        )
+        # an error row has no response: keep the case's own (None when it had none)
+        response = row["response"] or case.response
+        items.append((case.model_copy(update={"response": response}), row))
+    return items

@@ -1,4 +1,4 @@
-"""Concurrent ingest benchmark (issue 16): 1, 2 and 4 ingest processes at once, each
+"""Concurrent ingest benchmark: 1, 2 and 4 ingest processes at once, each
 loading its own lake (disjoint runs), into one DuckLake catalog on PostgreSQL vs into one
 warehouse.duckdb file. Prints, from one run, rows per second of the whole group (first
 start to last end) and the ratios DuckLake / file and k ingesters / 1 ingester.

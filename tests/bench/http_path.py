@@ -1,4 +1,4 @@
-"""Benchmark: client CPU per HTTP call through the one send-with-retries (issue 15 item 3).
+"""Benchmark: client CPU per HTTP call through the one send-with-retries.
 
 A loopback HTTP/1.1 keep-alive server in a separate process answers every POST after a
 fixed delay; this process sends N calls with C in flight, either through

@@ -1,4 +1,4 @@
-"""Ingest benchmark (issue 2): 1,000,000 results with ~5 claims each.
+"""Ingest benchmark: 1,000,000 results with ~5 claims each.
 
 Prints, from one run: ingest time as a ratio to DuckDB's own CTAS over the same files
 (goal <= 1.3), a second ingest with nothing new (goal < 1 s), the ingest process's peak

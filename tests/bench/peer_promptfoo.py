@@ -1,4 +1,4 @@
-"""Peer benchmark: evalhouse and promptfoo on the same judge calls (issue 15).
+"""Peer benchmark: evalhouse and promptfoo on the same judge calls.
 
 One loopback OpenAI-compatible server (its own process) answers every chat call after
 200 ms. The same 500 cases go through both tools at concurrency 32, each making 3,000

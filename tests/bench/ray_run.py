@@ -1,7 +1,7 @@
 """Ray benchmark: one local-default run on a local Ray with 2 workers vs in one process.
 
 The test set is the demo's recorded answers (330 per week, weeks 1-4) repeated with new
-ids up to ``--samples`` (default 20,000, the issue's size; a run of that size takes hours
+ids up to ``--samples`` (default 20,000, a nightly run's size; a run of that size takes hours
 on a busy shared 2-core machine, so say which count you ran). Scoring is the real local
 default: local embedder, local judge. Both runs score the same samples into fresh homes.
 

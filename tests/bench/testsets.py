@@ -1,4 +1,4 @@
-"""Test-set building and cheaper judging (issue 18).
+"""Test-set building and cheaper judging.
 
 1. ``evalhouse testset from-pages``, offline (sentence selection + templates, local
    embedder for near-duplicates): cases generated per second over a folder of pages.

@@ -148,7 +148,7 @@ def test_promptfoo_scores_and_claims_by_hand(
     assert rows["test-2"]["attribution"] == 0.0
     assert rows["test-2"]["attribution_tier"] == "poor"
     # promptfoo tests carry no hand-written claims (`contains: $49` is kept in metadata);
-    # since claims are derived from any reference (issue 11), the factuality and similar
+    # since claims are derived from any reference, the factuality and similar
     # values become derived claims: completeness is scored and claim rows are written.
     claims = (
         Warehouse(home.warehouse)

@@ -1,5 +1,5 @@
-"""What a command loads before it works, and how it ends (issue 15: process start and exit
-were 2 of the 3 seconds evalhouse spent beyond the ideal in the promptfoo bench)."""
+"""What a command loads before it works, and how it ends (process start and exit
+were most of the time evalhouse spent beyond the ideal in the promptfoo bench)."""
 
 from __future__ import annotations
 

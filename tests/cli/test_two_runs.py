@@ -1,4 +1,4 @@
-"""Two real ``evalhouse run`` processes in one home at once (issue 10).
+"""Two real ``evalhouse run`` processes in one home at once.
 
 Each pair must finish with exit 0 and exact counts in the lake and the warehouse, whether
 the two runs have different names or the same name (then the second starts a new run
@@ -170,5 +170,5 @@ def test_two_runs_in_one_home_ten_times(tmp_path: Path) -> None:
         took_new_id += "is running in another process" in err
         _check_home(home, [c, d])
     # Every time, the second same-name run found the first one live and so started its own
-    # run id: the branch changed for issue 10 is exercised, not bypassed.
+    # run id: the branch that tells a live run from a dead one is exercised, not bypassed.
     assert took_new_id == REPEATS

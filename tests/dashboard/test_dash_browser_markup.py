@@ -1,4 +1,4 @@
-"""Planted markup in a real browser (issue 14 item 1): the served dashboard shows the text of
+"""Planted markup in a real browser: the served dashboard shows the text of
 a hostile sample literally; no image, link, formula or icon is drawn from it and the
 browser asks none of the hosts planted in it."""
 

@@ -1,30 +1,44 @@
-"""The sidebar launcher: command lines, uploads, progress parsing, a real detached launch,
-and the form (estimate before launch, re-run of failed samples) in AppTest."""
+"""The sidebar launcher: the config file and command line, uploads, progress parsing, a real
+detached launch, and the form (estimate before launch, an upload is what runs, bounds from
+the model, re-run of failed samples) in AppTest."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 
 from dashboard import launcher
-from dashboard.launcher import RunSpec
+from engine.models import RunConfig, option_bounds
+from engine.processes import evalhouse_command
 from engine.settings import Paths, resolve_paths
 from tests.dashboard.conftest import AppFactory
 
 
-def test_run_arguments_carry_every_option(tmp_path: Path) -> None:
+def test_a_launch_runs_exactly_the_form_s_config(tmp_path: Path) -> None:
+    """The launcher writes the form's RunConfig to a file and the CLI reads back the same
+    config (every option, none lost on the way), with --only and --estimate as given."""
+    from evalhouse.cli import build_parser
+    from evalhouse.run_options import run_config
+
     paths = resolve_paths(tmp_path)
-    spec = RunSpec("/t/set.jsonl", "my run", "openai:m", "local", "recorded", 3, 7, ("a", "b"))
-    args = launcher.run_arguments(paths, spec, estimate=True)
-    assert args[: len(launcher.evalhouse_command())] == launcher.evalhouse_command()
-    tail = args[len(launcher.evalhouse_command()) :]
+    config = RunConfig(
+        test_set="/t/set.jsonl", name="my run", judge="openai:m", embedder="local",
+        target="recorded", iterations=3, concurrency=7, retries=4, max_failed_fraction=0.25,
+    )  # fmt: skip
+    file = launcher.write_config(config, tmp_path / "launch.json")
+    command = launcher._run_arguments(paths, file, ("a", "b"), estimate=True)
+    assert command[: len(evalhouse_command())] == evalhouse_command()
+    tail = command[len(evalhouse_command()) :]
     assert tail == [
-        "run", "--home", str(paths.home), "--test-set", "/t/set.jsonl", "--name", "my run",
-        "--judge", "openai:m", "--embedder", "local", "--target", "recorded",
-        "--iterations", "3", "--concurrency", "7", "--only", "a,b", "--estimate",
+        "run", "--home", str(paths.home), "--config", str(file), "--only", "a,b", "--estimate",
     ]  # fmt: skip
+    args = build_parser().parse_args(tail)
+    assert run_config(args) == config
+    assert (args.only, args.estimate) == ("a,b", True)
 
 
 def test_save_upload_sanitises_and_keeps_distinct_files(tmp_path: Path) -> None:
@@ -49,7 +63,7 @@ def test_progress_and_tail(tmp_path: Path) -> None:
 
 def test_detached_launch_records_exit_code_and_log(tmp_path: Path) -> None:
     paths = resolve_paths(tmp_path)
-    spec = RunSpec(str(tmp_path / "no-such-set.jsonl"), "bad input")
+    spec = RunConfig(test_set=str(tmp_path / "no-such-set.jsonl"), name="bad input")
     started = launcher.launch(paths, spec)
     deadline = time.monotonic() + 30
     while started.exit_code() is None and time.monotonic() < deadline:
@@ -84,7 +98,7 @@ def test_rerun_failed_samples_offers_the_error_rows(app: AppFactory, fixture_hom
 def test_launch_stores_absolute_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     paths = resolve_paths("home")  # relative, as `--home home` gives it
-    started = launcher.launch(paths, RunSpec("sets/missing.jsonl", "relative"))
+    started = launcher.launch(paths, RunConfig(test_set="sets/missing.jsonl", name="relative"))
     assert started.spec.test_set == str(tmp_path / "sets" / "missing.jsonl")
     assert started.folder == str(tmp_path / "home" / "launches")
     home_at = started.command.index("--home") + 1
@@ -103,7 +117,8 @@ def test_cancel_stops_the_run_cleanly_and_leaves_it_resumable(tmp_path: Path) ->
 
     paths = resolve_paths(tmp_path / "home")
     _name, test_set, _date = build_weekly_test_sets(tmp_path / "sets", weeks=1)[0]
-    started = launcher.launch(paths, RunSpec(str(test_set), "to cancel", concurrency=2))
+    config = RunConfig(test_set=str(test_set), name="to cancel", concurrency=2)
+    started = launcher.launch(paths, config)
     deadline = time.monotonic() + 120
     while started.progress() is None and time.monotonic() < deadline:
         assert started.exit_code() is None, launcher.tail(started.log_path)
@@ -124,3 +139,50 @@ def test_cancel_stops_the_run_cleanly_and_leaves_it_resumable(tmp_path: Path) ->
         .frame["status"][0]
     )
     assert status == "cancelled"
+
+
+def test_an_uploaded_test_set_is_the_one_that_runs(
+    app: AppFactory, fixture_home: Paths, tmp_path: Path
+) -> None:
+    """A person opens the form (the Test set box shows the first file), uploads an 8-case
+    file, and estimates: the box shows the upload and the estimate reads its 8 cases. The
+    box stays free: choosing another file afterwards sticks."""
+    shutil.copytree(fixture_home.home, tmp_path / "home")
+    at = app(resolve_paths(tmp_path / "home"))
+    assert at.sidebar.selectbox(key="launch_test_set").value == "fixture.jsonl"
+    cases = "".join(
+        json.dumps({"id": f"up-{i}", "query": f"What is {i}?", "response": f"It is {i}."}) + "\n"
+        for i in range(8)
+    )
+    uploader = next(e for e in at.sidebar.get("file_uploader") if e.key == "launch_upload")
+    uploader.upload("zz-eight cases.jsonl", cases.encode(), "application/jsonl").run()
+    assert at.sidebar.selectbox(key="launch_test_set").value == "zz-eight_cases.jsonl"
+    assert at.sidebar.text_input(key="launch_name").value == "zz-eight_cases"
+    at.sidebar.button(key="launch_new_estimate").click().run()
+    assert "8 cases" in at.sidebar.code[0].value
+    at.sidebar.selectbox(key="launch_test_set").set_value("fixture.jsonl").run()
+    at.run()
+    assert at.sidebar.selectbox(key="launch_test_set").value == "fixture.jsonl"
+
+
+def test_form_bounds_and_defaults_are_the_model_s(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home)
+    for field in ("iterations", "concurrency"):
+        box = at.sidebar.number_input(key=f"launch_{field}")
+        low, high = option_bounds(field)
+        assert (box.min, box.max) == (low, high)
+        assert box.value == RunConfig.model_fields[field].default
+
+
+def test_a_launch_recorded_by_the_earlier_form_is_still_listed(tmp_path: Path) -> None:
+    paths = resolve_paths(tmp_path)
+    folder = paths.home / "launches"
+    folder.mkdir(parents=True)
+    spec = {"test_set": "/t/s.jsonl", "name": "old", "judge": "local", "embedder": "local",
+            "target": "recorded", "iterations": 1, "concurrency": 5, "only": ["a"]}  # fmt: skip
+    record = {"launch_id": "x", "spec": spec, "command": ["evalhouse"], "pid": 0,
+              "started_at": 0.0, "folder": str(folder), "extra": {}}  # fmt: skip
+    (folder / "x.json").write_text(json.dumps(record), "utf-8")
+    (listed,) = launcher.list_launches(paths)
+    assert listed.spec == RunConfig(test_set="/t/s.jsonl", name="old")
+    assert listed.only == ("a",)

@@ -1,4 +1,4 @@
-"""Markup planted in data shows literally (issue 14 item 1): one safe-text helper in front of
+"""Markup planted in data shows literally: one safe-text helper in front of
 every Markdown-rendering element, used on every page."""
 
 from __future__ import annotations

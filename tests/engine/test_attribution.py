@@ -72,7 +72,7 @@ def test_weights_and_cap_are_configurable() -> None:
 def test_domain_normalisation_and_empty_inputs() -> None:
     assert normalise_domain("https://WWW.Acme.com:443/about") == "acme.com"
     assert score("acme.com", domain="https://www.ACME.com/").score == 75.0
-    # Issue 12 changed this contract: nothing to attribute is null (n/a), no longer 0.
+    # Nothing to attribute is null (n/a), not 0: a score of 0 would read as a failure.
     empty = score("acme.com", domain="", brands=())
     assert empty.score is None and empty.tier is None and empty.mentions == ()
 

@@ -1,4 +1,4 @@
-"""Batched judging (issue 15): all of a sample's claims verified in one call whose reply
+"""Batched judging: all of a sample's claims verified in one call whose reply
 names the chunks stating each claim gives the same verdicts and RAG scores as one call per
 claim and per chunk, in fewer calls, and the estimate counts the calls made.
 

@@ -1,4 +1,4 @@
-"""Runs over several candidates (issue 7, phase two), end to end and without network.
+"""Runs over several candidates end to end and without network.
 
 The target is ``tests/loopback_llm.py`` in the OpenAI wire format, answering per system
 prompt; the judge and the embedder are the local ones; the analyzer is the real one.

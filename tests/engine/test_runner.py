@@ -500,7 +500,7 @@ def test_a_live_run_of_the_same_name_is_left_alone_by_a_new_run(
 ) -> None:
     """What ``evalhouse run`` asks (``start_new_if_live``): same name while another live
     process holds the run gives a new run id, the live run's records untouched; an explicit
-    --resume of the live run is refused (issue 10)."""
+    --resume of the live run is refused."""
     ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
     config = config_for(ts)
     run_id = _seed_interrupted_run(home, ts, config, done=1)

@@ -1,5 +1,5 @@
 """Kill -9 of a real ingest process between batches: every (run, iteration) the warehouse
-shows is whole, all its tables at once (issue 14 item 7).
+shows is whole, all its tables at once.
 
 The lake comes from the benchmark generator (results parts with ~5 claims per result,
 claims part published before its results part, as the runner does). The ingest process

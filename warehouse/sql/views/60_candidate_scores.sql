@@ -1,4 +1,4 @@
--- Per run and candidate (issue 7): samples graded, the equal-weight average (mean of the
+-- Per run and candidate: samples graded, the equal-weight average (mean of the
 -- per-grader mean scores) and the weighted score sum(w * mean) / sum(w) over graders that
 -- have a mean and a weight above 0 (the eval-harness write-up's formula; w is the weight
 -- written on the rows), plus the share of samples that passed every grader.

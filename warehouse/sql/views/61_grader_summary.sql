@@ -1,4 +1,4 @@
--- Per run, candidate and grader (issue 7): how many results, how many failed to score,
+-- Per run, candidate and grader: how many results, how many failed to score,
 -- the mean score (null scores left out), the pass rate (a failed result counts as not
 -- passed) and the weight the grader had in the candidate's weighted score.
 CREATE OR REPLACE VIEW grader_summary AS

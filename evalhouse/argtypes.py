@@ -1,0 +1,99 @@
+"""The argparse pieces every command shares: the parser (one-line refusals, flags added
+when first needed) and types that refuse a bad number in one line naming the flag."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from evalhouse.console import EXIT_USAGE
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line refusals: ``evalhouse run: error: ...`` and the hint, instead
+    of the usage block (a script's log keeps one line per refusal).
+
+    A command may add its flags only when it is parsed or its help is shown
+    (``defer``): ``run`` derives its flags from ``RunConfig``, and importing the models
+    just to print ``--version`` or run ``sql`` would cost every command that time."""
+
+    _deferred: list[Callable[[argparse.ArgumentParser], None]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deferred = []
+
+    def defer(self, add: Callable[[argparse.ArgumentParser], None]) -> None:
+        """Call ``add(self)`` before this parser is first used."""
+        self._deferred.append(add)
+
+    def complete(self) -> Parser:
+        """Add every deferred flag now; returns the parser."""
+        while self._deferred:
+            self._deferred.pop(0)(self)
+        return self
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self.complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self.complete()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self.complete()
+        return super().format_usage()
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
+        return value
+
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a positive, finite number of seconds (0, negative or nan would
+    switch a time limit off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
+
+
+def points(text: str) -> float:
+    """An argparse type: a tolerance in score points, 0..100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 100.0:  # also false for nan
+        raise argparse.ArgumentTypeError(f"{text!r} must lie in 0..100")
+    return value
+
+
+def port(text: str) -> int:
+    """An argparse type: a TCP port, 1..65535."""
+    value = count(1)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (1..65535)")
+    return value

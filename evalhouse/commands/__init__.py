@@ -1,0 +1,34 @@
+"""One module per ``evalhouse`` command: ``add_parser(subparsers)`` declares its flags and
+``run(args) -> int`` does the work and returns the exit code. ``evalhouse.cli`` builds the
+parser from ``COMMANDS`` in the order ``--help`` lists them."""
+
+from __future__ import annotations
+
+from evalhouse.commands import (
+    check,
+    compare_runs,
+    dashboard,
+    demo,
+    export,
+    ingest,
+    inspect,
+    migrate,
+    run,
+    sql,
+    testset,
+)
+
+COMMANDS = (
+    demo,
+    run,
+    inspect,
+    export,
+    ingest,
+    migrate,
+    sql,
+    check,
+    testset,
+    compare_runs,
+    dashboard,
+)
+"""The commands, in the order of ``evalhouse --help``."""
