@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from engine.errors import printable
 from evalhouse.console import EXIT_USAGE
 
 
@@ -50,7 +51,9 @@ class Parser(argparse.ArgumentParser):
         return super().format_usage()
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(
+            EXIT_USAGE, printable(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n"
+        )
 
 
 def count(minimum: int) -> Callable[[str], int]:

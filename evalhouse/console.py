@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from engine.errors import printable
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_CANCELLED = 130
 """Ctrl-C: the run saved what it scored and can be resumed."""
@@ -15,8 +17,9 @@ class UsageError(Exception):
 
 
 def err(text: str) -> None:
-    """One line for a person, on standard error, at once."""
-    print(text, file=sys.stderr, flush=True)
+    """One line for a person, on standard error, at once; control characters from values
+    it quotes (paths, column names, server answers) escaped, never sent to the terminal."""
+    print(printable(text), file=sys.stderr, flush=True)
 
 
 def reason(exc: OSError) -> str:

@@ -39,6 +39,7 @@ class RunFlag:
 RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--test-set", "test_set", "PATH"),
     RunFlag("--name", "name"),
+    RunFlag("--series", "series", "NAME"),
     RunFlag("--iterations", "iterations", "N"),
     RunFlag("--judge", "judge", "SPEC"),
     RunFlag("--embedder", "embedder", "SPEC"),
