@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from engine.errors import InputError
 from engine.judges.base import JudgeError, Usage
-from engine.judges.graded import PairChoice
+from engine.judges.http.graded import PairChoice
 from engine.lake import list_parts, read_table, write_part
 from engine.models import PairWinner, PairwiseRecord
 
@@ -306,7 +306,7 @@ def estimate_pairs(
             len(pairs), 0, 0, 0, 0.0, len(pairs) / LOCAL_PAIRS_PER_SECOND,
             ("local judge: the rule over stored scores, no judge API calls, no judge cost",),
         )  # fmt: skip
-    from engine.judges.pricing import PriceTable
+    from engine.judges.http.pricing import PriceTable
 
     chars = sum(len(p.query) + len(p.answer_a) + len(p.answer_b) for p in pairs)
     sent = 2 * (len(pairs) * PROMPT_OVERHEAD_TOKENS + chars // 4)

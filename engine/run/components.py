@@ -14,11 +14,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.candidates.plan import CandidatePlan
 from engine.judges.base import Judge
 from engine.models import RagWeights, RunConfig, TestCase
-from engine.run.plan import CandidatePlan
+from engine.scorers import SCORERS, ScorerContext
 from engine.scorers.analyzer import BatchAnalyzer
-from engine.scorers.base import Scorer
+from engine.scorers.base import SampleKind, Scorer
 from engine.scorers.judge import JudgeSample
 from engine.settings import Paths
 from engine.targets import Target, build_target
@@ -117,3 +118,13 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         closers=closers,
         embedder=embedder,
     )
+
+
+def build_scorers(
+    config: RunConfig, components: Components, kind: SampleKind = "cases"
+) -> list[Scorer]:
+    """Every registered kind's scorer that applies to the run and scores its kind of
+    sample (cases or conversations), then the injected ones."""
+    context = ScorerContext(config=config, parts=components)
+    built = [f.build(context) for f in SCORERS.values() if f.samples == kind]
+    return [s for s in built if s is not None] + list(components.scorers)

@@ -17,6 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.judges.base import JudgeError, JudgeGaveUp, Usage
+from engine.judges.conversation import (
+    Completeness,
+    ConversationJudge,
+    Retention,
+    Said,
+    TurnVerdict,
+)
 from engine.models import (
     Conversation,
     ConversationScoreRecord,
@@ -46,12 +53,7 @@ from engine.scorers.judge import (
 from engine.scorers.registry import register
 from engine.scoring.conversation import (
     EXPECTATION_PASS_AT,
-    Completeness,
-    ConversationJudge,
     LocalConversationJudge,
-    Retention,
-    Said,
-    TurnVerdict,
     ratio,
     window,
 )

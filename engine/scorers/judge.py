@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
-from engine.judges.batched import batch_calls
-from engine.judges.local import LocalJudge
+from engine.judges.http.batched import batch_calls
+from engine.judges.local.judge import LocalJudge
 from engine.models import RagWeights, RunConfig, SampleKey, TestCase
 from engine.scorers.base import (
     AnswerEstimate,
@@ -210,7 +210,7 @@ def model_prices(spec: str, overrides: dict[str, tuple[float, float]] | None = N
     """(input, output) USD per million tokens of ``provider:model``; (0, 0) when unknown."""
     if ":" not in spec:
         return (0.0, 0.0)
-    from engine.judges.pricing import PriceTable
+    from engine.judges.http.pricing import PriceTable
 
     return PriceTable(overrides).prices(spec.split(":", 1)[1]) or (0.0, 0.0)
 
@@ -221,7 +221,7 @@ def judge_calls(case: TestCase, response: str | None, *, batched: bool = False) 
 
     One call per claim (its sentences; 5 when the answer is not known yet) and one
     chunk-use call per context chunk (RAG precision); ``batched``: one call per
-    ``engine.judges.batched.CLAIMS_PER_CALL`` claims when there is context (none without,
+    ``engine.judges.http.batched.CLAIMS_PER_CALL`` claims when there is context (none without,
     and none for precision: the verdicts name the chunks)."""
     chunks = sum(1 for c in case.effective_context if c.strip())
     has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
@@ -244,7 +244,7 @@ def local_decider(config: RunConfig) -> Callable[[TestCase, str | None], bool] |
     import asyncio
 
     from engine.embedders.local import LocalEmbedder
-    from engine.judges.local import LocalJudge
+    from engine.judges.local.judge import LocalJudge
     from engine.scoring.judging import judge_sample
 
     judge: list[LocalJudge] = []
@@ -291,7 +291,7 @@ def _build(context: ScorerContext) -> JudgeScorer:
     parts = context.parts
     cheap = None
     if context.config.cascade and parts.judge.name != "local":
-        from engine.judges.local import LocalJudge
+        from engine.judges.local.judge import LocalJudge
 
         cheap = LocalJudge(parts.embedder)
     return JudgeScorer(

@@ -16,8 +16,9 @@ import multiprocessing
 import time
 from typing import Any
 
-from engine.judges.http_client import HttpJudge, HttpJudgeClient
-from engine.judges.openai_compat import OpenAIWire
+from engine.judges.http.client import HttpJudgeClient
+from engine.judges.http.judge import HttpJudge
+from engine.judges.http.openai_compat import OpenAIWire
 from engine.pairwise import Pair, compare_pairs, utc_now
 from tests.loopback_llm import LoopbackLLM, Reply
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from engine.judges.quantities import (
+from engine.judges.local.quantities import (
     CURRENCY_WORDS,
     MULTIPLIERS,
     UNITS,
@@ -25,7 +25,7 @@ from engine.judges.quantities import (
     quantities,
     same_quantity,
 )
-from engine.judges.rule_hit import RuleHit
+from engine.judges.local.rule_hit import RuleHit
 
 RULES_VERSION = "rules-v4"
 """Changes whenever a rule changes meaning; part of the local judge's prompt_version."""

@@ -3,13 +3,13 @@
 Claims are the response's sentences and clauses (verbatim spans, offsets kept). A claim is
 checked against the context's sentences and clauses by embedding similarity blended with
 lexical coverage (share of the claim's content words the evidence states); the contradiction
-rules of :mod:`engine.judges.rules` then read the closest evidence, because embeddings score
+rules of :mod:`engine.judges.local.rules` then read the closest evidence, because embeddings score
 a negated or re-numbered sentence nearly as high as the original.
 
 Verdicts:
 - CONTRADICTED: evidence at least the contradiction threshold makes a rule fire and no
   clean evidence comes within the margin;
-- SUPPORTED: the learned combiner (:mod:`engine.judges.combiner`, a logistic regression over
+- SUPPORTED: the learned combiner (:mod:`engine.judges.local.combiner`, a logistic regression over
   cosines, coverage and missing-detail features, trained on public human-labelled sets)
   gives at least its threshold; without a combiner (an embedder it was not trained for),
   some evidence scores at least the support threshold, no rule fires on it and it states
@@ -45,15 +45,18 @@ from engine.judges.base import (
     RubricResult,
     RubricScore,
 )
-from engine.judges.combiner import Combiner, load_combiner, load_correctness, vetoed
-from engine.judges.evidence import (
+from engine.judges.local.abstention import Abstention, detect_abstention
+from engine.judges.local.combiner import Combiner, load_combiner, load_correctness, vetoed
+from engine.judges.local.evidence import (
     Assessment,
     PreparedContext,
     Unit,
     assess,
     correctness_features,
 )
-from engine.judges.local_texts import (
+from engine.judges.local.offload import off_loop
+from engine.judges.local.rules import RULES_VERSION, content_stems
+from engine.judges.local.texts import (
     BRIDGES,
     MAX_EMBEDDED_UNITS,
     NO_ANSWER,
@@ -62,10 +65,7 @@ from engine.judges.local_texts import (
     selected_units,
     short,
 )
-from engine.judges.offload import off_loop
-from engine.judges.rules import RULES_VERSION, content_stems
 from engine.models import Verdict
-from engine.scoring.abstention import Abstention, detect_abstention
 from engine.text import Span, split_clauses, split_sentences
 
 __all__ = ["LOCAL_THRESHOLDS", "MAX_EMBEDDED_UNITS", "LocalJudge", "Thresholds", "claim_spans"]
@@ -200,7 +200,7 @@ class LocalJudge:
 
     def prefetch(self, samples: Sequence[tuple[str, str, str, Sequence[str]]]) -> None:
         """Embed, in one pass per step, what judging each (question, answer, reference,
-        context) will embed (``engine.judges.local_texts.batch_texts``)."""
+        context) will embed (``engine.judges.local.texts.batch_texts``)."""
         batch_texts(self, self._embed, samples)
 
     def prepare(self, context: Sequence[str]) -> PreparedContext:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.judges.base import JudgeResponseError
-from engine.scoring.conversation import (
+from engine.judges.conversation import (
     Completeness,
     Intent,
     Retention,
@@ -23,7 +23,7 @@ from engine.scoring.conversation import (
 )
 
 if TYPE_CHECKING:
-    from engine.judges.http_client import HttpJudgeClient, Prompt
+    from engine.judges.http.prompt import JsonCalls, Prompt
 
 CONVERSATION_PROMPTS = ("conversation_turn", "knowledge_retention", "conversation_completeness")
 """Prompt files of the conversation calls (part of the judge's prompt-set version)."""
@@ -113,7 +113,7 @@ class ConversationCalls:
     """The conversation calls of ``HttpJudge`` (mixed in; ``client`` and ``_prompts`` are
     its)."""
 
-    client: HttpJudgeClient
+    client: JsonCalls
     _prompts: dict[str, Prompt]
 
     async def grade_turn(self, role: str, window: Sequence[Said], reply: Said) -> TurnVerdict:
