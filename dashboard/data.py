@@ -21,6 +21,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard.noise import NoiseCheck, bootstrap_check, iteration_check
+from engine.ratings import bradley_terry
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
 from warehouse import queries as q
@@ -273,6 +274,29 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
         *(pl.Series(f"{m}_noise", labels[m], dtype=pl.String) for m in metrics),
         *(pl.Series(f"{m}_beyond_noise", flags[m], dtype=pl.Boolean) for m in metrics),
     )
+
+
+@_register
+def leaderboard_ratings(wh: Warehouse) -> tuple[pl.DataFrame, int]:
+    """The leaderboard with a Bradley–Terry rating per player (``bt``) beside its Elo, and
+    the number of games both are fitted on."""
+    board = q.leaderboard(wh)
+    games = q.rating_games(wh)
+    strengths = bradley_terry(
+        (str(a), str(b), float(s))
+        for a, b, s in games.select("player_a", "player_b", "score_a").rows()
+    )
+    ratings = board.with_columns(
+        pl.when(pl.col("name").is_not_null())
+        .then(pl.col("name") + " · " + pl.col("player"))
+        .otherwise(pl.col("player"))
+        .alias("label"),
+        pl.col("player")
+        .replace_strict(strengths, default=None, return_dtype=pl.Float64)
+        .alias("bt"),
+        *(pl.col(c).cast(pl.Int64) for c in ("rank", "games", "wins", "ties", "losses")),
+    )
+    return ratings, games.height
 
 
 @_register

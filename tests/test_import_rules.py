@@ -48,6 +48,8 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.http",
             "engine.lake",
             "engine.ratings",
+            "engine.stats",
+            "engine.pricing",
         ),
     ),
     ("contracts", ("engine.embedders", "engine.judges.base", "engine.judges.conversation")),

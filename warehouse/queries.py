@@ -26,7 +26,7 @@ import duckdb
 import polars as pl
 from pydantic import ValidationError
 
-from engine.models import TierThresholds
+from engine.models import ANALYZER_METRICS, TierThresholds
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog
 from warehouse.db import (
@@ -159,13 +159,11 @@ def named_query(fn: QueryFn) -> QueryFn:
     return fn
 
 
-METRICS = ("accuracy", "completeness", "attribution")
+METRICS = ANALYZER_METRICS
 """The analyzer metrics (0-100) the Overview table shows."""
 
 METRIC_LABELS = {
-    "accuracy": "Accuracy",
-    "completeness": "Completeness",
-    "attribution": "Attribution",
+    **{metric: metric.capitalize() for metric in ANALYZER_METRICS},
     "judge_faithfulness": "Judge faithfulness",
     "judge_completeness": "Judge completeness",
     "pass_rate": "Rubric pass rate",

@@ -3,7 +3,7 @@ whether that change is beyond noise.
 
 The noise check of a mean (overall score, mean latency) or a rate (pass rate, error rate)
 is the normal approximation for two independent samples: the 95% interval of the change is
-``delta ± 1.96 * sqrt(sd_a² / n_a + sd_b² / n_b)`` (for a rate, ``sd² = p (1 - p)``). Sample
+``delta ± Z95 * sqrt(sd_a² / n_a + sd_b² / n_b)`` (for a rate, ``sd² = p (1 - p)``). Sample
 counts and cost have no sampling noise to speak of, and percentiles no simple interval:
 those cards show the change without a verdict.
 """
@@ -14,8 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-Z95 = 1.96
-"""Two-sided 95% normal quantile."""
+from engine.stats import Z95
 
 
 @dataclass(frozen=True)

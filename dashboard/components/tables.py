@@ -11,7 +11,7 @@ import pandas as pd
 import polars as pl
 
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
-from engine.models import TierThresholds
+from engine.models import ANALYZER_METRICS, TierThresholds
 from warehouse.queries import GRADER_PREFIX, METRIC_LABELS, metric_label
 
 METRIC_TITLES = METRIC_LABELS
@@ -117,7 +117,7 @@ def overview_styled(frame: pl.DataFrame, thresholds: TierThresholds | None = Non
     )
 
 
-_ZERO_TO_HUNDRED = ("accuracy", "completeness", "attribution", "score", "delta", "percent")
+_ZERO_TO_HUNDRED = (*ANALYZER_METRICS, "score", "delta", "percent")
 _ONE_TO_FIVE = ("judge_faithfulness", "judge_completeness", "rag_", "overall")
 _ZERO_TO_ONE = ("claim_faithfulness", "similarity", "pass_rate", "weight")
 _WIDE_TEXT = (

@@ -21,8 +21,8 @@ from engine.judges.http.cache import JudgeCache
 from engine.judges.http.client import HttpJudgeClient
 from engine.judges.http.judge import HttpJudge
 from engine.judges.http.openai_compat import OpenAICompatJudge, OpenAIWire
-from engine.judges.http.pricing import PriceTable
 from engine.judges.local.judge import LocalJudge
+from engine.pricing import PriceTable
 from engine.secrets import env_secret
 
 OLLAMA_BASE_URL = "http://127.0.0.1:11434"

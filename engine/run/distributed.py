@@ -36,18 +36,13 @@ from engine.run.executors import Pending, Scope
 from engine.run.identity import RunError
 from engine.run.lanes import build_lanes
 from engine.run.pipeline import SamplePipeline
-from engine.run.writer import SampleKeyTuple, publish
+from engine.run.writer import SUMMARY_COLUMNS, SampleKeyTuple, publish
 from engine.secrets import register_url
 from engine.settings import Paths
 
 INSTALL_HINT = "Ray is not installed: pip install 'evalhouse[scale]'"
 MAX_ATTEMPTS = 3
 """Times a shard is sent to a worker that dies under it before the run gives up."""
-SUMMARY_COLUMNS = (
-    "sample_id", "candidate", "query", "scored_at", "cost_usd", "error", "judge_faithfulness",
-    "judge_completeness", "passed", "accuracy", "completeness", "attribution",
-)  # fmt: skip
-"""What a task returns per sample: the progress file's entry and the run's totals."""
 
 
 def ray_available() -> bool:

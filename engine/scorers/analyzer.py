@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from engine.models import SampleKey, TestCase
+from engine.models import ANALYZER_METRICS, SampleKey, TestCase
 from engine.scorers.base import BaseScorer, SampleInput, ScoreOutcome, ScorerContext, ScorerError
 from engine.scorers.base import ScorerFactory as Factory
 from engine.scorers.batching import BatchWorker
@@ -32,12 +32,8 @@ class BatchAnalyzer(Protocol):
 
 ANALYZER_FIELDS = frozenset(
     {
-        "accuracy",
-        "accuracy_tier",
-        "completeness",
-        "completeness_tier",
-        "attribution",
-        "attribution_tier",
+        *ANALYZER_METRICS,
+        *(f"{metric}_tier" for metric in ANALYZER_METRICS),
         "coverage_percent",
         "abstained",
     }

@@ -32,6 +32,7 @@ from engine.models import (
     TestCase,
     TurnRecord,
 )
+from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
     BaseScorer,
@@ -47,7 +48,6 @@ from engine.scorers.judge import (
     JUDGE_OUTPUT_TOKENS,
     PROMPT_OVERHEAD_TOKENS,
     TARGET_OUTPUT_TOKENS,
-    model_prices,
     tokens,
 )
 from engine.scorers.registry import register

@@ -18,6 +18,7 @@ from engine.graders import GradeInput, Grader, GraderError, SyncGrader
 from engine.judges.base import Usage
 from engine.judges.http.batched import batch_calls
 from engine.models import GraderScoreRecord, RunConfig, SampleKey, TestCase
+from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
     BaseScorer,
@@ -32,7 +33,6 @@ from engine.scorers.judge import (
     JUDGE_OUTPUT_TOKENS,
     PROMPT_OVERHEAD_TOKENS,
     TARGET_OUTPUT_TOKENS,
-    model_prices,
     tokens,
 )
 from engine.scorers.registry import register

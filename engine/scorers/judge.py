@@ -15,6 +15,7 @@ from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
 from engine.judges.http.batched import batch_calls
 from engine.judges.local.judge import LocalJudge
 from engine.models import RagWeights, RunConfig, SampleKey, TestCase
+from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
     BaseScorer,
@@ -204,15 +205,6 @@ UNKNOWN_RESPONSE_CLAIMS = 5
 def tokens(text: str) -> int:
     """Tokens of ``text``, estimated as characters / 4."""
     return max(1, len(text) // CHARS_PER_TOKEN)
-
-
-def model_prices(spec: str, overrides: dict[str, tuple[float, float]] | None = None) -> Any:
-    """(input, output) USD per million tokens of ``provider:model``; (0, 0) when unknown."""
-    if ":" not in spec:
-        return (0.0, 0.0)
-    from engine.judges.http.pricing import PriceTable
-
-    return PriceTable(overrides).prices(spec.split(":", 1)[1]) or (0.0, 0.0)
 
 
 def judge_calls(case: TestCase, response: str | None, *, batched: bool = False) -> int:

@@ -24,7 +24,7 @@ the threshold 0.5 aims at macro-F1. Figures printed:
 - k-fold (stratified per dataset, seeded): every item predicted by a model that never saw it;
 - leave-one-dataset-out: each dataset predicted by a model trained on the others only.
 
-``--write`` fits on everything and writes ``engine/judges/combiner_weights.json``.
+``--write`` fits on everything and writes ``engine/judges/local/combiner_weights.json``.
 """
 
 from __future__ import annotations

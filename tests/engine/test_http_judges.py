@@ -20,8 +20,8 @@ from engine.judges.http.cache import JudgeCache
 from engine.judges.http.client import HttpJudgeClient, WireFormat
 from engine.judges.http.judge import HttpJudge
 from engine.judges.http.openai_compat import OpenAIWire
-from engine.judges.http.pricing import PriceTable
 from engine.judges.http.prompt import load_prompt
+from engine.pricing import PriceTable
 from tests.engine.test_local_judge import HashEmbedder
 from tests.loopback_llm import LoopbackLLM, Reply, loopback_llm
 

@@ -11,7 +11,7 @@
   Nothing is ever guessed.
 - Cache: successful, validated replies only, keyed by provider, model, prompt version,
   prompt hash and temperature (:mod:`engine.judges.http.cache`).
-- Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.judges.http.pricing`.
+- Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.pricing`.
 - Secrets: the API key is read from the environment by the factory, sent in a header,
   registered with :mod:`engine.secrets` and masked in every message this module raises
   or logs.
@@ -33,8 +33,8 @@ from typing import Any, Protocol, TypeVar
 from engine.http import HttpSession, RetryPolicy, SendError, send_with_retries
 from engine.judges.base import JudgeGaveUp, JudgeResponseError, Usage
 from engine.judges.http.cache import JudgeCache, cache_key
-from engine.judges.http.pricing import PriceTable
 from engine.judges.http.prompt import Prompt, load_prompt
+from engine.pricing import PriceTable
 from engine.secrets import redact, register, register_url
 
 log = logging.getLogger("engine.judges.http")

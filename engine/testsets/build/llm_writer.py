@@ -16,8 +16,9 @@ from typing import Any
 from engine.judges.base import JudgeError, JudgeResponseError, Usage
 from engine.judges.http.client import HttpJudgeClient
 from engine.judges.http.prompt import load_prompt
+from engine.pricing import model_prices
 from engine.scorers.base import CallEstimate
-from engine.scorers.judge import JUDGE_OUTPUT_TOKENS, PROMPT_OVERHEAD_TOKENS, model_prices, tokens
+from engine.scorers.judge import JUDGE_OUTPUT_TOKENS, PROMPT_OVERHEAD_TOKENS, tokens
 from engine.testsets.build.generate import Draft, with_question
 
 PROMPT = "write_test_case"
