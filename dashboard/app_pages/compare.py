@@ -40,12 +40,16 @@ if mode == "Two runs":
         set_url(baseline=None)  # chosen for another challenger
     previous = data.query(q.baseline_run, challenger)
     others = [r for r in run_ids if r != challenger] or run_ids
-    baseline = c2.selectbox(
-        "Baseline",
-        others,
-        index=url_index("baseline", others, others.index(previous) if previous in others else 0),
-        format_func=labels.get,
-        key=f"compare_baseline_{challenger}",
+    baseline = str(
+        c2.selectbox(
+            "Baseline",
+            others,
+            index=url_index(
+                "baseline", others, others.index(previous) if previous in others else 0
+            ),
+            format_func=lambda r: labels.get(r, r),
+            key=f"compare_baseline_{challenger}",
+        )
     )
 else:
     multi = [r for r in run_ids if len(data.query(q.run_filters, r)["candidate"]) > 1]

@@ -76,8 +76,13 @@ labels = {
     f"{r['compared_at']:%Y-%m-%d %H:%M}"
     for r in found.iter_rows(named=True)
 }
-picked = st.selectbox(
-    "Comparison", list(labels), format_func=labels.get, key="leaderboard_comparison"
+picked = str(
+    st.selectbox(
+        "Comparison",
+        list(labels),
+        format_func=lambda c: labels.get(c, c),
+        key="leaderboard_comparison",
+    )
 )
 row = found.filter(pl.col("comparison_id") == picked).row(0, named=True)
 label_a, label_b = _side(row, "a"), _side(row, "b")

@@ -122,9 +122,9 @@ with st.form(key=f"runs_label_{run_id}"):
     saved = st.form_submit_button("Save")
 if saved:
     name_change = new_name if new_name.strip() != row["name"] else None
-    tags_change = parse_tags(new_tags)
-    if sorted(set(tags_change)) == sorted(set(row["tags"] or [])):
-        tags_change = None
+    parsed_tags = parse_tags(new_tags)
+    unchanged = sorted(set(parsed_tags)) == sorted(set(row["tags"] or []))
+    tags_change = None if unchanged else parsed_tags
     archive_change = archive if archive != bool(row["archived"]) else None
     try:
         save_run_label(

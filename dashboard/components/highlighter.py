@@ -11,6 +11,7 @@ import html
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import SupportsInt
 from urllib.parse import urlsplit
 
 PALETTE = (
@@ -55,9 +56,9 @@ class Highlighted:
 
 
 def _clamp(value: object, size: int) -> int | None:
-    if value is None:
+    if value is None or not isinstance(value, SupportsInt):
         return None
-    return max(0, min(size, int(value)))  # type: ignore[call-overload]
+    return max(0, min(size, int(value)))
 
 
 def render_response(

@@ -65,7 +65,12 @@ def pick_run(
 
     run_ids = [str(r) for r in runs["run_id"]]
     select = container.selectbox if container is not None else st.selectbox
+    labels = run_label(runs)
     picked = select(
-        label, run_ids, index=url_index("run", run_ids), format_func=run_label(runs).get, key=key
+        label,
+        run_ids,
+        index=url_index("run", run_ids),
+        format_func=lambda run_id: labels.get(run_id, run_id),
+        key=key,
     )
     return str(picked)
