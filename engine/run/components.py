@@ -18,9 +18,8 @@ from engine.candidates.plan import CandidatePlan
 from engine.judges.base import Judge
 from engine.models import RagWeights, RunConfig, TestCase
 from engine.scorers import SCORERS, ScorerContext
-from engine.scorers.analyzer import BatchAnalyzer
 from engine.scorers.base import SampleKind, Scorer
-from engine.scorers.judge import JudgeSample
+from engine.scorers.parts import BatchAnalyzer, JudgeSample
 from engine.settings import Paths
 from engine.targets import Target, build_target
 

@@ -8,13 +8,12 @@ it makes, so estimates come from the same place as the calls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Callable
 
-from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
+from engine.judges.base import Judge, JudgeError, JudgeGaveUp
 from engine.judges.http.batched import batch_calls
 from engine.judges.local.judge import LocalJudge
-from engine.models import RagWeights, RunConfig, SampleKey, TestCase
+from engine.models import RagWeights, RunConfig, TestCase
 from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
@@ -28,6 +27,7 @@ from engine.scorers.base import (
     no_calls,
 )
 from engine.scorers.batching import BatchWorker
+from engine.scorers.parts import JudgeOutcomeLike, JudgeSample
 from engine.scorers.registry import register
 from engine.scoring.judging import reference_text
 from engine.text import split_sentences
@@ -56,27 +56,6 @@ JUDGE_FIELDS = frozenset(
 """The ``results`` fields the judge fills."""
 
 _USAGE_FIELDS = ("judge_input_tokens", "judge_output_tokens")
-
-
-class JudgeOutcomeLike(Protocol):
-    """What the scorer reads of an ``engine.scoring.judging.JudgeOutcome``."""
-
-    @property
-    def usage(self) -> Usage:
-        """Tokens, cost and calls of the judge for this sample."""
-        ...
-
-    def result_fields(self) -> dict[str, Any]:
-        """Columns of ``results`` the judge fills."""
-        ...
-
-    def verdict_records(self, key: SampleKey) -> Any:
-        """Rows of ``verdicts``."""
-        ...
-
-
-JudgeSample = Callable[[TestCase, str, Judge, RagWeights], Awaitable[JudgeOutcomeLike]]
-"""``judge_sample`` with the weights passed positionally (tests inject their own)."""
 
 
 CASCADE_PASS_AT = 5.0
@@ -283,8 +262,7 @@ def _build(context: ScorerContext) -> JudgeScorer:
     parts = context.parts
     cheap = None
     if context.config.cascade and parts.judge.name != "local":
-        from engine.judges.local.judge import LocalJudge
-
+        assert parts.embedder is not None, "the cascade's local judge needs the run's embedder"
         cheap = LocalJudge(parts.embedder)
     return JudgeScorer(
         parts.judge, parts.judge_sample, context.config.rag_weights, cascade_judge=cheap
