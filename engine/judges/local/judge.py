@@ -26,11 +26,8 @@ which claims were not supported. Thresholds are calibrated for the local MiniLM 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -54,6 +51,7 @@ from engine.judges.local.evidence import (
     assess,
     correctness_features,
 )
+from engine.judges.local.memo import Memo
 from engine.judges.local.offload import off_loop
 from engine.judges.local.rules import RULES_VERSION, content_stems
 from engine.judges.local.texts import (
@@ -91,35 +89,6 @@ class Thresholds:
 LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
 
 """Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Memo(Generic[K, V]):
-    """A thread-safe map keeping its ``size`` most recently used entries: what the judge
-    worked out once per context, claim or answer, read again by each metric."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            value = self._entries.get(key)
-            if value is not None:
-                self._entries.move_to_end(key)
-            return value
-
-    def put(self, key: K, value: V) -> V:
-        """Keep ``value`` (forgetting the least recently used beyond the size); returns it."""
-        with self._lock:
-            self._entries[key] = value
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-        return value
 
 
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
@@ -169,14 +138,14 @@ class LocalJudge:
         )
         # A batch of samples prepares each context, chunk, answer and reference once
         # ahead of judging: keep enough for the largest batch.
-        self._contexts: _Memo[tuple[str, ...], PreparedContext] = _Memo(1024)
+        self._contexts: Memo[tuple[str, ...], PreparedContext] = Memo(1024)
         # A sample's claims are verified against its context twice (claim faithfulness
         # and the rubric): the second time reads the first verdict.
-        self._verdicts: _Memo[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
-        self._verdicts = _Memo(4096)
+        self._verdicts: Memo[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
+        self._verdicts = Memo(4096)
         # A sample's answer is checked for abstention by claims, rubric, correctness and
         # relevance: the rules and prototype cosines run once per answer.
-        self._abstentions: _Memo[str, Abstention] = _Memo(4096)
+        self._abstentions: Memo[str, Abstention] = Memo(4096)
 
     @property
     def name(self) -> str:
