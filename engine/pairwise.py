@@ -187,8 +187,10 @@ def local_judgment(
 def combine(a_first: str, b_first: str) -> tuple[PairWinner, bool, PairWinner, PairWinner]:
     """Both orders' choices (``first``/``second``/``tie`` as shown) -> (winner, consistent,
     A-first winner, B-first winner). Disagreeing orders are a tie."""
-    one: PairWinner = {"first": "a", "second": "b"}.get(a_first, "tie")  # type: ignore[assignment]
-    two: PairWinner = {"first": "b", "second": "a"}.get(b_first, "tie")  # type: ignore[assignment]
+    a_shown_first: dict[str, PairWinner] = {"first": "a", "second": "b"}
+    b_shown_first: dict[str, PairWinner] = {"first": "b", "second": "a"}
+    one = a_shown_first.get(a_first, "tie")
+    two = b_shown_first.get(b_first, "tie")
     consistent = one == two
     return (one if consistent else "tie"), consistent, one, two
 

@@ -69,10 +69,11 @@ def clear_decision(outcome: JudgeOutcomeLike) -> bool:
     scores at the top (a clear pass), or one at the bottom (a clear fail: contradicted or
     unsupported claims, an empty or evasive answer)."""
     fields = outcome.result_fields()
-    scores = (fields.get("judge_faithfulness"), fields.get("judge_completeness"))
-    if any(not isinstance(x, int | float) for x in scores):
+    given = (fields.get("judge_faithfulness"), fields.get("judge_completeness"))
+    scores = [float(x) for x in given if isinstance(x, int | float)]
+    if len(scores) < len(given):
         return False
-    low = min(float(x) for x in scores)  # type: ignore[arg-type]
+    low = min(scores)
     return low >= CASCADE_PASS_AT or low <= CASCADE_FAIL_AT
 
 

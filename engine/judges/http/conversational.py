@@ -49,7 +49,8 @@ def parse_turn(has_expectation: bool, has_role: bool) -> Any:
         obj = _object(payload)
         score = obj.get("expectation_score")
         number = isinstance(score, int | float) and not isinstance(score, bool)
-        if has_expectation and not (number and 0 <= float(score) <= 1):  # type: ignore[arg-type]
+        in_range = isinstance(score, int | float) and 0 <= float(score) <= 1
+        if has_expectation and not (number and in_range):
             raise JudgeResponseError(
                 f'expected "expectation_score": a number from 0.0 to 1.0, got {score!r}'
             )
