@@ -207,12 +207,12 @@ class _DomainDeltas:
 
 
 def _noise_for(
-    row: dict[str, object],
+    row: dict[str, Any],
     metrics: list[str],
     deltas: _DomainDeltas,
     grader_deltas: _DomainDeltas,
 ) -> dict[str, NoiseCheck]:
-    iterations = int(row["iterations"] or 1)  # type: ignore[call-overload]
+    iterations = int(row["iterations"] or 1)
     out: dict[str, NoiseCheck] = {}
     for metric in metrics:
         delta = row[f"{metric}_delta"]
@@ -220,11 +220,11 @@ def _noise_for(
             out[metric] = NoiseCheck("none", note="not measured in both runs")
         elif iterations > 1:
             out[metric] = iteration_check(
-                float(delta),  # type: ignore[arg-type]
-                row[f"{metric}_sd"],  # type: ignore[arg-type]
+                float(delta),
+                row[f"{metric}_sd"],
                 iterations,
-                row[f"baseline_{metric}_sd"],  # type: ignore[arg-type]
-                int(row["baseline_iterations"] or 1),  # type: ignore[call-overload]
+                row[f"baseline_{metric}_sd"],
+                int(row["baseline_iterations"] or 1),
             )
         elif metric.startswith(q.GRADER_PREFIX):
             part = grader_deltas.of(row["domain"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from engine.stats import Z95
 
@@ -160,13 +160,13 @@ def show_run_cards(cards: list[Card]) -> None:
     per_row = 4  # a number like "1,234 (12.5%)" needs a quarter of the page at 1440 px
     slots = [c for start in range(0, len(cards), per_row) for c in st.columns(per_row)]
     for col, card in zip(slots, cards, strict=False):
-        good_way = "inverse" if card.lower_is_better else "normal"
-        colour = good_way if card.beyond_noise else "off"
+        good_way: Literal["inverse", "normal"] = "inverse" if card.lower_is_better else "normal"
+        colour: Literal["inverse", "normal", "off"] = good_way if card.beyond_noise else "off"
         col.metric(
             card.label,
             card.value,
             card.delta,
-            delta_color=colour,  # type: ignore[arg-type]
+            delta_color=colour,
             help=f"Change against the baseline: {card.verdict()}.",
             border=True,
         )
