@@ -52,7 +52,15 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.pricing",
         ),
     ),
-    ("contracts", ("engine.embedders", "engine.judges.base", "engine.judges.conversation")),
+    (
+        "contracts",
+        (
+            "engine.embedders",
+            "engine.verifier",
+            "engine.judges.base",
+            "engine.judges.conversation",
+        ),
+    ),
     ("judges", ("engine.judges",)),
     ("scoring", ("engine.scoring", "engine.graders")),
     ("inputs", ("engine.testsets", "engine.candidates", "engine.targets")),
@@ -65,7 +73,8 @@ ones below. A module belongs to the floor of the longest prefix that names it.
 
 * foundation: the schema (``models``), errors, text helpers, the clock, the lake, the
   one HTTP send-with-retries, settings and secrets;
-* contracts: the embedders, and the judge protocols every judge implements;
+* contracts: the models a judge reads text with (the embedders, the cross-encoder
+  verifier) and the judge protocols every judge implements;
 * judges: the judges over HTTP (``judges/http``), the local judge (``judges/local``) and
   the factory that picks one;
 * scoring: pure metrics over judge verdicts and embeddings, and the graders;
