@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.candidates.plan import CandidatePlan
+from engine.embedders.base import Embedder
 from engine.judges.base import Judge
 from engine.models import RagWeights, RunConfig, TestCase
 from engine.scorers import SCORERS, ScorerContext
@@ -46,8 +47,8 @@ class Components:
     """Version of the judge's prompts, recorded with the run."""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     """Called when the run ends (HTTP clients of the judge and embedder)."""
-    embedder: Any = None
-    """The embedder (``engine.embedders.base.Embedder``) semantic-similarity graders use."""
+    embedder: Embedder | None = None
+    """The embedder semantic-similarity graders and the cascade's local judge use."""
     plan: CandidatePlan | None = None
     """Candidates and graders; None builds them from the run's settings when it asks."""
     candidate_targets: dict[str, Target] = field(default_factory=dict)
