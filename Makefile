@@ -30,7 +30,7 @@ lint: install
 	$(BIN)/ruff format --check .
 
 typecheck: install
-	$(BIN)/mypy engine warehouse evalhouse
+	$(BIN)/mypy engine warehouse ingest dashboard evalhouse
 
 # The full gate: every test, serial, and the 25 slowest named at the end.
 test: install lint typecheck

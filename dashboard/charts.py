@@ -21,7 +21,7 @@ def tier_distribution_chart(frame: pl.DataFrame) -> alt.Chart:
         .replace_strict({t: i for i, t in enumerate(TIER_ORDER)}, default=9, return_dtype=pl.Int64)
         .alias("tier_rank")
     )
-    return (
+    chart: alt.Chart = (
         alt.Chart(data)
         .mark_bar()
         .encode(
@@ -36,6 +36,7 @@ def tier_distribution_chart(frame: pl.DataFrame) -> alt.Chart:
         )
         .properties(width=220)
     )
+    return chart
 
 
 def _bands(thresholds: TierThresholds, top: float = 100.0) -> pl.DataFrame:
@@ -57,7 +58,7 @@ def tier_bands(
     Layer it with ``resolve_scale(color="independent")``: sharing one colour scale with the
     line layer leaves the lines without a colour (the tier domain has no domain names).
     """
-    return (
+    chart: alt.Chart = (
         alt.Chart(_bands(thresholds or TierThresholds()))
         .mark_rect(opacity=0.12, clip=True)
         .encode(
@@ -70,9 +71,10 @@ def tier_bands(
             ),
         )
     )
+    return chart
 
 
-def turn_scores_chart(frame: pl.DataFrame) -> alt.Chart:
+def turn_scores_chart(frame: pl.DataFrame) -> alt.LayerChart:
     """Bars: each assistant turn's expectation score (0-1), coloured by whether it met its
     expectation, with the pass mark as a rule.
 
@@ -106,7 +108,8 @@ def turn_scores_chart(frame: pl.DataFrame) -> alt.Chart:
         .mark_rule(strokeDash=[4, 4])
         .encode(y="pass_mark:Q")
     )
-    return (bars + mark).properties(height=220)  # type: ignore[return-value]
+    chart: alt.LayerChart = (bars + mark).properties(height=220)
+    return chart
 
 
 def trend_chart(
@@ -156,11 +159,12 @@ def trend_chart(
             alt.Tooltip("score:Q", format=".1f"),
         ],
     )
-    return (
+    chart: alt.LayerChart = (
         alt.layer(tier_bands(thresholds, y_scale), line, points)
         .resolve_scale(color="independent")
         .properties(height=320)
     )
+    return chart
 
 
 def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
@@ -174,7 +178,7 @@ def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
     scale = alt.Scale(
         domain=["improved", "unchanged", "regressed"], range=["#1a9850", "#bdbdbd", "#d73027"]
     )
-    return (
+    chart: alt.Chart = (
         alt.Chart(long)
         .mark_bar()
         .encode(
@@ -184,6 +188,7 @@ def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
             tooltip=["domain:N", "status:N", "samples:Q"],
         )
     )
+    return chart
 
 
 def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
@@ -202,7 +207,7 @@ def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
             {"url_percent": "URL", "domain_percent": "domain", "brand_percent": "brand"}
         )
     )
-    return (
+    chart: alt.Chart = (
         alt.Chart(long)
         .mark_bar()
         .encode(
@@ -230,11 +235,12 @@ def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
         )
         .properties(width=220, height=alt.Step(14))
     )
+    return chart
 
 
 def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
     """Mention rates over runs (``queries.attribution_trend``), one line per mention type."""
-    return (
+    chart: alt.Chart = (
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
@@ -255,6 +261,7 @@ def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
         )
         .properties(height=300)
     )
+    return chart
 
 
 RATING_METHODS = ("Elo", "Bradley–Terry")
@@ -289,7 +296,9 @@ def leaderboard_chart(frame: pl.DataFrame) -> alt.LayerChart:
         ],
     )
     centre = alt.Chart(pl.DataFrame({"x": [1000.0]})).mark_rule(color="#555").encode(x="x:Q")
-    return alt.layer(bars, centre).properties(height=alt.Step(16))
+    layered = alt.LayerChart(layer=[bars, centre])
+    chart: alt.LayerChart = layered.properties(height=alt.Step(16))
+    return chart
 
 
 WTL_ORDER = ("A wins", "tie", "B wins")
@@ -359,4 +368,6 @@ def win_tie_loss_chart(frame: pl.DataFrame, label_a: str, label_b: str) -> alt.L
             ],
         )
     )
-    return alt.layer(bars, interval).properties(height=alt.Step(28))
+    layered = alt.LayerChart(layer=[bars, interval])
+    chart: alt.LayerChart = layered.properties(height=alt.Step(28))
+    return chart

@@ -21,6 +21,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard.noise import NoiseCheck, bootstrap_check, iteration_check
+from engine.ratings import bradley_terry
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
 from warehouse import queries as q
@@ -206,12 +207,12 @@ class _DomainDeltas:
 
 
 def _noise_for(
-    row: dict[str, object],
+    row: dict[str, Any],
     metrics: list[str],
     deltas: _DomainDeltas,
     grader_deltas: _DomainDeltas,
 ) -> dict[str, NoiseCheck]:
-    iterations = int(row["iterations"] or 1)  # type: ignore[call-overload]
+    iterations = int(row["iterations"] or 1)
     out: dict[str, NoiseCheck] = {}
     for metric in metrics:
         delta = row[f"{metric}_delta"]
@@ -219,11 +220,11 @@ def _noise_for(
             out[metric] = NoiseCheck("none", note="not measured in both runs")
         elif iterations > 1:
             out[metric] = iteration_check(
-                float(delta),  # type: ignore[arg-type]
-                row[f"{metric}_sd"],  # type: ignore[arg-type]
+                float(delta),
+                row[f"{metric}_sd"],
                 iterations,
-                row[f"baseline_{metric}_sd"],  # type: ignore[arg-type]
-                int(row["baseline_iterations"] or 1),  # type: ignore[call-overload]
+                row[f"baseline_{metric}_sd"],
+                int(row["baseline_iterations"] or 1),
             )
         elif metric.startswith(q.GRADER_PREFIX):
             part = grader_deltas.of(row["domain"])
@@ -280,6 +281,29 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
         *(pl.Series(f"{m}_low", bounds[m][0], dtype=pl.Float64) for m in metrics),
         *(pl.Series(f"{m}_high", bounds[m][1], dtype=pl.Float64) for m in metrics),
     )
+
+
+@_register
+def leaderboard_ratings(wh: Warehouse) -> tuple[pl.DataFrame, int]:
+    """The leaderboard with a Bradley–Terry rating per player (``bt``) beside its Elo, and
+    the number of games both are fitted on."""
+    board = q.leaderboard(wh)
+    games = q.rating_games(wh)
+    strengths = bradley_terry(
+        (str(a), str(b), float(s))
+        for a, b, s in games.select("player_a", "player_b", "score_a").rows()
+    )
+    ratings = board.with_columns(
+        pl.when(pl.col("name").is_not_null())
+        .then(pl.col("name") + " · " + pl.col("player"))
+        .otherwise(pl.col("player"))
+        .alias("label"),
+        pl.col("player")
+        .replace_strict(strengths, default=None, return_dtype=pl.Float64)
+        .alias("bt"),
+        *(pl.col(c).cast(pl.Int64) for c in ("rank", "games", "wins", "ties", "losses")),
+    )
+    return ratings, games.height
 
 
 @_register

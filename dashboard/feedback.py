@@ -12,11 +12,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from engine.clock import utcnow
 from engine.lake import write_part
 from engine.models import ReviewRecord, RunLabelRecord
 
@@ -47,10 +47,6 @@ class ReviewMark:
     """What evalhouse said about the item when it was reviewed."""
 
 
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 def save_review(
     lake: Path,
     *,
@@ -69,7 +65,7 @@ def save_review(
     if not marks:
         raise FeedbackError("Mark the response, a claim or a verdict before saving.")
     review_id = uuid.uuid4().hex
-    at = _now()
+    at = utcnow()
     try:
         records = [
             ReviewRecord.model_validate(
@@ -124,7 +120,7 @@ def save_run_label(
         tags=clean_tags,
         archived=archived,
         labelled_by=labelled_by.strip()[:MAX_NAME],
-        labelled_at=_now(),
+        labelled_at=utcnow(),
     )
     path = write_part(lake, "run_labels", run_id, 0, [record])
     assert path is not None

@@ -19,27 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.stats import t95
+
 MIN_PAIRS = 5
 """Fewer paired samples than this give no bootstrap verdict (the interval means nothing)."""
 
 BOOTSTRAP_REPS = 2000
 """Resamples of the paired bootstrap."""
-
-# Two-sided 95% quantiles of Student's t by degrees of freedom (no scipy here).
-_T95 = {
-    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-    9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
-    16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042,
-    40: 2.021, 60: 2.000, 120: 1.980,
-}  # fmt: skip
-
-
-def t95(df: int) -> float:
-    """The two-sided 95% Student t quantile for ``df`` degrees of freedom (conservative)."""
-    if df < 1:
-        raise ValueError("degrees of freedom must be at least 1")
-    known = [d for d in _T95 if d <= df]
-    return _T95[max(known)] if df <= 120 else 1.96
 
 
 @dataclass(frozen=True)

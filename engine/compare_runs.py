@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine import pairwise
+from engine.clock import utcnow
 from engine.judges.base import Usage
 from engine.models import PairwiseRecord
 
 if TYPE_CHECKING:
-    from engine.judges.http_client import HttpJudge
+    from engine.judges.http.judge import HttpJudge
 
 
 def build_judge(spec: str, cache_dir: Path, concurrency: int) -> HttpJudge | None:
@@ -50,7 +51,7 @@ def compare_runs(
     dashboard reads), one tally line per domain and the cost."""
     side_a, side_b = sides
     judge = build_judge(judge_spec, cache_dir, concurrency)
-    now = pairwise.utc_now()
+    now = utcnow()
     cid = pairwise.new_comparison_id(now)
     log(f"comparing {len(pairs)} pairs of {labels[0]} and {labels[1]} with {judge_spec}")
     if judge is not None:

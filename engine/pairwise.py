@@ -17,19 +17,19 @@ warehouse views ``pairwise_summary`` (win/tie/loss per domain with Wilson interv
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from engine.errors import InputError
 from engine.judges.base import JudgeError, Usage
-from engine.judges.graded import PairChoice
+from engine.judges.http.graded import PairChoice
 from engine.lake import list_parts, read_table, write_part
 from engine.models import PairWinner, PairwiseRecord
+from engine.stats import wilson
 
 QUALITY_FIELDS = ("accuracy", "completeness", "coverage_percent")
 """``results`` fields (0-100) the local rule averages: accuracy, completeness, claims found."""
@@ -186,8 +186,10 @@ def local_judgment(
 def combine(a_first: str, b_first: str) -> tuple[PairWinner, bool, PairWinner, PairWinner]:
     """Both orders' choices (``first``/``second``/``tie`` as shown) -> (winner, consistent,
     A-first winner, B-first winner). Disagreeing orders are a tie."""
-    one: PairWinner = {"first": "a", "second": "b"}.get(a_first, "tie")  # type: ignore[assignment]
-    two: PairWinner = {"first": "b", "second": "a"}.get(b_first, "tie")  # type: ignore[assignment]
+    a_shown_first: dict[str, PairWinner] = {"first": "a", "second": "b"}
+    b_shown_first: dict[str, PairWinner] = {"first": "b", "second": "a"}
+    one = a_shown_first.get(a_first, "tie")
+    two = b_shown_first.get(b_first, "tie")
     consistent = one == two
     return (one if consistent else "tie"), consistent, one, two
 
@@ -306,7 +308,7 @@ def estimate_pairs(
             len(pairs), 0, 0, 0, 0.0, len(pairs) / LOCAL_PAIRS_PER_SECOND,
             ("local judge: the rule over stored scores, no judge API calls, no judge cost",),
         )  # fmt: skip
-    from engine.judges.pricing import PriceTable
+    from engine.pricing import PriceTable
 
     chars = sum(len(p.query) + len(p.answer_a) + len(p.answer_b) for p in pairs)
     sent = 2 * (len(pairs) * PROMPT_OVERHEAD_TOKENS + chars // 4)
@@ -389,23 +391,7 @@ def write_comparison(lake: Path, records: Sequence[PairwiseRecord]) -> Path | No
     return write_part(lake, "pairwise", records[0].comparison_id, 0, records)
 
 
-def utc_now() -> datetime:
-    """Now in UTC, naive (the lake's convention)."""
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 # --------------------------------------------------------------------------- summary
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95% for z = 1.96); (0, 1) when n = 0."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)

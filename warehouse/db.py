@@ -333,7 +333,7 @@ def run_query(
                 else arrow.schema.empty_table()
             )
             truncated = table.num_rows > row_cap
-            frame = pl.from_arrow(table.slice(0, row_cap))  # type: ignore[assignment]
+            frame = pl.DataFrame(table.slice(0, row_cap))
     except duckdb.InterruptException as exc:
         raise QueryError(f"the query ran longer than {time_limit_s:.0f} s and was stopped") from exc
     except duckdb.Error as exc:

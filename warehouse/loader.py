@@ -12,11 +12,11 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
+from engine.clock import utcnow
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog, CommitConflict, CommitGuard
 from warehouse.db import (
@@ -39,10 +39,6 @@ class PartRef:
     run_id: str
     iteration: int
     size_bytes: int
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def schema_is_current(con: duckdb.DuckDBPyConnection) -> bool:
@@ -75,7 +71,7 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DELETE FROM schema_version")
     con.execute(
         "INSERT INTO schema_version VALUES ($v, $sha, $at)",
-        {"v": SCHEMA_VERSION, "sha": ddl_sha256(), "at": _now()},
+        {"v": SCHEMA_VERSION, "sha": ddl_sha256(), "at": utcnow()},
     )
 
 
@@ -143,7 +139,7 @@ def record_parts(
             "sizes": [p.size_bytes for p in parts],
             "status": status,
             "error": error,
-            "at": _now(),
+            "at": utcnow(),
         },
     )
 

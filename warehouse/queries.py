@@ -17,16 +17,17 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 import duckdb
 import polars as pl
 from pydantic import ValidationError
 
-from engine.models import TierThresholds
+from engine.models import ANALYZER_METRICS, TierThresholds
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog
 from warehouse.db import (
@@ -159,13 +160,11 @@ def named_query(fn: QueryFn) -> QueryFn:
     return fn
 
 
-METRICS = ("accuracy", "completeness", "attribution")
+METRICS = ANALYZER_METRICS
 """The analyzer metrics (0-100) the Overview table shows."""
 
 METRIC_LABELS = {
-    "accuracy": "Accuracy",
-    "completeness": "Completeness",
-    "attribution": "Attribution",
+    **{metric: metric.capitalize() for metric in ANALYZER_METRICS},
     "judge_faithfulness": "Judge faithfulness",
     "judge_completeness": "Judge completeness",
     "pass_rate": "Rubric pass rate",
@@ -663,11 +662,27 @@ def attribution_trend(wh: Warehouse, domain: str | None = None) -> pl.DataFrame:
 # ----------------------------------------------------------------------------- launcher
 
 
+class RunInfo(TypedDict):
+    """One run's latest state (``run_info.sql``)."""
+
+    run_id: str
+    name: str
+    status: str
+    started_at: datetime
+    test_set: str
+    config: str | None
+    """The run's settings as JSON (``RunConfig``)."""
+    judge: str
+    embedder: str
+    iterations: int
+
+
 @named_query
-def run_info(wh: Warehouse, run_id: str) -> dict[str, object] | None:
+def run_info(wh: Warehouse, run_id: str) -> RunInfo | None:
     """The latest state of one run (name, test set, config), or None."""
     frame = wh.named("run_info", run_id=run_id)
-    return None if frame.is_empty() else frame.row(0, named=True)
+    # The columns are the SQL file's, checked against RunInfo by a test.
+    return None if frame.is_empty() else cast(RunInfo, frame.row(0, named=True))
 
 
 @named_query

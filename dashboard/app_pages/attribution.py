@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
-from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.url_state import set_url, url_index
 from warehouse import queries as q
 
@@ -17,13 +17,7 @@ st.title("Attribution")
 
 runs = runs_or_stop()
 run_ids = list(runs["run_id"])
-run_id = st.selectbox(
-    "Run",
-    run_ids,
-    index=url_index("run", run_ids),
-    format_func=run_label(runs).get,
-    key="attribution_run",
-)
+run_id = pick_run(runs, "attribution_run")
 
 rates = data.query(q.attribution_rates, run_id)
 if rates.is_empty():

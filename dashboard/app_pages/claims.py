@@ -8,7 +8,7 @@ from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.links import sample_picker
-from dashboard.components.pickers import SHOW_ARCHIVED, run_label, runs_or_stop
+from dashboard.components.pickers import SHOW_ARCHIVED, pick_run, runs_or_stop
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE
@@ -16,14 +16,7 @@ from warehouse.queries import PAGE_SIZE
 st.title("Claims")
 
 runs = runs_or_stop()
-run_ids = list(runs["run_id"])
-run_id = st.selectbox(
-    "Run",
-    run_ids,
-    index=url_index("run", run_ids),
-    format_func=run_label(runs).get,
-    key="claims_run",
-)
+run_id = pick_run(runs, "claims_run")
 if changed("claims_run", run_id):
     set_url(domain=None, page=None)
 set_url(run=run_id)

@@ -4,6 +4,7 @@ latest pairwise judgment of the two sides, and a button that launches one."""
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
@@ -11,7 +12,7 @@ from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.head_to_head import head_to_head
 from dashboard.components.links import sample_picker
-from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.side_by_side import side_by_side
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
@@ -34,32 +35,28 @@ mode = st.radio(
 candidate = baseline_candidate = previous = None
 if mode == "Two runs":
     c1, c2 = st.columns(2)
-    challenger = c1.selectbox(
-        "Challenger",
-        run_ids,
-        index=url_index("run", run_ids),
-        format_func=labels.get,
-        key="compare_run",
-    )
+    challenger = pick_run(runs, "compare_run", container=c1, label="Challenger")
     if changed("compare_run", challenger):
         set_url(baseline=None)  # chosen for another challenger
     previous = data.query(q.baseline_run, challenger)
     others = [r for r in run_ids if r != challenger] or run_ids
-    baseline = c2.selectbox(
-        "Baseline",
-        others,
-        index=url_index("baseline", others, others.index(previous) if previous in others else 0),
-        format_func=labels.get,
-        key=f"compare_baseline_{challenger}",
+    baseline = str(
+        c2.selectbox(
+            "Baseline",
+            others,
+            index=url_index(
+                "baseline", others, others.index(previous) if previous in others else 0
+            ),
+            format_func=lambda r: labels.get(r, r),
+            key=f"compare_baseline_{challenger}",
+        )
     )
 else:
     multi = [r for r in run_ids if len(data.query(q.run_filters, r)["candidate"]) > 1]
     if not multi:
         st.info("No run has several candidates. Runs with prompt variants show up here.")
         st.stop()
-    challenger = st.selectbox(
-        "Run", multi, index=url_index("run", multi), format_func=labels.get, key="compare_cand_run"
-    )
+    challenger = pick_run(runs.filter(pl.col("run_id").is_in(multi)), "compare_cand_run")
     baseline = challenger
     names = data.query(q.run_filters, challenger)["candidate"]
     c1, c2 = st.columns(2)

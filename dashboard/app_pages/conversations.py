@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard import charts, data
 from dashboard.components import tables
-from dashboard.components.pickers import run_label
+from dashboard.components.pickers import pick_run
 from dashboard.components.safe import safe_text
 from warehouse import queries as q
 from warehouse.queries import SampleRef
@@ -30,12 +30,7 @@ if runs.is_empty():
     st.stop()
 
 params = st.query_params
-run_ids = list(runs["run_id"])
-wanted_run = params.get("run")
-run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
-run_id = st.selectbox(
-    "Run", run_ids, index=run_index, format_func=run_label(runs).get, key="conversations_run"
-)
+run_id = pick_run(runs, "conversations_run")
 
 listing = data.query(q.run_conversations, run_id)
 st.subheader("Conversations of the run")

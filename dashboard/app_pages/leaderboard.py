@@ -11,7 +11,6 @@ from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.safe import safe_text
-from engine.ratings import bradley_terry
 from warehouse import queries as q
 
 st.title("Leaderboard")
@@ -24,20 +23,9 @@ if board.is_empty():
     )
     st.stop()
 
-games = data.query(q.rating_games)
-strengths = bradley_terry(
-    (str(a), str(b), float(s)) for a, b, s in games.select("player_a", "player_b", "score_a").rows()
-)
-ratings = board.with_columns(
-    pl.when(pl.col("name").is_not_null())
-    .then(pl.col("name") + " · " + pl.col("player"))
-    .otherwise(pl.col("player"))
-    .alias("label"),
-    pl.col("player").replace_strict(strengths, default=None, return_dtype=pl.Float64).alias("bt"),
-    *(pl.col(c).cast(pl.Int64) for c in ("rank", "games", "wins", "ties", "losses")),
-)
+ratings, game_count = data.query(data.leaderboard_ratings)
 st.caption(
-    f"{ratings.height} players (a run, or run:candidate), {games.height} games: each judged "
+    f"{ratings.height} players (a run, or run:candidate), {game_count} games: each judged "
     "pair of the latest comparison of two players. Elo plays the games in order (K = 32, "
     "start 1000); Bradley–Terry fits them all at once, so it does not depend on the order. "
     "400 points apart means 10-to-1 odds."
@@ -88,8 +76,13 @@ labels = {
     f"{r['compared_at']:%Y-%m-%d %H:%M}"
     for r in found.iter_rows(named=True)
 }
-picked = st.selectbox(
-    "Comparison", list(labels), format_func=labels.get, key="leaderboard_comparison"
+picked = str(
+    st.selectbox(
+        "Comparison",
+        list(labels),
+        format_func=lambda c: labels.get(c, c),
+        key="leaderboard_comparison",
+    )
 )
 row = found.filter(pl.col("comparison_id") == picked).row(0, named=True)
 label_a, label_b = _side(row, "a"), _side(row, "b")

@@ -9,7 +9,7 @@ from dashboard.components import tables
 from dashboard.components.badges import tier_legend
 from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
-from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.url_state import changed, set_url, url_index, url_list
 from dashboard.verdict import domain_verdict, verdict_rows
 from warehouse import queries as q
@@ -22,9 +22,7 @@ runs = runs_or_stop()
 run_ids = list(runs["run_id"])
 labels = run_label(runs)
 left, right = st.columns(2)
-run_id = left.selectbox(
-    "Run", run_ids, index=url_index("run", run_ids), format_func=labels.get, key="overview_run"
-)
+run_id = pick_run(runs, "overview_run", container=left)
 if changed("overview_run", run_id):
     set_url(baseline=None)  # the URL's baseline was chosen for another run
 previous = data.query(q.baseline_run, run_id)

@@ -12,11 +12,11 @@ import streamlit as st
 from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
-from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.review_form import ingest_button
 from dashboard.components.safe import safe_text
 from dashboard.components.synthesis import show_low_faithfulness
-from dashboard.components.url_state import set_url, url_index
+from dashboard.components.url_state import set_url
 from dashboard.feedback import FeedbackError, parse_tags, save_run_label
 from warehouse import queries as q
 
@@ -63,14 +63,7 @@ tables.show(
 download_csv(detail, "runs.csv", key="runs_csv")
 
 st.subheader("One run")
-run_ids = list(runs["run_id"])
-run_id = st.selectbox(
-    "Run",
-    run_ids,
-    index=url_index("run", run_ids),
-    format_func=run_label(runs).get,
-    key="runs_detail_run",
-)
+run_id = pick_run(runs, "runs_detail_run")
 set_url(run=run_id)
 row = detail.filter(detail["run_id"] == run_id).row(0, named=True)
 facts = {
@@ -129,9 +122,9 @@ with st.form(key=f"runs_label_{run_id}"):
     saved = st.form_submit_button("Save")
 if saved:
     name_change = new_name if new_name.strip() != row["name"] else None
-    tags_change = parse_tags(new_tags)
-    if sorted(set(tags_change)) == sorted(set(row["tags"] or [])):
-        tags_change = None
+    parsed_tags = parse_tags(new_tags)
+    unchanged = sorted(set(parsed_tags)) == sorted(set(row["tags"] or []))
+    tags_change = None if unchanged else parsed_tags
     archive_change = archive if archive != bool(row["archived"]) else None
     try:
         save_run_label(

@@ -15,10 +15,11 @@ from dashboard.components.answer import show_answer_note
 from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
-from dashboard.components.pickers import run_label, runs_or_stop
+from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.review_form import review_section
 from dashboard.components.safe import safe_text
 from dashboard.components.url_state import changed, set_url, url_index, url_int
+from engine.models import ANALYZER_METRICS
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE, SampleRef
 
@@ -28,15 +29,13 @@ runs = runs_or_stop()
 
 params = st.query_params
 run_ids = list(runs["run_id"])
-labels = run_label(runs)
 wanted_run = params.get("run")
 if wanted_run is not None and wanted_run not in run_ids:
     st.warning(
         f"Run {safe_text(repr(wanted_run))} is archived or not in the warehouse (switch on Show "
         "archived runs in the sidebar to open archived runs); showing the latest run."
     )
-run_index = run_ids.index(wanted_run) if wanted_run in run_ids else 0
-run_id = st.selectbox("Run", run_ids, index=run_index, format_func=labels.get, key="sample_run")
+run_id = pick_run(runs, "sample_run")
 if changed("sample_run", run_id):
     set_url(sample=None, iteration=None, candidate=None, domain=None, page=None, q=None)
 set_url(run=run_id)
@@ -140,7 +139,7 @@ if result["flags"]:
 
 cols = st.columns(4)
 tiers = data.query(q.run_tiers, run_id)
-for col, metric in zip(cols, ("accuracy", "completeness", "attribution"), strict=False):
+for col, metric in zip(cols, ANALYZER_METRICS, strict=False):
     value = result[metric]
     tier = tier_badge(value, tiers)
     # null means not applicable (no claims, nothing to attribute): say so, not "0" or "—"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 import streamlit as st
 
@@ -90,16 +92,17 @@ wide = (
     .pivot(on="domain", index=["started_at", "run_name", "run_id"], values="score")
     .sort("started_at")
 )
+domain_columns: dict[str, Any] = {
+    d: st.column_config.NumberColumn(d, format="%.1f")
+    for d in wide.columns
+    if d not in ("started_at", "run_name", "run_id")
+}
 tables.show(
     wide,
     formats={d: "%.1f" for d in wide.columns if d not in ("started_at", "run_name", "run_id")},
     started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
     run_name="Run",
     run_id="Run ID",
-    **{
-        d: st.column_config.NumberColumn(d, format="%.1f")
-        for d in wide.columns
-        if d not in ("started_at", "run_name", "run_id")
-    },
+    **domain_columns,
 )
 download_csv(frame, f"trends-{metric}.csv", key="trends_csv")

@@ -3,7 +3,7 @@ whether that change is beyond noise.
 
 The noise check of a mean (overall score, mean latency) or a rate (pass rate, error rate)
 is the normal approximation for two independent samples: the 95% interval of the change is
-``delta ± 1.96 * sqrt(sd_a² / n_a + sd_b² / n_b)`` (for a rate, ``sd² = p (1 - p)``). Sample
+``delta ± Z95 * sqrt(sd_a² / n_a + sd_b² / n_b)`` (for a rate, ``sd² = p (1 - p)``). Sample
 counts and cost have no sampling noise to speak of, and percentiles no simple interval:
 those cards show the change without a verdict.
 """
@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
-Z95 = 1.96
-"""Two-sided 95% normal quantile."""
+from engine.stats import Z95
 
 
 @dataclass(frozen=True)
@@ -161,13 +160,13 @@ def show_run_cards(cards: list[Card]) -> None:
     per_row = 4  # a number like "1,234 (12.5%)" needs a quarter of the page at 1440 px
     slots = [c for start in range(0, len(cards), per_row) for c in st.columns(per_row)]
     for col, card in zip(slots, cards, strict=False):
-        good_way = "inverse" if card.lower_is_better else "normal"
-        colour = good_way if card.beyond_noise else "off"
+        good_way: Literal["inverse", "normal"] = "inverse" if card.lower_is_better else "normal"
+        colour: Literal["inverse", "normal", "off"] = good_way if card.beyond_noise else "off"
         col.metric(
             card.label,
             card.value,
             card.delta,
-            delta_color=colour,  # type: ignore[arg-type]
+            delta_color=colour,
             help=f"Change against the baseline: {card.verdict()}.",
             border=True,
         )

@@ -5,6 +5,8 @@ progress and result."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from dashboard import data, launcher
@@ -34,9 +36,9 @@ def _latest(spec: CompareSpec) -> dict[str, object] | None:
     return None
 
 
-def _summary(row: dict[str, object]) -> None:
+def _summary(row: dict[str, Any]) -> None:
     # Text, not st.metric: the page's three metrics are improved / regressed / unchanged.
-    rates = {k: float(row[k] or 0) for k in ("a_win_low", "a_win_high", "b_win_low", "b_win_high")}  # type: ignore[arg-type]
+    rates = {k: float(row[k] or 0) for k in ("a_win_low", "a_win_high", "b_win_low", "b_win_high")}
     st.markdown(
         f"**Baseline wins {row['wins_a']} · ties {row['ties']} · challenger wins "
         f"{row['wins_b']}** (ties from orders that disagreed: {row['inconsistent']}; "

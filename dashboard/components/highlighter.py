@@ -11,6 +11,7 @@ import html
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import SupportsFloat, SupportsInt
 from urllib.parse import urlsplit
 
 PALETTE = (
@@ -54,10 +55,15 @@ class Highlighted:
     counts: dict[str, int] = field(default_factory=dict)
 
 
+def _similarity(row: Mapping[str, object]) -> float | None:
+    value = row.get("similarity")
+    return float(value) if isinstance(value, SupportsFloat) else None
+
+
 def _clamp(value: object, size: int) -> int | None:
-    if value is None:
+    if value is None or not isinstance(value, SupportsInt):
         return None
-    return max(0, min(size, int(value)))  # type: ignore[call-overload]
+    return max(0, min(size, int(value)))
 
 
 def render_response(
@@ -81,8 +87,8 @@ def render_response(
         start, end = _clamp(row.get("response_start"), size), _clamp(row.get("response_end"), size)
         if start is None or end is None or end <= start:
             continue
-        similarity = row.get("similarity")
-        sim_text = "" if similarity is None else f"{float(similarity):.2f}"  # type: ignore[arg-type]
+        similarity = _similarity(row)
+        sim_text = "" if similarity is None else f"{similarity:.2f}"
         chunk = row.get("chunk_id")
         if chunk is None:
             counts["unsupported"] += 1
@@ -96,9 +102,7 @@ def render_response(
                 f"Page: {row.get('page_url') or '—'}\n"
                 f"Passage: {row.get('matched_text') or ''}"
             )
-            marks.append(
-                _Mark(start, end, "match", tip, f"background:{color}", float(similarity or 0.0))  # type: ignore[arg-type]
-            )
+            marks.append(_Mark(start, end, "match", tip, f"background:{color}", similarity or 0.0))
     for row in verdicts:
         if row.get("verdict") != "CONTRADICTED":
             continue
@@ -191,8 +195,8 @@ def render_pages(passages: Sequence[Mapping[str, object]], chunk_colors: Mapping
             chunk = str(row.get("chunk_id") or "")
             color = chunk_colors.get(chunk)
             style = f"background:{color}" if color else "color:#57606a"
-            sim = row.get("similarity")
-            sim_text = "" if sim is None else f" · similarity {float(sim):.2f}"  # type: ignore[arg-type]
+            sim = _similarity(row)
+            sim_text = "" if sim is None else f" · similarity {sim:.2f}"
             status = "matched" if color else "not matched"
             parts.append(
                 f'<div style="{esc(style)};padding:0.3rem 0.5rem;margin:0.25rem 0;'

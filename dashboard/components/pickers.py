@@ -1,8 +1,13 @@
-"""Labels for run pickers."""
+"""Run pickers: their labels, the archived filter and the one run picker pages share."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 
 def run_label(runs: pl.DataFrame) -> dict[str, str]:
@@ -47,3 +52,25 @@ def runs_or_stop() -> pl.DataFrame:
         )
         st.stop()
     return runs
+
+
+def pick_run(
+    runs: pl.DataFrame, key: str, *, container: DeltaGenerator | None = None, label: str = "Run"
+) -> str:
+    """The run picker of every page: ``runs`` labelled by name, start and id (``run_label``),
+    the URL's ``run`` chosen first, else the newest. ``key`` is the page's session key."""
+    import streamlit as st
+
+    from dashboard.components.url_state import url_index
+
+    run_ids = [str(r) for r in runs["run_id"]]
+    select = container.selectbox if container is not None else st.selectbox
+    labels = run_label(runs)
+    picked = select(
+        label,
+        run_ids,
+        index=url_index("run", run_ids),
+        format_func=lambda run_id: labels.get(run_id, run_id),
+        key=key,
+    )
+    return str(picked)

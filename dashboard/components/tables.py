@@ -3,7 +3,7 @@ only when they are beyond noise, for ``st.dataframe``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
@@ -11,7 +11,7 @@ import pandas as pd
 import polars as pl
 
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
-from engine.models import TierThresholds
+from engine.models import ANALYZER_METRICS, TierThresholds
 from warehouse.queries import GRADER_PREFIX, METRIC_LABELS, metric_label
 
 METRIC_TITLES = METRIC_LABELS
@@ -122,7 +122,7 @@ def overview_styled(
     )
 
 
-_ZERO_TO_HUNDRED = ("accuracy", "completeness", "attribution", "score", "delta", "percent")
+_ZERO_TO_HUNDRED = (*ANALYZER_METRICS, "score", "delta", "percent")
 _ONE_TO_FIVE = ("judge_faithfulness", "judge_completeness", "rag_", "overall")
 _ZERO_TO_ONE = ("claim_faithfulness", "similarity", "pass_rate", "weight")
 _WIDE_TEXT = (
@@ -171,12 +171,12 @@ def column_config(frame: pl.DataFrame, **overrides: Any) -> dict[str, Any]:
 
 def _printf(fmt: str) -> Callable[[object], str]:
     """A column_config printf format (``%.1f``, ``$%.4f``) as a Styler formatter."""
-    return lambda v: fmt % v  # type: ignore[operator]
+    return lambda v: fmt % v
 
 
 def _text(value: object) -> str:
     if isinstance(value, list | tuple) or hasattr(value, "tolist"):
-        items = value.tolist() if hasattr(value, "tolist") else value  # type: ignore[union-attr]
+        items: Iterable[object] = value if isinstance(value, list | tuple) else value.tolist()
         return ", ".join(str(v) for v in items) if items else MISSING
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M")

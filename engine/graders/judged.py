@@ -43,7 +43,7 @@ from engine.graders.options import GEvalOptions
 from engine.graders.rubric import is_local, where
 from engine.graders.spec import DEFAULT_THRESHOLDS, GraderSpec
 from engine.judges.base import BatchVerifier, ClaimVerdict, Judge, JudgeError, Usage
-from engine.judges.graded import Factuality, GEvalScore, Relevance
+from engine.judges.http.graded import Factuality, GEvalScore, Relevance
 from engine.text import split_sentences
 
 T = TypeVar("T")
@@ -51,7 +51,7 @@ T = TypeVar("T")
 
 @runtime_checkable
 class GEvalJudge(Protocol):
-    """A judge that can run G-Eval's two steps (``engine.judges.graded.GradedCalls``)."""
+    """A judge that can run G-Eval's two steps (``engine.judges.http.graded.GradedCalls``)."""
 
     @property
     def name(self) -> str:

@@ -1,1 +1,2 @@
-"""Judges: a Protocol (``base``), the deterministic local judge, HTTP LLM judges."""
+"""Judges: the protocols (``base``, ``conversation``), the judges over HTTP (``http/``), the
+local judge (``local/``) and the factory that picks one from a run's settings."""

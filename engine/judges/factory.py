@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.embedders.base import Embedder
-from engine.judges.anthropic import AnthropicJudge, AnthropicWire
 from engine.judges.base import Judge, JudgeError
-from engine.judges.cache import JudgeCache
-from engine.judges.http_client import HttpJudge, HttpJudgeClient
-from engine.judges.local import LocalJudge
-from engine.judges.openai_compat import OpenAICompatJudge, OpenAIWire
-from engine.judges.pricing import PriceTable
+from engine.judges.http.anthropic import AnthropicJudge, AnthropicWire
+from engine.judges.http.cache import JudgeCache
+from engine.judges.http.client import HttpJudgeClient
+from engine.judges.http.judge import HttpJudge
+from engine.judges.http.openai_compat import OpenAICompatJudge, OpenAIWire
+from engine.judges.local.judge import LocalJudge
+from engine.pricing import PriceTable
 from engine.secrets import env_secret
 
 OLLAMA_BASE_URL = "http://127.0.0.1:11434"

@@ -14,6 +14,7 @@ Two families live here:
 """
 
 from engine.models.base import (
+    ANALYZER_METRICS,
     AttributionType,
     ClaimsSource,
     ClaimStatus,
@@ -74,6 +75,7 @@ from engine.models.reviews import (
 )
 
 __all__ = [
+    "ANALYZER_METRICS",
     "LAKE_TABLES",
     "LEGACY_OPTION_PATHS",
     "REVIEW_LABELS",

@@ -14,6 +14,10 @@ ClaimStatus = Literal["found", "contradicted", "missing"]
 ClaimsSource = Literal["given", "derived"]
 RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
 
+ANALYZER_METRICS: tuple[str, ...] = ("accuracy", "completeness", "attribution")
+"""The response analyzer's metrics (0-100, each with a ``<metric>_tier``), in the order every
+table, view and page shows them. The SQL files spell them out; a test checks they agree."""
+
 
 class Frozen(BaseModel):
     """Base for every model: immutable, and unknown fields are an error, not ignored."""

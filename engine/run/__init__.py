@@ -2,14 +2,16 @@
 
 One job a file:
 
-* ``plan``: the candidates and graders of a run, checked before any call;
+* ``plan``: the candidates and graders of a run (``engine.candidates.plan``, below the
+  scorers that read it), checked before any call;
 * ``lanes``: where responses come from (the run's target, or one per candidate);
 * ``components``: the parts a run composes (target, embedder, analyzer, judge);
 * ``identity``: new run or resume, and the lock that tells a live run from a dead one;
 * ``pipeline``: one sample through stages of scorers, one error path;
 * ``writer``: the commit protocol of the lake parts, resume's done set, progress files;
 * ``metrics``: the aggregates of an iteration;
-* ``loop``: iterations, workers, flushes, signals and run states;
+* ``loop``: iterations, flushes, signals and run states;
+* ``executors``: who scores an iteration (local workers; Ray in ``distributed``);
 * ``estimate``: calls, tokens, cost and time, summed from what each scorer and lane says.
 """
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from engine.candidates.plan import with_project
+from engine.clock import utcnow
 from engine.models import RunConfig
 from engine.progress import ProgressSink
 from engine.run.components import Components, build_components
@@ -29,10 +33,8 @@ from engine.run.loop import (
     EXIT_OK,
     Runner,
     RunOutcome,
-    utcnow,
 )
 from engine.run.metrics import iteration_metrics
-from engine.run.plan import with_project
 from engine.secrets import register_url
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet

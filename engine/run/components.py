@@ -14,12 +14,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.candidates.plan import CandidatePlan
+from engine.embedders.base import Embedder
 from engine.judges.base import Judge
 from engine.models import RagWeights, RunConfig, TestCase
-from engine.run.plan import CandidatePlan
-from engine.scorers.analyzer import BatchAnalyzer
-from engine.scorers.base import Scorer
-from engine.scorers.judge import JudgeSample
+from engine.scorers import SCORERS, ScorerContext
+from engine.scorers.base import SampleKind, Scorer
+from engine.scorers.parts import BatchAnalyzer, JudgeSample
 from engine.settings import Paths
 from engine.targets import Target, build_target
 
@@ -46,8 +47,8 @@ class Components:
     """Version of the judge's prompts, recorded with the run."""
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     """Called when the run ends (HTTP clients of the judge and embedder)."""
-    embedder: Any = None
-    """The embedder (``engine.embedders.base.Embedder``) semantic-similarity graders use."""
+    embedder: Embedder | None = None
+    """The embedder semantic-similarity graders and the cascade's local judge use."""
     plan: CandidatePlan | None = None
     """Candidates and graders; None builds them from the run's settings when it asks."""
     candidate_targets: dict[str, Target] = field(default_factory=dict)
@@ -117,3 +118,13 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         closers=closers,
         embedder=embedder,
     )
+
+
+def build_scorers(
+    config: RunConfig, components: Components, kind: SampleKind = "cases"
+) -> list[Scorer]:
+    """Every registered kind's scorer that applies to the run and scores its kind of
+    sample (cases or conversations), then the injected ones."""
+    context = ScorerContext(config=config, parts=components)
+    built = [f.build(context) for f in SCORERS.values() if f.samples == kind]
+    return [s for s in built if s is not None] + list(components.scorers)

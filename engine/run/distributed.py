@@ -1,8 +1,9 @@
 """Runs on Ray: shards of an iteration's samples scored by Ray tasks that write the lake.
 
-The driver (``Runner``) keeps what it keeps for a local run: the run record and its lock,
+The driver (the run loop) keeps what it keeps for a local run: the run record and its lock,
 iterations, progress, signals and resume. Only the scoring of an iteration's pending
-samples moves: they are cut into shards of at most ``FLUSH_EVERY`` samples, and each shard
+samples moves (``RayShards`` is an ``engine.run.executors.Executor``): they are cut into
+shards of at most ``flush_every`` samples, and each shard
 is one Ray task that builds the run's parts once per worker process, sends its samples
 through the same ``SamplePipeline`` and publishes them with the same commit protocol
 (child parts, then the results part). So a killed worker or driver loses only the shards
@@ -21,33 +22,27 @@ import shutil
 import tempfile
 import time
 from collections import Counter, deque
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.candidates.plan import plan_for_run, template_errors
+from engine.clock import utcnow
 from engine.errors import InputError
+from engine.lake import read_table
 from engine.models import RunConfig, TestCase
-from engine.run.components import Components, build_components
+from engine.run.components import Components, build_components, build_scorers
+from engine.run.executors import Pending, Scope
 from engine.run.identity import RunError
-from engine.run.lanes import Lane, build_lanes
+from engine.run.lanes import build_lanes
 from engine.run.pipeline import SamplePipeline
-from engine.run.plan import plan_for_run, template_errors
-from engine.run.writer import SampleKeyTuple, publish
+from engine.run.writer import SUMMARY_COLUMNS, SampleKeyTuple, publish
 from engine.secrets import register_url
 from engine.settings import Paths
-
-if TYPE_CHECKING:
-    from engine.run.loop import Runner
 
 INSTALL_HINT = "Ray is not installed: pip install 'evalhouse[scale]'"
 MAX_ATTEMPTS = 3
 """Times a shard is sent to a worker that dies under it before the run gives up."""
-SUMMARY_COLUMNS = (
-    "sample_id", "candidate", "query", "scored_at", "cost_usd", "error", "judge_faithfulness",
-    "judge_completeness", "passed", "accuracy", "completeness", "attribution",
-)  # fmt: skip
-"""What a task returns per sample: the progress file's entry and the run's totals."""
 
 
 def ray_available() -> bool:
@@ -149,19 +144,25 @@ class RayPool:
 
 
 class RayShards:
-    """Scores one iteration's pending samples as Ray tasks, on behalf of a ``Runner``."""
+    """The Ray executor: scores an iteration's pending samples as Ray tasks."""
 
-    def __init__(self, runner: Runner, pool: RayPool) -> None:
-        self.runner = runner
+    def __init__(self, pool: RayPool) -> None:
         self.pool = pool
 
-    async def score(self, iteration: int, pending: Sequence[tuple[TestCase, Lane]]) -> None:
+    @classmethod
+    def start(cls, address: str | None) -> RayShards:
+        """Connect to Ray (``RayPool.start``) for one run."""
+        return cls(RayPool.start(address))
+
+    def close(self) -> None:
+        """Disconnect from Ray (a local Ray started for the run is stopped)."""
+        self.pool.close()
+
+    async def score(self, scope: Scope, iteration: int, pending: Pending) -> None:
         """Send every pending sample through a task; returns when all are published, or
         when the run is stopped (Ctrl-C / SIGTERM: no new shards; the shards in flight get
         ``cancel_grace_s`` to finish, then they are cancelled)."""
-        from engine.run.loop import FLUSH_EVERY  # read at call time: tests shrink it
-
-        size = shard_size(len(pending), self.pool.slots, FLUSH_EVERY)
+        size = shard_size(len(pending), self.pool.slots, scope.flush_every)
         units = [(case, lane.candidate) for case, lane in pending]
         queue = deque(
             Shard(n, iteration, tuple(units[i : i + size]))
@@ -169,43 +170,41 @@ class RayShards:
         )
         inflight: dict[Any, Shard] = {}
         try:
-            await self._drive(queue, inflight)
+            await self._drive(scope, queue, inflight)
         except BaseException:
             # Nothing of this run may keep writing once the driver gives up on it.
             if inflight:
-                await self._cancel(inflight)
+                await self._cancel(scope, inflight)
             raise
 
-    async def _drive(self, queue: deque[Shard], inflight: dict[Any, Shard]) -> None:
-        runner, ray = self.runner, self.pool.ray
+    async def _drive(self, scope: Scope, queue: deque[Shard], inflight: dict[Any, Shard]) -> None:
+        ray = self.pool.ray
         slots = self.pool.slots
         attempts: Counter[int] = Counter()
         stop_seen: float | None = None
         while queue or inflight:
-            while queue and len(inflight) < 2 * slots and not runner.stop.is_set():
+            while queue and len(inflight) < 2 * slots and not scope.stop.is_set():
                 shard = queue.popleft()
                 attempts[shard.index] += 1
-                inflight[self.pool.submit(runner.config, runner.paths, runner.run_id, shard)] = (
-                    shard
-                )
+                inflight[self.pool.submit(scope.config, scope.paths, scope.run_id, shard)] = shard
             if not inflight:
                 break
             ready, _ = await asyncio.to_thread(ray.wait, list(inflight), num_returns=1, timeout=0.2)
             for ref in ready:
-                await self._settle(ref, inflight.pop(ref), attempts, queue)
-            if runner.stop.is_set():
+                await self._settle(scope, ref, inflight.pop(ref), attempts, queue)
+            if scope.stop.is_set():
                 stop_seen = stop_seen or time.monotonic()
-                overdue = time.monotonic() - stop_seen > runner.config.cancel_grace_s
-                if inflight and (runner.abandon.is_set() or overdue):
-                    await self._cancel(inflight)
+                overdue = time.monotonic() - stop_seen > scope.config.cancel_grace_s
+                if inflight and (scope.abandon.is_set() or overdue):
+                    await self._cancel(scope, inflight)
                     inflight.clear()
                     return
 
     async def _settle(
-        self, ref: Any, shard: Shard, attempts: Counter[int], queue: deque[Shard]
+        self, scope: Scope, ref: Any, shard: Shard, attempts: Counter[int], queue: deque[Shard]
     ) -> None:
         """Count a finished shard, or resend what a dead worker left undone."""
-        runner, ray = self.runner, self.pool.ray
+        ray = self.pool.ray
         try:
             rows: list[dict[str, Any]] = await asyncio.to_thread(ray.get, ref)
         except ray.exceptions.RayTaskError as exc:
@@ -215,14 +214,13 @@ class RayShards:
                 raise cause from exc
             raise RunError(f"a Ray task failed: {type(cause).__name__}: {cause}") from exc
         except ray.exceptions.RayError as exc:
-            if runner.stop.is_set():
+            if scope.stop.is_set():
                 return  # cancelled: a resume redoes the shard
-            assert runner.writer is not None
-            writer = runner.writer
+            writer = scope.writer
             await asyncio.to_thread(writer.set_aside_orphans, shard.iteration, shard.keys)
-            done = await asyncio.to_thread(_published, runner, shard)
+            done = await asyncio.to_thread(_published, scope, shard)
             left = tuple(u for u in shard.units if (u[0].id, u[1]) not in done)
-            self._account(shard.iteration, list(done.values()))
+            _account(scope, shard.iteration, list(done.values()))
             if not left:
                 return
             if attempts[shard.index] >= MAX_ATTEMPTS:
@@ -231,40 +229,35 @@ class RayShards:
                     f"samples (last: {type(exc).__name__}); the run can be resumed"
                 ) from exc
             retry = replace(shard, units=left)
-            runner.progress.message(
+            scope.progress.message(
                 f"a Ray worker died ({type(exc).__name__}); {len(left)} samples sent again"
             )
             queue.appendleft(retry)
             return
-        self._account(shard.iteration, rows)
+        _account(scope, shard.iteration, rows)
 
-    def _account(self, iteration: int, rows: list[dict[str, Any]]) -> None:
-        runner = self.runner
-        if not rows:
-            return
-        assert runner.writer is not None
-        runner.writer.record(iteration, rows)
-        runner.totals.done += len(rows)
-        runner.totals.new_samples += len(rows)
-        runner.totals.cost_usd += sum(float(r.get("cost_usd") or 0.0) for r in rows)
-        runner._report()
-
-    async def _cancel(self, inflight: dict[Any, Shard]) -> None:
+    async def _cancel(self, scope: Scope, inflight: dict[Any, Shard]) -> None:
         ray = self.pool.ray
         for ref in inflight:
             ray.cancel(ref, force=True)
         # Wait (bounded) until the killed tasks are gone, so no late write follows the
         # run's final state. Their half-written shards are orphans a resume sets aside.
         await asyncio.to_thread(ray.wait, list(inflight), num_returns=len(inflight), timeout=10)
-        self.runner.progress.message(f"cancelled {len(inflight)} Ray tasks in flight")
+        scope.progress.message(f"cancelled {len(inflight)} Ray tasks in flight")
 
 
-def _published(runner: Runner, shard: Shard) -> dict[SampleKeyTuple, dict[str, Any]]:
+def _account(scope: Scope, iteration: int, rows: list[dict[str, Any]]) -> None:
+    """Record a shard's published samples: the progress file and the run's totals."""
+    if not rows:
+        return
+    scope.writer.record(iteration, rows)
+    scope.counted(len(rows), sum(float(r.get("cost_usd") or 0.0) for r in rows))
+
+
+def _published(scope: Scope, shard: Shard) -> dict[SampleKeyTuple, dict[str, Any]]:
     """Samples of ``shard`` whose results part is in the lake (a worker may die after
     publishing some of them)."""
-    from engine.lake import read_table
-
-    table = read_table(runner.paths.lake, "results", runner.run_id, shard.iteration)
+    table = read_table(scope.paths.lake, "results", scope.run_id, shard.iteration)
     keys = shard.keys
     out: dict[SampleKeyTuple, dict[str, Any]] = {}
     for row in table.select(list(SUMMARY_COLUMNS)).to_pylist():
@@ -299,8 +292,6 @@ def _worker_state(config_json: str, home: str, run_id: str) -> _WorkerState:
     if _STATE is not None:
         _STATE.loop.run_until_complete(_STATE.parts.aclose())
         _STATE.loop.close()
-    from engine.run.loop import build_scorers, utcnow
-
     config = RunConfig.model_validate_json(config_json)
     register_url(config.target.removeprefix("http:") if "://" in config.target else "")
     parts = build_components(config, Paths(home=Path(home)))

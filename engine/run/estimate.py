@@ -19,16 +19,16 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from engine.candidates import Candidate
+from engine.candidates.plan import run_files, template_errors, with_project
 from engine.graders.options import JUDGED_TYPES
 from engine.lake import list_parts
 from engine.models import Conversation, RunConfig, TestCase
-from engine.run.plan import run_files, template_errors, with_project
+from engine.pricing import model_prices
 from engine.scorers import SCORERS, CallEstimate
 from engine.scorers.base import AnswerEstimate, sample_kind
 from engine.scorers.judge import (
     PROMPT_OVERHEAD_TOKENS,
     TARGET_OUTPUT_TOKENS,
-    model_prices,
     tokens,
 )
 from engine.targets.candidate import candidate_model

@@ -24,6 +24,7 @@ from typing import IO
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
+from engine.clock import utcnow
 from engine.errors import InputError
 from engine.lake import list_parts, write_part
 from engine.models import RunConfig, RunRecord
@@ -261,7 +262,7 @@ def mark_abandoned_runs(paths: Paths, now: datetime | None = None) -> list[str]:
         if not lock.path.exists() or not lock.try_acquire():
             continue  # never ran here, or alive
         try:
-            stamp = (now or datetime.now(UTC)).replace(tzinfo=None)
+            stamp = now or utcnow()
             record = RunRecord.model_validate({**row, "status": "interrupted", "updated_at": stamp})
             write_part(paths.lake, "runs", run_id, 0, [record])
             marked.append(run_id)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from engine.candidates.plan import CandidatePlan
 from engine.models import RunConfig, SampleKey, TestCase
 from engine.run.components import Components
 from engine.run.conversing import TurnJournal, converse
-from engine.run.plan import CandidatePlan
 from engine.targets import Target, TargetResponse
 from engine.targets.candidate import build_candidate_target
 from engine.testsets.conversations import case_conversation

@@ -1,11 +1,12 @@
-"""The run loop: identity and lock, run states, iterations, workers, flushes, signals.
+"""The run loop: identity and lock, run states, iterations, flushes, signals.
 
-One run = N iterations over lanes x cases. Workers take (case, lane) units of an
-iteration, send each through the ``SamplePipeline`` and buffer the outputs; the buffer is
-flushed (``LakeWriter``) at least every ``FLUSH_EVERY`` samples or ``FLUSH_SECONDS``
-seconds, so a kill -9 loses at most the samples in flight and the unflushed buffer, which
-a resume redoes. Run states go to the ``runs`` table: running, then completed / failed (too
-many error rows) / cancelled (Ctrl-C, SIGTERM) / interrupted (an unexpected exception).
+One run = N iterations over lanes x cases. An executor (``engine.run.executors``: local
+workers, or Ray shards) scores the (case, lane) units an iteration still lacks through the
+``SamplePipeline`` and publishes them (``LakeWriter``) at least every ``FLUSH_EVERY``
+samples or ``FLUSH_SECONDS`` seconds, so a kill -9 loses at most the samples in flight and
+the unflushed buffer, which a resume redoes. Run states go to the ``runs`` table: running,
+then completed / failed (too many error rows) / cancelled (Ctrl-C, SIGTERM) / interrupted
+(an unexpected exception).
 """
 
 from __future__ import annotations
@@ -20,30 +21,28 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from engine.candidates.plan import CandidatePlan, plan_for_run, project_digest
+from engine.clock import utcnow
 from engine.errors import InputError
 from engine.lake import read_table, sweep_orphans, write_part
 from engine.models import RunConfig, RunRecord, RunStatus, TestCase
 from engine.progress import NullProgress, ProgressSink
-from engine.run.components import Components, build_components
+from engine.run.components import Components, build_components, build_scorers
 from engine.run.conversing import TurnJournal
+from engine.run.executors import Executor, LocalWorkers, Scope
 from engine.run.identity import RunError, RunIdentity
 from engine.run.lanes import Lane, build_lanes
 from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
-from engine.run.plan import CandidatePlan, plan_for_run, project_digest
-from engine.run.writer import LakeWriter, SampleOutput
-from engine.scorers import SCORERS, Scorer, ScorerContext
-from engine.scorers.base import SampleKind, sample_kind
+from engine.run.writer import LakeWriter
+from engine.scorers.base import sample_kind
 from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet
-
-if TYPE_CHECKING:
-    from engine.run.distributed import RayPool
 
 FLUSH_EVERY = 50
 """Flush the buffer once it holds this many samples..."""
@@ -66,11 +65,6 @@ class RunOutcome:
     """0 ok, 1 more failed samples than ``max_failed_fraction`` allows, 130 cancelled."""
 
 
-def utcnow() -> datetime:
-    """Now, in naive UTC (how every record is dated)."""
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
 def _version() -> str:
     try:
         return importlib.metadata.version("evalhouse")
@@ -87,16 +81,6 @@ def _git_commit() -> str | None:
         return None
     sha = done.stdout.strip()
     return sha if done.returncode == 0 and len(sha) == 40 else None
-
-
-def build_scorers(
-    config: RunConfig, components: Components, kind: SampleKind = "cases"
-) -> list[Scorer]:
-    """Every registered kind's scorer that applies to the run and scores its kind of
-    sample (cases or conversations), then the injected ones."""
-    context = ScorerContext(config=config, parts=components)
-    built = [f.build(context) for f in SCORERS.values() if f.samples == kind]
-    return [s for s in built if s is not None] + list(components.scorers)
 
 
 @dataclass
@@ -131,17 +115,14 @@ class Runner:
         self.clock = clock
         self.stop = threading.Event()  # set by Ctrl-C / SIGTERM
         self.abandon = threading.Event()  # second Ctrl-C: cancel what is in flight
-        self.buffer: list[SampleOutput] = []
-        self.last_flush = time.monotonic()
         self.totals = _Totals()
         self.meta: dict[str, Any] = {}
         self.run_id = ""
         self.started_at = clock()
         self.lanes: list[Lane] = []
         self.writer: LakeWriter | None = None
-        self._flush_lock: asyncio.Lock | None = None
-        self.pool: RayPool | None = None
-        """The Ray connection of a run with ``executor: ray``."""
+        self.executor: Executor | None = None
+        """Who scores the samples: local workers, or Ray with ``executor: ray``."""
 
     # ------------------------------------------------------------------ entry point
     def run(
@@ -157,10 +138,7 @@ class Runner:
             parts = components or self._build()
             try:
                 pipeline = self._prepare(parts)
-                if self.config.executor == "ray":
-                    from engine.run.distributed import RayPool  # Ray only when asked
-
-                    self.pool = RayPool.start(self.config.ray_address)
+                self.executor = self._executor(pipeline)
             except BaseException:
                 if built:  # built here: release its HTTP clients
                     with contextlib.suppress(Exception):
@@ -180,9 +158,16 @@ class Runner:
                     self._write_state("interrupted", finished=True)
             return self._finish(status)
         finally:
-            if self.pool is not None:
-                self.pool.close()
+            if self.executor is not None:
+                self.executor.close()
             identity.lock.release()
+
+    def _executor(self, pipeline: SamplePipeline) -> Executor:
+        if self.config.executor == "ray":
+            from engine.run.distributed import RayShards  # Ray only when asked
+
+            return RayShards.start(self.config.ray_address)
+        return LocalWorkers(pipeline)
 
     def _build(self) -> Components:
         try:
@@ -321,13 +306,12 @@ class Runner:
 
     async def _main(self, parts: Components, pipeline: SamplePipeline) -> RunStatus:
         remove_signals = self._install_signals(asyncio.get_running_loop())
-        self._flush_lock = asyncio.Lock()
         self.totals.total = len(self.cases) * len(self.lanes) * self.config.iterations
         try:
             for iteration in range(1, self.config.iterations + 1):
                 if self.stop.is_set():
                     break
-                await self._iteration(iteration, pipeline)
+                await self._iteration(iteration)
                 if self.stop.is_set():
                     break
                 await asyncio.to_thread(self._close_iteration, iteration)
@@ -340,13 +324,12 @@ class Runner:
             for scorer in pipeline.scorers:
                 with contextlib.suppress(Exception):
                     await scorer.aclose()
-            await self._flush()
             await parts.aclose()
             remove_signals()
         return "cancelled" if self.stop.is_set() else "completed"
 
-    async def _iteration(self, iteration: int, pipeline: SamplePipeline) -> None:
-        assert self.writer is not None
+    async def _iteration(self, iteration: int) -> None:
+        assert self.writer is not None and self.executor is not None
         units = len(self.cases) * len(self.lanes)
         if self.writer.metrics_written(iteration):
             self.totals.done += units
@@ -368,69 +351,28 @@ class Runner:
                 f"{len(pending)} to go"
             )
         self.writer.write_progress(iteration)
-        if self.pool is not None:
-            from engine.run.distributed import RayShards
+        await self.executor.score(self._scope(self.writer), iteration, pending)
 
-            await RayShards(self, self.pool).score(iteration, pending)
-            return
-        queue: asyncio.Queue[tuple[TestCase, Lane]] = asyncio.Queue()
-        for unit in pending:
-            queue.put_nowait(unit)
+    def _scope(self, writer: LakeWriter) -> Scope:
+        # The flush limits are read here, at call time: tests shrink them.
+        return Scope(
+            config=self.config,
+            paths=self.paths,
+            run_id=self.run_id,
+            writer=writer,
+            stop=self.stop,
+            abandon=self.abandon,
+            progress=self.progress,
+            counted=self._counted,
+            flush_every=FLUSH_EVERY,
+            flush_seconds=FLUSH_SECONDS,
+        )
 
-        async def worker() -> None:
-            while not self.stop.is_set():
-                try:
-                    case, lane = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                output = await pipeline.evaluate(case, lane, iteration)
-                self.buffer.append(output)
-                self.totals.done += 1
-                self.totals.new_samples += 1
-                self.totals.cost_usd += output.result.cost_usd
-                self._report()
-                if len(self.buffer) >= FLUSH_EVERY:
-                    await self._flush()
-
-        done_ticking = asyncio.Event()
-
-        async def ticker() -> None:
-            # Stopped by an event, never cancelled: a cancelled flush could drop its batch.
-            while not done_ticking.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(done_ticking.wait(), 0.25)
-                if self.buffer and time.monotonic() - self.last_flush >= FLUSH_SECONDS:
-                    await self._flush()
-
-        workers = [
-            asyncio.create_task(worker()) for _ in range(min(self.config.concurrency, len(pending)))
-        ]
-        tick = asyncio.create_task(ticker())
-        try:
-            await self._wait_workers(workers)
-        finally:
-            done_ticking.set()
-            await tick  # lets a flush in progress finish, and raises its error
-            await self._flush()
-
-    async def _wait_workers(self, workers: list[asyncio.Task[None]]) -> None:
-        stop_seen: float | None = None
-        pending = set(workers)
-        while pending:
-            _, pending = await asyncio.wait(pending, timeout=0.2)
-            if self.stop.is_set() and stop_seen is None:
-                stop_seen = time.monotonic()
-            overdue = (
-                stop_seen is not None and time.monotonic() - stop_seen > self.config.cancel_grace_s
-            )
-            if pending and (self.abandon.is_set() or overdue):
-                for task in pending:
-                    task.cancel()
-                await asyncio.gather(*pending, return_exceptions=True)
-                break
-        for task in workers:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+    def _counted(self, samples: int, cost_usd: float) -> None:
+        self.totals.done += samples
+        self.totals.new_samples += samples
+        self.totals.cost_usd += cost_usd
+        self._report()
 
     def _report(self) -> None:
         elapsed = max(time.monotonic() - self.totals.started, 1e-9)
@@ -440,23 +382,6 @@ class Runner:
         self.progress.update(self.totals.done, self.totals.total, self.totals.cost_usd, rate, eta)
 
     # ------------------------------------------------------------------ lake I/O
-    async def _flush(self) -> None:
-        assert self._flush_lock is not None and self.writer is not None
-        async with self._flush_lock:
-            batch, self.buffer = self.buffer, []
-            self.last_flush = time.monotonic()
-            if not batch:
-                return
-            # Shielded: cancelling a queued executor job would drop the batch silently
-            # (found with two runs in one home: the thread pool was busy with analyzer
-            # batches when an iteration ended). A cancelled flush waits for its write.
-            write = asyncio.get_running_loop().run_in_executor(None, self.writer.write, batch)
-            try:
-                await asyncio.shield(write)
-            except asyncio.CancelledError:
-                await asyncio.wait([write])
-                raise
-
     def _interval_reached(self, iteration: int) -> bool:
         """``--until-ci``: whether every lane's 95% interval of the metric's mean over
         the iterations so far is narrow enough (said on the progress line either way)."""

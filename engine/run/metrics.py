@@ -5,21 +5,21 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from engine.models import IterationMetricsRecord
+from engine.clock import utcnow
+from engine.models import ANALYZER_METRICS, IterationMetricsRecord
 from engine.scoring.synthesis import SynthesisOutcome, low_faithfulness_analysis
 from engine.scoring.synthesis import iteration_metrics as synthesis_iteration_metrics
+from engine.stats import t_interval_width
 
 METRIC_COLUMNS = (
     "sample_id",
     "candidate",
     "query",
     "error",
-    "accuracy",
-    "completeness",
-    "attribution",
+    *ANALYZER_METRICS,
     "judge_faithfulness",
     "judge_completeness",
     "faithfulness_reasoning",
@@ -97,7 +97,7 @@ def iteration_metrics(
         low_faithfulness=json.dumps(
             low_faithfulness_analysis(outcomes), ensure_ascii=False, default=str
         ),
-        finished_at=finished_at or datetime.now(UTC).replace(tzinfo=None),
+        finished_at=finished_at or utcnow(),
     )
 
 
@@ -114,22 +114,10 @@ def metrics_by_candidate(
     ] or [iteration_metrics(run_id, iteration, [], finished_at)]
 
 
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)  # fmt: skip
-"""Student's t, 97.5th percentile, for 1-30 degrees of freedom (1.96 beyond)."""
-
-
 def ci_width(means: Sequence[float]) -> float | None:
     """Full width of the 95% t-interval of the mean of ``means`` (None below two values):
     2 * t(0.975, n - 1) * s / sqrt(n)."""
-    n = len(means)
-    if n < 2:
-        return None
-    mean = sum(means) / n
-    variance = sum((x - mean) ** 2 for x in means) / (n - 1)
-    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
-    return 2 * t * math.sqrt(variance / n)
+    return t_interval_width(means)
 
 
 def iteration_means(rows: Sequence[Mapping[str, Any]], metric: str) -> dict[str, dict[int, float]]:

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from engine.lake import CHILD_TABLES, list_parts, read_table, write_part
-from engine.models import Frozen, ResultRecord
+from engine.models import ANALYZER_METRICS, Frozen, ResultRecord
 from engine.progress import ProgressEntry, progress_file_path, write_progress_file
 from engine.settings import Paths
 
@@ -32,10 +32,12 @@ SampleKeyTuple = tuple[str, str]
 PROGRESS_BACKOFF = 20.0
 """After a progress-file write that took t seconds, the next waits at least 20 t."""
 
-_DONE_COLUMNS = [
+SUMMARY_COLUMNS = (
     "sample_id", "candidate", "query", "scored_at", "cost_usd", "error", "judge_faithfulness",
-    "judge_completeness", "passed", "accuracy", "completeness", "attribution",
-]  # fmt: skip
+    "judge_completeness", "passed", *ANALYZER_METRICS,
+)  # fmt: skip
+"""What the done set keeps of a published sample: the progress file's entry and the run's
+totals (a Ray task returns the same per sample)."""
 
 
 @dataclass
@@ -123,7 +125,7 @@ class LakeWriter:
     def done_rows(self, iteration: int) -> dict[SampleKeyTuple, dict[str, Any]]:
         """Results already in the lake for this iteration by (sample_id, candidate); child
         parts of samples without a result are set aside as orphans."""
-        table = read_table(self.paths.lake, "results", self.run_id, iteration, _DONE_COLUMNS)
+        table = read_table(self.paths.lake, "results", self.run_id, iteration, SUMMARY_COLUMNS)
         rows = {(row["sample_id"], row["candidate"] or ""): row for row in table.to_pylist()}
         done = set(rows)
         for part in list_parts(self.paths.lake, list(CHILD_TABLES)):

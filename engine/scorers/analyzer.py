@@ -8,13 +8,13 @@ embedding pass, and the event loop is never blocked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from engine.models import SampleKey, TestCase
+from engine.models import ANALYZER_METRICS, SampleKey, TestCase
 from engine.scorers.base import BaseScorer, SampleInput, ScoreOutcome, ScorerContext, ScorerError
 from engine.scorers.base import ScorerFactory as Factory
 from engine.scorers.batching import BatchWorker
+from engine.scorers.parts import BatchAnalyzer
 from engine.scorers.registry import register
 from engine.scoring.analyzer import AnalysisError
 
@@ -22,22 +22,10 @@ ANALYZE_BATCH = 16
 """Most samples handed to the analyzer thread at once."""
 
 
-class BatchAnalyzer(Protocol):
-    """What the scorer needs of ``engine.scoring.analyzer.ResponseAnalyzer``."""
-
-    def analyze_batch(self, items: Sequence[tuple[TestCase, str]]) -> Sequence[Any]:
-        """One analysis, or the ``AnalysisError`` of a sample it cannot score, per item."""
-        ...
-
-
 ANALYZER_FIELDS = frozenset(
     {
-        "accuracy",
-        "accuracy_tier",
-        "completeness",
-        "completeness_tier",
-        "attribution",
-        "attribution_tier",
+        *ANALYZER_METRICS,
+        *(f"{metric}_tier" for metric in ANALYZER_METRICS),
         "coverage_percent",
         "abstained",
     }

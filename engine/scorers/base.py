@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from engine.judges.base import Usage
 from engine.models import LAKE_TABLES, Frozen, ResultRecord, SampleKey, TestCase
+from engine.scorers.parts import RunParts
 from engine.targets.base import TurnReply
 
 if TYPE_CHECKING:
@@ -140,8 +141,9 @@ class ScorerContext:
 
     config: RunConfig
     """The run's settings."""
-    parts: Any
-    """The run's ``engine.run.components.Components`` (embedder, judge, analyzer, plan)."""
+    parts: RunParts
+    """The run's parts (``engine.run.components.Components``: embedder, judge, analyzer,
+    plan)."""
 
 
 AnswerEstimate = Callable[[TestCase, "str | None"], CallEstimate]

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-from engine.judges.offload import worker_scope
+from engine.judges.local.offload import worker_scope
 
 Item = TypeVar("Item")
 Out = TypeVar("Out")

@@ -17,6 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.judges.base import JudgeError, JudgeGaveUp, Usage
+from engine.judges.conversation import (
+    Completeness,
+    ConversationJudge,
+    Retention,
+    Said,
+    TurnVerdict,
+)
 from engine.models import (
     Conversation,
     ConversationScoreRecord,
@@ -25,6 +32,7 @@ from engine.models import (
     TestCase,
     TurnRecord,
 )
+from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
     BaseScorer,
@@ -40,18 +48,12 @@ from engine.scorers.judge import (
     JUDGE_OUTPUT_TOKENS,
     PROMPT_OVERHEAD_TOKENS,
     TARGET_OUTPUT_TOKENS,
-    model_prices,
     tokens,
 )
 from engine.scorers.registry import register
 from engine.scoring.conversation import (
     EXPECTATION_PASS_AT,
-    Completeness,
-    ConversationJudge,
     LocalConversationJudge,
-    Retention,
-    Said,
-    TurnVerdict,
     ratio,
     window,
 )

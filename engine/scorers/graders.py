@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from engine.candidates.plan import CandidatePlan, run_files
 from engine.graders import GradeInput, Grader, GraderError, SyncGrader
 from engine.judges.base import Usage
-from engine.judges.batched import batch_calls
+from engine.judges.http.batched import batch_calls
 from engine.models import GraderScoreRecord, RunConfig, SampleKey, TestCase
+from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
     BaseScorer,
@@ -32,13 +33,9 @@ from engine.scorers.judge import (
     JUDGE_OUTPUT_TOKENS,
     PROMPT_OVERHEAD_TOKENS,
     TARGET_OUTPUT_TOKENS,
-    model_prices,
     tokens,
 )
 from engine.scorers.registry import register
-
-if TYPE_CHECKING:  # the run package builds on the scorers, not the other way round
-    from engine.run.plan import CandidatePlan
 from engine.text import split_sentences
 
 _Verdict = tuple[float | None, bool | None, str, Usage]
@@ -140,7 +137,7 @@ def judged_calls(spec_type: str, case: TestCase, *, batched: bool = False) -> in
     rubric, G-Eval (its steps call is paid once per run), factuality, answer relevance and
     context relevance; one claim extraction (unless the case gives claims) plus one
     verification per expected claim for context recall (``batched``: one per
-    ``engine.judges.batched.CLAIMS_PER_CALL`` claims); none for the other types."""
+    ``engine.judges.http.batched.CLAIMS_PER_CALL`` claims); none for the other types."""
     if spec_type in ("llm-rubric", "g-eval", "factuality", "answer-relevance"):
         return 1
     if spec_type == "context-relevance":
@@ -158,8 +155,6 @@ def estimate_graders(config: RunConfig) -> AnswerEstimate:
     judge, which checks rubrics by rule and refuses what it cannot check before the run)."""
     if config.judge == "local" or not config.uses_graders:
         return no_calls(config)
-    from engine.run.plan import run_files  # the run package imports the scorers
-
     _, specs = run_files(config)
     kinds = [spec.type for spec in specs]
     price_in, price_out = model_prices(config.judge, config.prices)

@@ -8,13 +8,13 @@ it makes, so estimates come from the same place as the calls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Callable
 
-from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
-from engine.judges.batched import batch_calls
-from engine.judges.local import LocalJudge
-from engine.models import RagWeights, RunConfig, SampleKey, TestCase
+from engine.judges.base import Judge, JudgeError, JudgeGaveUp
+from engine.judges.http.batched import batch_calls
+from engine.judges.local.judge import LocalJudge
+from engine.models import RagWeights, RunConfig, TestCase
+from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
     BaseScorer,
@@ -27,6 +27,7 @@ from engine.scorers.base import (
     no_calls,
 )
 from engine.scorers.batching import BatchWorker
+from engine.scorers.parts import JudgeOutcomeLike, JudgeSample
 from engine.scorers.registry import register
 from engine.scoring.judging import reference_text
 from engine.text import split_sentences
@@ -57,27 +58,6 @@ JUDGE_FIELDS = frozenset(
 _USAGE_FIELDS = ("judge_input_tokens", "judge_output_tokens")
 
 
-class JudgeOutcomeLike(Protocol):
-    """What the scorer reads of an ``engine.scoring.judging.JudgeOutcome``."""
-
-    @property
-    def usage(self) -> Usage:
-        """Tokens, cost and calls of the judge for this sample."""
-        ...
-
-    def result_fields(self) -> dict[str, Any]:
-        """Columns of ``results`` the judge fills."""
-        ...
-
-    def verdict_records(self, key: SampleKey) -> Any:
-        """Rows of ``verdicts``."""
-        ...
-
-
-JudgeSample = Callable[[TestCase, str, Judge, RagWeights], Awaitable[JudgeOutcomeLike]]
-"""``judge_sample`` with the weights passed positionally (tests inject their own)."""
-
-
 CASCADE_PASS_AT = 5.0
 """``--cascade``: the local judge's pass stands when both its rubric scores reach this."""
 CASCADE_FAIL_AT = 2.0
@@ -89,10 +69,11 @@ def clear_decision(outcome: JudgeOutcomeLike) -> bool:
     scores at the top (a clear pass), or one at the bottom (a clear fail: contradicted or
     unsupported claims, an empty or evasive answer)."""
     fields = outcome.result_fields()
-    scores = (fields.get("judge_faithfulness"), fields.get("judge_completeness"))
-    if any(not isinstance(x, int | float) for x in scores):
+    given = (fields.get("judge_faithfulness"), fields.get("judge_completeness"))
+    scores = [float(x) for x in given if isinstance(x, int | float)]
+    if len(scores) < len(given):
         return False
-    low = min(float(x) for x in scores)  # type: ignore[arg-type]
+    low = min(scores)
     return low >= CASCADE_PASS_AT or low <= CASCADE_FAIL_AT
 
 
@@ -206,22 +187,13 @@ def tokens(text: str) -> int:
     return max(1, len(text) // CHARS_PER_TOKEN)
 
 
-def model_prices(spec: str, overrides: dict[str, tuple[float, float]] | None = None) -> Any:
-    """(input, output) USD per million tokens of ``provider:model``; (0, 0) when unknown."""
-    if ":" not in spec:
-        return (0.0, 0.0)
-    from engine.judges.pricing import PriceTable
-
-    return PriceTable(overrides).prices(spec.split(":", 1)[1]) or (0.0, 0.0)
-
-
 def judge_calls(case: TestCase, response: str | None, *, batched: bool = False) -> int:
     """LLM calls ``judge_sample`` makes for one answer: one claim extraction, one rubric,
     one relevance, one correctness when there is a reference, and the verifications.
 
     One call per claim (its sentences; 5 when the answer is not known yet) and one
     chunk-use call per context chunk (RAG precision); ``batched``: one call per
-    ``engine.judges.batched.CLAIMS_PER_CALL`` claims when there is context (none without,
+    ``engine.judges.http.batched.CLAIMS_PER_CALL`` claims when there is context (none without,
     and none for precision: the verdicts name the chunks)."""
     chunks = sum(1 for c in case.effective_context if c.strip())
     has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
@@ -244,7 +216,7 @@ def local_decider(config: RunConfig) -> Callable[[TestCase, str | None], bool] |
     import asyncio
 
     from engine.embedders.local import LocalEmbedder
-    from engine.judges.local import LocalJudge
+    from engine.judges.local.judge import LocalJudge
     from engine.scoring.judging import judge_sample
 
     judge: list[LocalJudge] = []
@@ -291,8 +263,7 @@ def _build(context: ScorerContext) -> JudgeScorer:
     parts = context.parts
     cheap = None
     if context.config.cascade and parts.judge.name != "local":
-        from engine.judges.local import LocalJudge
-
+        assert parts.embedder is not None, "the cascade's local judge needs the run's embedder"
         cheap = LocalJudge(parts.embedder)
     return JudgeScorer(
         parts.judge, parts.judge_sample, context.config.rag_weights, cascade_judge=cheap

@@ -17,7 +17,7 @@ claims has them derived from its expected answer text (``claims_source = 'derive
 ``no_expected_claims``; a case without ground truth gets a null coverage and the flag
 ``no_ground_truth``. An expected claim is found, contradicted (its closest span fires a
 contradiction rule; flag ``contradicted_claim``) or missing. A response that abstains
-(refuses, deflects, does not know: ``engine.scoring.abstention``) is flagged ``abstained``
+(refuses, deflects, does not know: ``engine.judges.local.abstention``) is flagged ``abstained``
 and scored like an empty one.
 """
 
@@ -35,6 +35,13 @@ import numpy as np
 
 from engine.embedders.base import Embedder, EmbedderError, Vectors
 from engine.embedders.keyword import KeywordEmbedder
+from engine.judges.local.abstention import (
+    ABSTENTION_PROTOTYPES,
+    Abstention,
+    classify,
+    prototype_cosines,
+    reference_abstains,
+)
 from engine.models import (
     AnalyzerConfig,
     AttributionRecord,
@@ -43,13 +50,6 @@ from engine.models import (
     HighlightRecord,
     SampleKey,
     TestCase,
-)
-from engine.scoring.abstention import (
-    ABSTENTION_PROTOTYPES,
-    Abstention,
-    classify,
-    prototype_cosines,
-    reference_abstains,
 )
 from engine.scoring.accuracy import (
     AccuracyResult,

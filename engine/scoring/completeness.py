@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.judges.quantities import quantities
-from engine.judges.rules import contradiction, missing_details, uncovered_parts
+from engine.judges.local.quantities import quantities
+from engine.judges.local.rules import contradiction, missing_details, uncovered_parts
 from engine.models import AnalyzerConfig, ClaimsSource, ClaimStatus, ExpectedClaim, Tier
 from engine.scoring.accuracy import Lookup, Segment
 from engine.text import Span, split_sentences

@@ -24,92 +24,24 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from engine.judges.base import Usage
+from engine.judges.conversation import (
+    Completeness,
+    Intent,
+    Retention,
+    Said,
+    TurnVerdict,
+)
 
 DEFAULT_WINDOW = 5
 """Turns of history the judge sees with each reply (the write-up's recommendation)."""
 
 EXPECTATION_PASS_AT = 0.5
 """An expectation score at or above this passes the turn (LLM judges score 0-1)."""
-
-
-@dataclass(frozen=True)
-class Said:
-    """One turn as it was said in this run (a generated reply replaces the test set's)."""
-
-    turn: int
-    role: str
-    content: str
-    expected: str = ""
-
-
-@dataclass(frozen=True)
-class TurnVerdict:
-    """A judge's grading of one assistant reply."""
-
-    expectation_score: float | None
-    """0-1; None when the turn has no expectation."""
-    relevant: bool
-    """Relevant to the window before it."""
-    in_role: bool | None
-    """Keeps the chatbot role; None without a role."""
-    reason: str = ""
-    usage: Usage = field(default_factory=Usage)
-
-
-@dataclass(frozen=True)
-class Intent:
-    """A user intention and whether the conversation satisfied it."""
-
-    text: str
-    satisfied: bool
-
-
-@dataclass(frozen=True)
-class Retention:
-    """Assistant turns that show knowledge attrition, and why."""
-
-    attrition: frozenset[int]
-    reason: str = ""
-    usage: Usage = field(default_factory=Usage)
-    why: Mapping[int, str] = field(default_factory=dict)
-    """Per attrition turn, what it asked again for (when the judge says)."""
-
-
-@dataclass(frozen=True)
-class Completeness:
-    """The user's intents and whether each was satisfied."""
-
-    intents: tuple[Intent, ...]
-    reason: str = ""
-    usage: Usage = field(default_factory=Usage)
-
-
-class ConversationJudge(Protocol):
-    """What grades conversations: the local rules or an LLM judge."""
-
-    @property
-    def name(self) -> str:
-        """``local`` or ``provider:model``."""
-        ...
-
-    async def grade_turn(self, role: str, window: Sequence[Said], reply: Said) -> TurnVerdict:
-        """Grade one reply seeing the window of turns before it."""
-        ...
-
-    async def retention(self, turns: Sequence[Said]) -> Retention:
-        """Find knowledge attrition over the whole conversation."""
-        ...
-
-    async def completeness(self, turns: Sequence[Said]) -> Completeness:
-        """List the user's intents and whether each was satisfied."""
-        ...
 
 
 def window(turns: Sequence[Said], position: int, size: int) -> Sequence[Said]:
@@ -120,11 +52,6 @@ def window(turns: Sequence[Said], position: int, size: int) -> Sequence[Said]:
 def ratio(hits: int, total: int) -> float | None:
     """hits / total, or None when there is nothing to count."""
     return hits / total if total else None
-
-
-def render(turns: Sequence[Said]) -> str:
-    """Turns as numbered ``[n] role: text`` lines, for judge prompts."""
-    return "\n".join(f"[{t.turn}] {t.role}: {t.content}" for t in turns) or "(none)"
 
 
 # --------------------------------------------------------------------------- local rules

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.judges.base import ClaimsResult, Judge, Usage
+from engine.judges.local.abstention import Abstention, detect_abstention
 from engine.models import RagWeights, SampleKey, TestCase, VerdictRecord
-from engine.scoring.abstention import Abstention, detect_abstention
 from engine.scoring.faithfulness import ClaimCheck, claim_faithfulness
 from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag, weighted_overall
 from engine.scoring.synthesis import overall, passed

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.judges.local.abstention import ABSTENTION_PROTOTYPES
 from engine.models import AnalyzerConfig, ClaimsSource, ExpectedClaim, GroundTruthChunk, TestCase
-from engine.scoring.abstention import ABSTENTION_PROTOTYPES
 from engine.scoring.accuracy import ChunkUnits, Segment
 from engine.scoring.derived_claims import derive_claims
 from engine.scoring.markup import embedding_text, mask_markup

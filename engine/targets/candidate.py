@@ -19,6 +19,7 @@ from typing import Any
 from engine.candidates import Candidate, CaseTemplateError, EndpointResponseError
 from engine.http import RetryPolicy
 from engine.models import TargetOptions, TestCase
+from engine.pricing import PriceTable
 from engine.secrets import redact_url, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
@@ -30,7 +31,7 @@ from engine.targets.base import (
     request_json,
     session_for,
 )
-from engine.targets.openai_chat import PRICES_PER_MTOK, OpenAIChatTarget, conversation_turn
+from engine.targets.openai_chat import OpenAIChatTarget, conversation_turn
 
 OPENAI_WIRE_PROVIDERS = frozenset({"openai", "ollama", "vllm", "lmstudio", "openai-compatible"})
 """Providers a candidate may name: they all speak the OpenAI chat-completions wire format
@@ -209,7 +210,7 @@ def build_candidate_target(
         candidate,
         model,
         temperature=temperature,
-        prices=prices if prices is not None else PRICES_PER_MTOK.get(model, (0.0, 0.0)),
+        prices=prices if prices is not None else PriceTable().prices(model) or (0.0, 0.0),
         policy=policy,
         concurrency=concurrency,
     )

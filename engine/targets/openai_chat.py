@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.http import RetryPolicy
 from engine.models import TestCase
+from engine.pricing import PriceTable
 from engine.secrets import env_secret, register, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
@@ -31,17 +32,6 @@ from engine.targets.base import (
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_PROMPT = "v1"
-
-PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-3.5-turbo": (0.50, 1.50),
-}
-"""US dollars per million (input, output) tokens; unknown models cost 0 unless the
-run's ``extra`` sets ``target_price_in``/``target_price_out``."""
 
 
 def load_system_prompt(version: str) -> tuple[str, str]:
@@ -108,7 +98,7 @@ class OpenAIChatTarget:
         self.prompt_label, self.system_prompt = load_system_prompt(prompt)
         self.temperature = temperature
         self.include_context = include_context
-        self.prices = prices if prices is not None else PRICES_PER_MTOK.get(model, (0.0, 0.0))
+        self.prices = prices if prices is not None else PriceTable().prices(model) or (0.0, 0.0)
         self.policy = policy
         self._session = session_for(concurrency)
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from engine.models import TestCase
+from engine.models import ANALYZER_METRICS, TestCase
 from engine.scoring.attribution import attributable
 from engine.testsets.base import LoadedTestSet
 from engine.testsets.conversations import case_conversation
 
-METRICS = ("accuracy", "completeness", "attribution", "faithfulness")
+METRICS = (*ANALYZER_METRICS, "faithfulness")
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
     """Check every input, then run (or estimate); the run id is the last line printed."""
     paths = home.paths(args)
     from engine import runner
+    from engine.candidates.plan import check_run_files
     from engine.lake import skip_pandas_probe
     from engine.progress import LineProgress, TerminalProgress
-    from engine.run.plan import check_run_files
     from engine.testsets import load_test_set
 
     config = run_options.run_config(args)

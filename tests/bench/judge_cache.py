@@ -1,7 +1,7 @@
 """Judge cache: CPU of storing and reading entries, against one file per entry.
 
 Each judge call puts one entry (its reply, ~400 bytes of JSON) and first looks it up. The
-cache keeps them in one sqlite database written in batches (``engine.judges.cache``);
+cache keeps them in one sqlite database written in batches (``engine.judges.http.cache``);
 earlier versions wrote one file per entry (a temporary file, then a rename), reproduced
 here as the baseline. Figures: CPU-seconds (user + system) of this process for ``--entries``
 puts and misses, then as many hits, for both, and their ratio.
@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.judges.cache import JudgeCache, cache_key
+from engine.judges.http.cache import JudgeCache, cache_key
 
 REPLY = {
     "content": json.dumps({"verdicts": [{"claim": 1, "verdict": "SUPPORTED"}] * 4}),

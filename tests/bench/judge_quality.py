@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from engine.embedders.store import EmbeddingStore
-from engine.judges.local import LocalJudge
+from engine.judges.local.judge import LocalJudge
 
 ROOT = Path(__file__).resolve().parents[2]
 OWN_SET = ROOT / "tests" / "data" / "judge_quality.jsonl"

@@ -30,7 +30,7 @@ def measure(samples: int, cache: Path) -> float:
     """Best CPU-seconds of three judge passes over ``samples`` demo cases."""
     from engine.embedders.factory import build_embedder
     from engine.embedders.store import EmbeddingStore
-    from engine.judges.local import LocalJudge
+    from engine.judges.local.judge import LocalJudge
     from engine.testsets import load_test_set
     from tests.bench.local_speed import _cases
 

@@ -16,9 +16,11 @@ import multiprocessing
 import time
 from typing import Any
 
-from engine.judges.http_client import HttpJudge, HttpJudgeClient
-from engine.judges.openai_compat import OpenAIWire
-from engine.pairwise import Pair, compare_pairs, utc_now
+from engine.clock import utcnow
+from engine.judges.http.client import HttpJudgeClient
+from engine.judges.http.judge import HttpJudge
+from engine.judges.http.openai_compat import OpenAIWire
+from engine.pairwise import Pair, compare_pairs
 from tests.loopback_llm import LoopbackLLM, Reply
 
 
@@ -62,7 +64,7 @@ def main() -> None:
             run_a="A",
             run_b="B",
             comparison_id="cmp-bench",
-            now=utc_now(),
+            now=utcnow(),
             concurrency=args.concurrency,
         )
         elapsed, used = time.perf_counter() - started, time.process_time() - cpu

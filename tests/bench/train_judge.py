@@ -24,7 +24,7 @@ the threshold 0.5 aims at macro-F1. Figures printed:
 - k-fold (stratified per dataset, seeded): every item predicted by a model that never saw it;
 - leave-one-dataset-out: each dataset predicted by a model trained on the others only.
 
-``--write`` fits on everything and writes ``engine/judges/combiner_weights.json``.
+``--write`` fits on everything and writes ``engine/judges/local/combiner_weights.json``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.judges.combiner import (
+from engine.judges.local.combiner import (
     COMBINER_FEATURES,
     CORRECTNESS_FEATURES,
     CORRECTNESS_WEIGHTS_FILE,
@@ -51,8 +51,8 @@ from engine.judges.combiner import (
     load_combiner,
     vetoed,
 )
-from engine.judges.local import LocalJudge, claim_spans
-from engine.judges.rules import RULES_VERSION
+from engine.judges.local.judge import LocalJudge, claim_spans
+from engine.judges.local.rules import RULES_VERSION
 from tests.bench.judge_quality import cached_embedder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -178,7 +178,7 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float) -> Combiner:
 def three_state(p: np.ndarray, f: Featurised, threshold: float = 0.5) -> list[str]:
     """Verdicts as the local judge decides: the rules' CONTRADICTED first, then the rules'
     clean support, then the combiner where no detail of the claim is absent from the context
-    (``engine.judges.combiner.vetoed``)."""
+    (``engine.judges.local.combiner.vetoed``)."""
     veto = np.array([vetoed(row) for row in f.x])
     supported = f.rule_supported | ((p >= threshold) & ~veto)
     return [

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from engine.judges.local import LocalJudge
+from engine.judges.local.judge import LocalJudge
 from tests.bench.judge_quality import cached_embedder, confusion
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "truthfulqa" / "items.jsonl"

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine.embedders.local import LocalEmbedder
-from engine.scoring.abstention import detect_abstention, sentence_kind
+from engine.judges.local.abstention import detect_abstention, sentence_kind
 
 ABSTAINS = [
     "I don't have reliable details about that. You may want to contact Acme Cloud directly.",

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from engine.judges.base import JudgeResponseError
-from engine.judges.batched import CLAIMS_PER_CALL, parse_claim_verdicts
-from engine.judges.http_client import HttpJudge, HttpJudgeClient
-from engine.judges.openai_compat import OpenAIWire
+from engine.judges.http.batched import CLAIMS_PER_CALL, parse_claim_verdicts
+from engine.judges.http.client import HttpJudgeClient
+from engine.judges.http.judge import HttpJudge
+from engine.judges.http.openai_compat import OpenAIWire
 from engine.models import SampleKey, TestCase
 from engine.scorers.judge import judge_calls
 from engine.scoring.judging import JudgeOutcome, judge_sample

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from engine.candidates import Candidate
+from engine.candidates.plan import CandidatePlan, plan_candidate_run
 from engine.graders import GraderConfigError, LocalJudgeRefusal
 from engine.graders.rubric import RubricVerdict
 from engine.lake import read_table, write_part
 from engine.models import GraderScoreRecord, SampleKey, TestCase
-from engine.run.plan import CandidatePlan, plan_candidate_run
 from engine.scorers import SampleInput
 from engine.scorers.graders import GraderScorer
 from tests.oracles.weighted import candidate_scores

@@ -21,9 +21,9 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from engine.candidates.plan import project_digest
 from engine.lake import list_parts, read_table
 from engine.models import RunConfig
-from engine.run.plan import project_digest
 from engine.runner import estimate_run, run_evaluation
 from engine.settings import Paths
 from engine.testsets import load_test_set
@@ -724,9 +724,9 @@ def test_rubric_grading_costs_count_and_the_timer_sees_every_sample(
     """An injected plan (graders only) with a rubric judge that reports usage: the graders'
     tokens and cost join the sample's, a grader that raises a bug leaves a null row, and
     ``grade_timer`` is called once per sample."""
+    from engine.candidates.plan import plan_responses
     from engine.graders.rubric import RubricVerdict
     from engine.judges.base import Usage
-    from engine.run.plan import plan_responses
     from tests.engine.test_runner import config_for, fake_components
 
     project = write_project(tmp_path / "project")

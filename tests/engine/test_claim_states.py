@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine.embedders.local import LocalEmbedder
-from engine.judges.local import LocalJudge
+from engine.judges.local.judge import LocalJudge
 from engine.models import (
     AnalyzerConfig,
     CompletenessConfig,

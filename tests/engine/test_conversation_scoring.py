@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from engine.judges.base import JudgeResponseError
-from engine.judges.conversational import parse_completeness, parse_retention, parse_turn
+from engine.judges.conversation import Said
+from engine.judges.http.conversational import parse_completeness, parse_retention, parse_turn
 from engine.models import Conversation, SampleKey
 from engine.run.conversing import TurnJournal, converse
 from engine.run.estimate import conversation_calls
 from engine.scoring.conversation import (
     OUT_OF_ROLE,
-    Said,
     asked_again,
     expectation_score,
     window,

@@ -23,7 +23,7 @@ import engine.embedders.factory as factory
 from engine.embedders.base import EmbedderError, Vectors
 from engine.embedders.local import LocalEmbedder
 from engine.embedders.store import EmbeddingStore
-from engine.judges.local import LocalJudge
+from engine.judges.local.judge import LocalJudge
 from engine.lake import read_table
 from engine.models import AnalyzerConfig, RunConfig, SampleKey, TestCase
 from engine.runner import build_components, run_evaluation

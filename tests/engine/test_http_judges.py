@@ -13,13 +13,15 @@ from typing import Any
 
 import pytest
 
-from engine.judges.anthropic import AnthropicWire
 from engine.judges.base import JudgeError, JudgeResponseError
-from engine.judges.cache import JudgeCache
 from engine.judges.factory import build_judge
-from engine.judges.http_client import HttpJudge, HttpJudgeClient, WireFormat, load_prompt
-from engine.judges.openai_compat import OpenAIWire
-from engine.judges.pricing import PriceTable
+from engine.judges.http.anthropic import AnthropicWire
+from engine.judges.http.cache import JudgeCache
+from engine.judges.http.client import HttpJudgeClient, WireFormat
+from engine.judges.http.judge import HttpJudge
+from engine.judges.http.openai_compat import OpenAIWire
+from engine.judges.http.prompt import load_prompt
+from engine.pricing import PriceTable
 from tests.engine.test_local_judge import HashEmbedder
 from tests.loopback_llm import LoopbackLLM, Reply, loopback_llm
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.judges.base import JudgeResponseError
-from engine.judges.cache import DB_NAME, JudgeCache, cache_key
+from engine.judges.http.cache import DB_NAME, JudgeCache, cache_key
 from tests.engine.test_http_judges import RUBRIC, make_judge
 from tests.loopback_llm import LoopbackLLM, Reply, loopback_llm
 
@@ -184,7 +184,7 @@ def test_entries_flushed_before_a_kill_9_are_kept(tmp_path: Path) -> None:
     child = f"""
 import os, signal
 from pathlib import Path
-from engine.judges.cache import JudgeCache, cache_key
+from engine.judges.http.cache import JudgeCache, cache_key
 cache = JudgeCache(Path({str(tmp_path)!r}))
 for i in range(50):
     cache.put(cache_key("p", "m", "v", str(i), 0.0), {{"content": str(i)}})
@@ -200,7 +200,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_a_process_keeps_a_few_databases_open_and_reopens_a_closed_one(tmp_path: Path) -> None:
-    import engine.judges.cache as module
+    import engine.judges.http.cache as module
 
     key = cache_key("p", "m", "v", "reopen", 0.0)
     caches = [JudgeCache(tmp_path / f"c{i}") for i in range(module._OPEN_DATABASES + 3)]

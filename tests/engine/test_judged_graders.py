@@ -15,11 +15,12 @@ from engine.graders.base import Grader
 from engine.graders.local_rubric import compile_rubric, grade_locally
 from engine.graders.registry import build_grader
 from engine.graders.spec import GraderFileError, parse_grader
-from engine.judges.anthropic import AnthropicWire
 from engine.judges.factory import build_judge
-from engine.judges.http_client import HttpJudge, WireFormat
-from engine.judges.local import LocalJudge
-from engine.judges.openai_compat import OpenAIWire
+from engine.judges.http.anthropic import AnthropicWire
+from engine.judges.http.client import WireFormat
+from engine.judges.http.judge import HttpJudge
+from engine.judges.http.openai_compat import OpenAIWire
+from engine.judges.local.judge import LocalJudge
 from engine.models import ExpectedAnswer, ExpectedClaim, TestCase
 from tests.engine.test_http_judges import make_judge
 from tests.engine.test_local_judge import HashEmbedder

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from engine.judges.base import ClaimsResult, Judge
-from engine.judges.local import LocalJudge
+from engine.judges.local.judge import LocalJudge
 from engine.models import ResultRecord, SampleKey, TestCase, VerdictRecord
 from engine.scoring.judging import JudgeOutcome, judge_sample
 from tests.engine.test_http_judges import make_judge

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from engine.judges.base import Judge
-from engine.judges.local import LOCAL_THRESHOLDS, LocalJudge, claim_spans
-from engine.judges.rules import stem
-from engine.scoring.abstention import detect_abstention
+from engine.judges.local.abstention import detect_abstention
+from engine.judges.local.judge import LOCAL_THRESHOLDS, LocalJudge, claim_spans
+from engine.judges.local.rules import stem
 
 
 class HashEmbedder:
@@ -121,7 +121,7 @@ def test_embeddings_are_memoised() -> None:
 def test_an_answer_is_checked_for_abstention_once_across_the_metrics(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import engine.judges.local as local
+    import engine.judges.local.judge as local
 
     checked: list[str] = []
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from engine.judges.anthropic import AnthropicWire
-from engine.judges.http_client import WireFormat
-from engine.judges.openai_compat import OpenAIWire
+from engine.judges.http.anthropic import AnthropicWire
+from engine.judges.http.client import WireFormat
+from engine.judges.http.openai_compat import OpenAIWire
 from engine.lake import read_table, write_part
 from engine.pairwise import (
     ComparisonError,

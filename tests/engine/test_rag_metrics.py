@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.judges.local import LocalJudge
+from engine.judges.local.judge import LocalJudge
 from engine.models import RagWeights
 from engine.scoring.faithfulness import claim_faithfulness
 from engine.scoring.rag import NO_CONTEXT, RagScores, evaluate_rag, scale, weighted_overall

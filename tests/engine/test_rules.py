@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.judges.quantities import quantities
-from engine.judges.rules import (
+from engine.judges.local.quantities import quantities
+from engine.judges.local.rules import (
     contradiction,
     entity_swap,
     missing_details,

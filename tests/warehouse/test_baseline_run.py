@@ -69,3 +69,18 @@ def test_run_tiers_from_config_or_defaults(store: Store) -> None:
     v = run_tiers(wh, "v")  # out of range: the defaults, not a crash
     assert (v.excellent, v.good, v.fair) == (85.0, 70.0, 50.0)
     assert run_tiers(wh, "nope").fair == 50.0
+
+
+def test_run_info_row_has_exactly_the_typed_fields(store: Store) -> None:
+    from typing import get_type_hints
+
+    from warehouse.queries import RunInfo, run_info
+
+    write_part(store.home.lake, "runs", "r", 0, [run_record("r", T0)])
+    write_part(store.home.lake, "results", "r", 1, [result_record("r", "s1")])
+    store.ingest()
+    info = run_info(store.warehouse, "r")
+    assert info is not None
+    assert set(info) == set(get_type_hints(RunInfo))
+    assert info["run_id"] == "r"
+    assert run_info(store.warehouse, "nope") is None

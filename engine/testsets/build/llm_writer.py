@@ -1,7 +1,7 @@
 """The LLM question writer of ``testset from-pages --judge openai:MODEL`` (or another LLM).
 
 Each draft of the offline generator (style, chunks, facts) becomes one chat call through
-the judges' HTTP client (``engine.judges.http_client``): retries, the reply cache (a
+the judges' HTTP client (``engine.judges.http.client``): retries, the reply cache (a
 second generation over the same pages costs nothing), token costs and the one repair
 attempt come with it. The claims and ground-truth chunks stay the page's own: the model
 only words the question and the answer.
@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.judges.base import JudgeError, JudgeResponseError, Usage
-from engine.judges.http_client import HttpJudgeClient, load_prompt
+from engine.judges.http.client import HttpJudgeClient
+from engine.judges.http.prompt import load_prompt
+from engine.pricing import model_prices
 from engine.scorers.base import CallEstimate
-from engine.scorers.judge import JUDGE_OUTPUT_TOKENS, PROMPT_OVERHEAD_TOKENS, model_prices, tokens
+from engine.scorers.judge import JUDGE_OUTPUT_TOKENS, PROMPT_OVERHEAD_TOKENS, tokens
 from engine.testsets.build.generate import Draft, with_question
 
 PROMPT = "write_test_case"

@@ -97,6 +97,13 @@ def write_review(path: Path, cases: Sequence[TestCase]) -> Path:
     return sidecar
 
 
+_IMPORTANCES: dict[str, Importance] = {
+    "required": "required",
+    "expected": "expected",
+    "optional": "optional",
+}
+
+
 def _parse_claims(cell: str, where: str) -> tuple[ExpectedClaim, ...]:
     claims: list[ExpectedClaim] = []
     for line in (ln.strip() for ln in cell.splitlines()):
@@ -104,8 +111,9 @@ def _parse_claims(cell: str, where: str) -> tuple[ExpectedClaim, ...]:
             continue
         importance: Importance = "required"
         head, sep, rest = line.partition(":")
-        if sep and head.strip().lower() in ("required", "expected", "optional"):
-            importance, line = head.strip().lower(), rest.strip()  # type: ignore[assignment]
+        given = _IMPORTANCES.get(head.strip().lower()) if sep else None
+        if given is not None:
+            importance, line = given, rest.strip()
         if not line:
             raise ReviewError(f"{where}: column 'claims': a claim line has no text")
         claims.append(ExpectedClaim(id=f"c{len(claims) + 1}", text=line, importance=importance))

@@ -4,7 +4,7 @@ For one claim and a prepared context (its sentences and clauses with their vecto
 content stems), :func:`assess` ranks the context units by a blend of cosine and lexical
 coverage, reads the closest ones with the contradiction rules, and returns what it found
 (the best clean support, the best contradiction, the best partial match) together with the
-feature vector of :mod:`engine.judges.combiner`.
+feature vector of :mod:`engine.judges.local.combiner`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import numpy as np
 
 from engine.embedders.base import Vectors
 from engine.judges.base import ClaimVerdict
-from engine.judges.combiner import CORRECTNESS_FEATURES, FEATURES, Floats
-from engine.judges.quantities import quantities
-from engine.judges.rules import (
+from engine.judges.local.combiner import CORRECTNESS_FEATURES, FEATURES, Floats
+from engine.judges.local.quantities import quantities
+from engine.judges.local.rules import (
     content_stems,
     contradiction,
     entities,
@@ -75,7 +75,7 @@ class Assessment:
     partial: tuple[float, int, list[str]] | None
     """(score, unit, missing parts) of the best unit that states only part of the claim."""
     features: Floats
-    """The combiner's feature vector (see ``engine.judges.combiner.FEATURES``)."""
+    """The combiner's feature vector (see ``engine.judges.local.combiner.FEATURES``)."""
 
 
 def _coverage(claim_stems: set[str], stems: frozenset[str] | set[str]) -> float:

@@ -16,7 +16,7 @@ from engine.models import Verdict
 
 log = logging.getLogger("engine.judges.http")
 
-_VERDICTS: frozenset[str] = frozenset({"SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO"})
+_VERDICTS: dict[str, Verdict] = {v: v for v in ("SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO")}
 
 
 def _object(payload: Any) -> dict[str, Any]:
@@ -31,11 +31,11 @@ def normalise_verdict(raw: Any) -> Verdict:
     if not isinstance(raw, str):
         raise JudgeResponseError(f"invalid verdict {raw!r}")
     value = re.sub(r"[\s\-]+", "_", raw.strip()).upper()
-    if value not in _VERDICTS:
+    verdict = _VERDICTS.get(value)
+    if verdict is None:
         raise JudgeResponseError(
             f"invalid verdict {raw!r}: expected SUPPORTED, CONTRADICTED or NOT_ENOUGH_INFO"
         )
-    verdict: Verdict = value  # type: ignore[assignment]
     return verdict
 
 

@@ -21,11 +21,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.judges.base import ClaimVerdict, JudgeResponseError, Usage
-from engine.judges.replies import normalise_verdict
+from engine.judges.http.replies import normalise_verdict
 from engine.models import Verdict
 
 if TYPE_CHECKING:
-    from engine.judges.http_client import HttpJudgeClient, Prompt
+    from engine.judges.http.prompt import JsonCalls, Prompt
 
 CLAIMS_PER_CALL = 12
 """Most claims verified in one call; a longer answer takes ceil(claims / 12) calls."""
@@ -76,7 +76,7 @@ def _passages(raw: Any, passages: int, claim: int) -> tuple[int, ...]:
 
 
 async def verify_in_batches(
-    client: HttpJudgeClient,
+    client: JsonCalls,
     prompt: Prompt,
     claims: Sequence[str],
     numbered_context: str,

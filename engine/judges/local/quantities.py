@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.judges.rule_hit import RuleHit
+from engine.judges.local.rule_hit import RuleHit
 
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
 CURRENCY_WORDS = {

@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-from engine.judges.evidence import PreparedContext
-from engine.judges.rules import content_stems
-from engine.scoring.abstention import ABSTENTION_PROTOTYPES, Abstention
+from engine.judges.local.abstention import ABSTENTION_PROTOTYPES, Abstention
+from engine.judges.local.evidence import PreparedContext
+from engine.judges.local.rules import content_stems
 from engine.text import Span, split_clauses, split_sentences
 
 MAX_EMBEDDED_UNITS = 48

@@ -10,8 +10,8 @@
   parse or validate is retried ONCE with a repair instruction, then ``JudgeResponseError``.
   Nothing is ever guessed.
 - Cache: successful, validated replies only, keyed by provider, model, prompt version,
-  prompt hash and temperature (:mod:`engine.judges.cache`).
-- Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.judges.pricing`.
+  prompt hash and temperature (:mod:`engine.judges.http.cache`).
+- Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.pricing`.
 - Secrets: the API key is read from the environment by the factory, sent in a header,
   registered with :mod:`engine.secrets` and masked in every message this module raises
   or logs.
@@ -23,116 +23,23 @@ Provider specifics (URL, headers, body, reply shape) live in a :class:`WireForma
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from engine.http import HttpSession, RetryPolicy, SendError, send_with_retries
-from engine.judges.base import (
-    ChunkUse,
-    ClaimsResult,
-    ClaimVerdict,
-    ExtractedClaim,
-    JudgeGaveUp,
-    JudgeResponseError,
-    MetricScore,
-    RubricResult,
-    Usage,
-)
-from engine.judges.batched import verify_in_batches
-from engine.judges.cache import JudgeCache, cache_key
-from engine.judges.conversational import CONVERSATION_PROMPTS, ConversationCalls
-from engine.judges.graded import GRADED_PROMPTS, GradedCalls
-from engine.judges.pricing import PriceTable
-from engine.judges.replies import (
-    parse_chunk_use,
-    parse_claims,
-    parse_metric,
-    parse_rubric,
-    parse_verdict,
-)
+from engine.judges.base import JudgeGaveUp, JudgeResponseError, Usage
+from engine.judges.http.cache import JudgeCache, cache_key
+from engine.judges.http.prompt import Prompt, load_prompt
+from engine.pricing import PriceTable
 from engine.secrets import redact, register, register_url
 
 log = logging.getLogger("engine.judges.http")
 
 T = TypeVar("T")
-
-PROMPT_DIR = Path(__file__).parent / "prompts"
-
-
-# --------------------------------------------------------------------------- prompts
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """A versioned prompt file: ``<name>.<version>.md`` with ``## system`` and ``## user``."""
-
-    name: str
-    version: str
-    system: str
-    user: str
-
-    @property
-    def id(self) -> str:
-        """``name.version``, part of the cache key."""
-        return f"{self.name}.{self.version}"
-
-    def render(self, **values: str) -> tuple[str, str]:
-        """(system, user) with ``{{placeholders}}`` filled in one pass (values are not
-        re-scanned, so a context that contains ``{{answer}}`` stays literal)."""
-
-        def fill(template: str) -> str:
-            return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], template)
-
-        return fill(self.system), fill(self.user)
-
-
-def load_prompt(name: str, version: str = "v1") -> Prompt:
-    """Read ``prompts/<name>.<version>.md``."""
-    text = (PROMPT_DIR / f"{name}.{version}.md").read_text(encoding="utf-8")
-    sections: dict[str, list[str]] = {}
-    current: str | None = None
-    for line in text.splitlines():
-        header = re.fullmatch(r"##\s+(system|user)\s*", line)
-        if header:
-            current = header.group(1)
-            sections[current] = []
-        elif current is not None:
-            sections[current].append(line)
-    return Prompt(
-        name=name,
-        version=version,
-        system="\n".join(sections.get("system", [])).strip(),
-        user="\n".join(sections.get("user", [])).strip(),
-    )
-
-
-PROMPT_NAMES = (
-    "extract_claims",
-    "verify_claim",
-    "verify_claims",
-    "rubric",
-    "rag_correctness",
-    "rag_relevance",
-    "chunk_used",
-    "repair",
-    *GRADED_PROMPTS,
-    *CONVERSATION_PROMPTS,
-)
-
-
-def prompt_set_version(version: str = "v1") -> str:
-    """``v1-<8 hex>``: the version plus a hash of every prompt file's text, so an edited
-    prompt is a new version even if someone forgets to bump the file name."""
-    digest = hashlib.sha256()
-    for name in PROMPT_NAMES:
-        digest.update((PROMPT_DIR / f"{name}.{version}.md").read_bytes())
-    return f"{version}-{digest.hexdigest()[:8]}"
 
 
 # --------------------------------------------------------------------------- wire formats
@@ -358,129 +265,3 @@ def _describe(error: Exception) -> str:
     if isinstance(error, json.JSONDecodeError):
         return "the reply is not a JSON object"
     return str(error) or type(error).__name__
-
-
-# --------------------------------------------------------------------------- the judge
-
-
-def _numbered(texts: Sequence[str]) -> str:
-    return "\n\n".join(f"[{i + 1}] {t}" for i, t in enumerate(texts)) or "(no context)"
-
-
-class HttpJudge(GradedCalls, ConversationCalls):
-    """An LLM judge over HTTP; the wire format decides the provider. Grader-file calls
-    (rubrics, G-Eval, factuality, context relevance) come from ``GradedCalls``."""
-
-    def __init__(
-        self, client: HttpJudgeClient, *, prompt_version: str = "v1", batch_claims: bool = False
-    ) -> None:
-        self.client = client
-        self._version = prompt_version
-        self._prompts = {name: load_prompt(name, prompt_version) for name in PROMPT_NAMES}
-        self._batch = batch_claims
-        # Batched verification asks other prompts: its runs say so in their prompt version.
-        suffix = "-batched" if batch_claims else ""
-        self._set_version = prompt_set_version(prompt_version) + suffix
-
-    @property
-    def name(self) -> str:
-        """``provider:model``."""
-        return f"{self.client.wire.provider}:{self.client.model}"
-
-    @property
-    def prompt_version(self) -> str:
-        """Version of the prompt files, with a hash of their text."""
-        return self._set_version
-
-    async def extract_claims(self, response: str) -> ClaimsResult:
-        """Atomic claims from the model; offsets kept when a claim is verbatim."""
-        if not response.strip():
-            return ClaimsResult(claims=())
-        claims, usage = await self.client.complete_json(
-            self._prompts["extract_claims"], {"answer": response}, parse_claims
-        )
-        out = []
-        for claim in claims:
-            start = response.find(claim)
-            out.append(
-                ExtractedClaim(
-                    text=claim,
-                    start=start if start >= 0 else None,
-                    end=start + len(claim) if start >= 0 else None,
-                )
-            )
-        return ClaimsResult(claims=tuple(out), usage=usage)
-
-    async def verify_claim(self, claim: str, context: Sequence[str]) -> ClaimVerdict:
-        """SUPPORTED / CONTRADICTED / NOT_ENOUGH_INFO with quoted evidence."""
-        if not any(c.strip() for c in context):
-            return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify")
-        (verdict, evidence), usage = await self.client.complete_json(
-            self._prompts["verify_claim"],
-            {"claim": claim, "context": _numbered(context)},
-            parse_verdict,
-        )
-        return ClaimVerdict(verdict=verdict, evidence=evidence, usage=usage)
-
-    @property
-    def batches_claims(self) -> bool:
-        """Whether a sample's claims are verified in one call (``judge_calls=batched``)."""
-        return self._batch
-
-    async def verify_claims(
-        self, claims: Sequence[str], context: Sequence[str]
-    ) -> list[ClaimVerdict]:
-        """Every claim against the context in one call (``engine.judges.batched``), each
-        verdict naming the passages that state its claim."""
-        if not any(c.strip() for c in context):
-            return [
-                ClaimVerdict(
-                    verdict="NOT_ENOUGH_INFO", evidence="No context to verify", passages=()
-                )
-                for _ in claims
-            ]
-        return await verify_in_batches(
-            self.client, self._prompts["verify_claims"], claims, _numbered(context), len(context)
-        )
-
-    async def score_rubric(
-        self, question: str, context: Sequence[str], answer: str
-    ) -> RubricResult:
-        """Faithfulness and completeness 1-5 with reasoning."""
-        (faithfulness, completeness), usage = await self.client.complete_json(
-            self._prompts["rubric"],
-            {"question": question, "context": _numbered(context), "answer": answer},
-            parse_rubric,
-        )
-        return RubricResult(faithfulness=faithfulness, completeness=completeness, usage=usage)
-
-    async def score_correctness(self, question: str, answer: str, reference: str) -> MetricScore:
-        """RAG correctness 1-5 against the reference."""
-        (score, reasoning), usage = await self.client.complete_json(
-            self._prompts["rag_correctness"],
-            {"question": question, "answer": answer, "reference": reference},
-            parse_metric,
-        )
-        return MetricScore(score=score, reasoning=reasoning, usage=usage)
-
-    async def score_relevance(self, question: str, answer: str) -> MetricScore:
-        """RAG relevance 1-5."""
-        (score, reasoning), usage = await self.client.complete_json(
-            self._prompts["rag_relevance"], {"question": question, "answer": answer}, parse_metric
-        )
-        return MetricScore(score=score, reasoning=reasoning, usage=usage)
-
-    async def chunk_used(self, claims: Sequence[str], chunk: str) -> ChunkUse:
-        """Does the chunk support at least one claim (RAG precision)."""
-        if not claims:
-            return ChunkUse(used=False, reasoning="No statements to support.")
-        (used, reasoning), usage = await self.client.complete_json(
-            self._prompts["chunk_used"],
-            {"chunk": chunk, "claims": "\n".join(f"- {c}" for c in claims)},
-            parse_chunk_use,
-        )
-        return ChunkUse(used=used, reasoning=reasoning, usage=usage)
-
-    async def aclose(self) -> None:
-        """Close HTTP connections."""
-        await self.client.aclose()

@@ -1,14 +1,15 @@
 """OpenAI-compatible chat completions: OpenAI, Ollama, vLLM, LM Studio.
 
 ``POST {base}/v1/chat/completions`` with ``response_format: {"type": "json_object"}`` and a
-bearer key (none for Ollama). Everything else is shared (:mod:`engine.judges.http_client`).
+bearer key (none for Ollama). Everything else is shared (:mod:`engine.judges.http.client`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.judges.http_client import ChatReply, HttpJudge, HttpJudgeClient
+from engine.judges.http.client import ChatReply, HttpJudgeClient
+from engine.judges.http.judge import HttpJudge
 
 
 class OpenAIWire:

@@ -16,7 +16,8 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from engine.judges.quantities import (
+from engine.judges.local.antonyms import ANTONYM_PAIRS, IRREGULAR_FORMS
+from engine.judges.local.quantities import (
     CURRENCY_WORDS,
     MULTIPLIERS,
     UNITS,
@@ -25,7 +26,7 @@ from engine.judges.quantities import (
     quantities,
     same_quantity,
 )
-from engine.judges.rule_hit import RuleHit
+from engine.judges.local.rule_hit import RuleHit
 
 RULES_VERSION = "rules-v4"
 """Changes whenever a rule changes meaning; part of the local judge's prompt_version."""
@@ -270,113 +271,8 @@ def _only_in_added_parts(claim: str, names: set[str], evidence: str) -> bool:
 
 # --------------------------------------------------------------------------- antonyms
 
-_ANTONYM_PAIRS = [
-    ("increase", "decrease"),
-    ("increase", "reduce"),
-    ("rise", "fall"),
-    ("raise", "lower"),
-    ("higher", "lower"),
-    ("larger", "smaller"),
-    ("largest", "smallest"),
-    ("biggest", "smallest"),
-    ("more", "fewer"),
-    ("before", "after"),
-    ("earlier", "later"),
-    ("earliest", "latest"),
-    ("first", "last"),
-    ("free", "paid"),
-    ("include", "exclude"),
-    ("included", "excluded"),
-    ("available", "unavailable"),
-    ("allow", "prohibit"),
-    ("allowed", "forbidden"),
-    ("enable", "disable"),
-    ("open", "closed"),
-    ("public", "private"),
-    ("accept", "reject"),
-    ("win", "lose"),
-    ("won", "lost"),
-    ("gain", "loss"),
-    ("maximum", "minimum"),
-    ("online", "offline"),
-    ("internal", "external"),
-    ("success", "failure"),
-    ("true", "false"),
-    ("always", "never"),
-    ("buy", "sell"),
-    ("import", "export"),
-    ("positive", "negative"),
-    ("legal", "illegal"),
-    ("supported", "unsupported"),
-    ("compatible", "incompatible"),
-    ("possible", "impossible"),
-    ("optional", "mandatory"),
-    ("optional", "required"),
-    ("monthly", "annual"),
-    ("monthly", "yearly"),
-    ("north", "south"),
-    ("east", "west"),
-    ("male", "female"),
-    ("cheaper", "expensive"),
-    ("cheapest", "expensive"),
-    ("faster", "slower"),
-    ("fastest", "slowest"),
-    ("profit", "loss"),
-    ("born", "died"),
-    ("win", "lost"),
-    ("morning", "evening"),
-    ("weekdays", "weekends"),
-    ("automatic", "manual"),
-    ("automatically", "manually"),
-    ("permanent", "temporary"),
-    ("unlimited", "limited"),
-    ("inside", "outside"),
-    ("above", "below"),
-    ("up", "down"),
-    ("same", "different"),
-    ("new", "used"),
-    ("hot", "cold"),
-    ("young", "old"),
-    ("oldest", "youngest"),
-    ("long", "short"),
-    ("longest", "shortest"),
-    ("longer", "shorter"),
-    ("rise", "decline"),
-    ("grow", "shrink"),
-    ("grow", "decrease"),
-    ("grow", "decline"),
-    ("grow", "fall"),
-    ("increase", "decline"),
-    ("increase", "fall"),
-    ("rise", "decrease"),
-    ("premium", "free"),
-    ("indoor", "outdoor"),
-    ("start", "end"),
-    ("beginning", "end"),
-    ("used", "unused"),
-    ("add", "remove"),
-    ("wet", "dry"),
-    ("strong", "weak"),
-    ("heavy", "light"),
-    ("high", "low"),
-    ("easy", "difficult"),
-    ("simple", "complex"),
-    ("success", "fail"),
-    ("pass", "fail"),
-    ("winner", "loser"),
-]
-_IRREGULAR = {
-    "rise": {"rose", "risen", "rising"},
-    "fall": {"fell", "fallen", "falling"},
-    "grow": {"grew", "grown", "growing"},
-    "win": {"won", "winning"},
-    "lose": {"lost", "losing"},
-    "buy": {"bought"},
-    "sell": {"sold"},
-    "shrink": {"shrank", "shrunk"},
-}
 _ANTONYMS: dict[str, set[str]] = {}
-for _a, _b in _ANTONYM_PAIRS:
+for _a, _b in ANTONYM_PAIRS:
     _ANTONYMS.setdefault(_a, set()).add(_b)
     _ANTONYMS.setdefault(_b, set()).add(_a)
 
@@ -384,7 +280,7 @@ for _a, _b in _ANTONYM_PAIRS:
 def _variants(word: str) -> set[str]:
     base = word[:-1] if word.endswith("e") else word
     forms = {word, word + "s", word + "d", word + "ed", word + "es", base + "ing"}
-    return forms | _IRREGULAR.get(word, set())
+    return forms | IRREGULAR_FORMS.get(word, set())
 
 
 # Word forms computed once: the rule runs for every (claim, evidence) pair.

@@ -1,13 +1,14 @@
 """Anthropic messages API: ``POST {base}/v1/messages`` with ``x-api-key`` and
 ``anthropic-version`` headers. The JSON shape is asked for in the prompt (the API has no
-JSON mode); parsing and repair are shared (:mod:`engine.judges.http_client`).
+JSON mode); parsing and repair are shared (:mod:`engine.judges.http.client`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.judges.http_client import ChatReply, HttpJudge, HttpJudgeClient
+from engine.judges.http.client import ChatReply, HttpJudgeClient
+from engine.judges.http.judge import HttpJudge
 
 ANTHROPIC_VERSION = "2023-06-01"
 

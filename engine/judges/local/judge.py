@@ -3,13 +3,13 @@
 Claims are the response's sentences and clauses (verbatim spans, offsets kept). A claim is
 checked against the context's sentences and clauses by embedding similarity blended with
 lexical coverage (share of the claim's content words the evidence states); the contradiction
-rules of :mod:`engine.judges.rules` then read the closest evidence, because embeddings score
+rules of :mod:`engine.judges.local.rules` then read the closest evidence, because embeddings score
 a negated or re-numbered sentence nearly as high as the original.
 
 Verdicts:
 - CONTRADICTED: evidence at least the contradiction threshold makes a rule fire and no
   clean evidence comes within the margin;
-- SUPPORTED: the learned combiner (:mod:`engine.judges.combiner`, a logistic regression over
+- SUPPORTED: the learned combiner (:mod:`engine.judges.local.combiner`, a logistic regression over
   cosines, coverage and missing-detail features, trained on public human-labelled sets)
   gives at least its threshold; without a combiner (an embedder it was not trained for),
   some evidence scores at least the support threshold, no rule fires on it and it states
@@ -26,11 +26,8 @@ which claims were not supported. Thresholds are calibrated for the local MiniLM 
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -45,15 +42,19 @@ from engine.judges.base import (
     RubricResult,
     RubricScore,
 )
-from engine.judges.combiner import Combiner, load_combiner, load_correctness, vetoed
-from engine.judges.evidence import (
+from engine.judges.local.abstention import Abstention, detect_abstention
+from engine.judges.local.combiner import Combiner, load_combiner, load_correctness, vetoed
+from engine.judges.local.evidence import (
     Assessment,
     PreparedContext,
     Unit,
     assess,
     correctness_features,
 )
-from engine.judges.local_texts import (
+from engine.judges.local.memo import Memo
+from engine.judges.local.offload import off_loop
+from engine.judges.local.rules import RULES_VERSION, content_stems
+from engine.judges.local.texts import (
     BRIDGES,
     MAX_EMBEDDED_UNITS,
     NO_ANSWER,
@@ -62,10 +63,7 @@ from engine.judges.local_texts import (
     selected_units,
     short,
 )
-from engine.judges.offload import off_loop
-from engine.judges.rules import RULES_VERSION, content_stems
 from engine.models import Verdict
-from engine.scoring.abstention import Abstention, detect_abstention
 from engine.text import Span, split_clauses, split_sentences
 
 __all__ = ["LOCAL_THRESHOLDS", "MAX_EMBEDDED_UNITS", "LocalJudge", "Thresholds", "claim_spans"]
@@ -91,35 +89,6 @@ class Thresholds:
 LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
 
 """Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Memo(Generic[K, V]):
-    """A thread-safe map keeping its ``size`` most recently used entries: what the judge
-    worked out once per context, claim or answer, read again by each metric."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._entries: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            value = self._entries.get(key)
-            if value is not None:
-                self._entries.move_to_end(key)
-            return value
-
-    def put(self, key: K, value: V) -> V:
-        """Keep ``value`` (forgetting the least recently used beyond the size); returns it."""
-        with self._lock:
-            self._entries[key] = value
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-        return value
 
 
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
@@ -169,14 +138,14 @@ class LocalJudge:
         )
         # A batch of samples prepares each context, chunk, answer and reference once
         # ahead of judging: keep enough for the largest batch.
-        self._contexts: _Memo[tuple[str, ...], PreparedContext] = _Memo(1024)
+        self._contexts: Memo[tuple[str, ...], PreparedContext] = Memo(1024)
         # A sample's claims are verified against its context twice (claim faithfulness
         # and the rubric): the second time reads the first verdict.
-        self._verdicts: _Memo[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
-        self._verdicts = _Memo(4096)
+        self._verdicts: Memo[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
+        self._verdicts = Memo(4096)
         # A sample's answer is checked for abstention by claims, rubric, correctness and
         # relevance: the rules and prototype cosines run once per answer.
-        self._abstentions: _Memo[str, Abstention] = _Memo(4096)
+        self._abstentions: Memo[str, Abstention] = Memo(4096)
 
     @property
     def name(self) -> str:
@@ -200,7 +169,7 @@ class LocalJudge:
 
     def prefetch(self, samples: Sequence[tuple[str, str, str, Sequence[str]]]) -> None:
         """Embed, in one pass per step, what judging each (question, answer, reference,
-        context) will embed (``engine.judges.local_texts.batch_texts``)."""
+        context) will embed (``engine.judges.local.texts.batch_texts``)."""
         batch_texts(self, self._embed, samples)
 
     def prepare(self, context: Sequence[str]) -> PreparedContext:

@@ -12,9 +12,11 @@ JSON file next to this module, loaded at run time. Nothing here downloads anythi
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -135,9 +137,10 @@ class Combiner:
         }
 
 
-def from_json(data: dict[str, object]) -> Combiner:
-    """A combiner from its JSON form; its features must be known ones."""
-    features = tuple(str(f) for f in data["features"])  # type: ignore[attr-defined]
+def from_json(data: Mapping[str, Any]) -> Combiner:
+    """A combiner from its JSON form (parsed JSON: any shape until checked); its features
+    must be known ones."""
+    features = tuple(str(f) for f in data["features"])
     space = CORRECTNESS_FEATURES if data.get("space") == "correctness" else FEATURES
     unknown = [f for f in features if f not in space]
     if unknown:
@@ -151,8 +154,8 @@ def from_json(data: dict[str, object]) -> Combiner:
         mean=vector("mean"),
         scale=vector("scale"),
         weights=vector("weights"),
-        bias=float(data["bias"]),  # type: ignore[arg-type]
-        threshold=float(data["threshold"]),  # type: ignore[arg-type]
+        bias=float(data["bias"]),
+        threshold=float(data["threshold"]),
         version=str(data["version"]),
         space=space,
     )

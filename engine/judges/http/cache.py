@@ -32,7 +32,7 @@ from typing import Any
 
 from engine.cache_db import open_cache_db, write_rows
 
-log = logging.getLogger("engine.judges.cache")
+log = logging.getLogger("engine.judges.http.cache")
 
 DB_NAME = "judge.sqlite3"
 _SCHEMA = """

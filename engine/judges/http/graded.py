@@ -18,7 +18,7 @@ from engine.judges.base import JudgeResponseError, RubricVerdict, Usage
 from engine.models import Frozen
 
 if TYPE_CHECKING:
-    from engine.judges.http_client import HttpJudgeClient, Prompt
+    from engine.judges.http.prompt import JsonCalls, Prompt
 
 GRADED_PROMPTS = (
     "grade_rubric",
@@ -169,7 +169,7 @@ def _numbered(texts: Sequence[str]) -> str:
 class GradedCalls:
     """The grader calls of ``HttpJudge`` (mixed in; ``client`` and ``_prompts`` are its)."""
 
-    client: HttpJudgeClient
+    client: JsonCalls
     _prompts: dict[str, Prompt]
 
     async def grade_rubric(

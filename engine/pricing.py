@@ -1,4 +1,4 @@
-"""Prices of judge models, in US dollars per million tokens (input, output).
+"""Prices of models (judges and targets), in US dollars per million tokens (input, output).
 
 The table is a default; a run can override or extend it (``RunConfig.prices``, or
 ``--option prices=...``) without a release. Unknown models cost 0.0 (local servers such as Ollama).
@@ -16,6 +16,7 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "gpt-4.1": (2.00, 8.00),
     "gpt-4.1-mini": (0.40, 1.60),
     "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-3.5-turbo": (0.50, 1.50),
     "o4-mini": (1.10, 4.40),
     "o3-mini": (1.10, 4.40),
     "gpt-5": (1.25, 10.00),
@@ -65,3 +66,10 @@ class PriceTable:
         if prices is None:
             return 0.0
         return (input_tokens * prices[0] + output_tokens * prices[1]) / 1_000_000
+
+
+def model_prices(spec: str, overrides: Mapping[str, Any] | None = None) -> tuple[float, float]:
+    """(input, output) USD per million tokens of ``provider:model``; (0, 0) when unknown."""
+    if ":" not in spec:
+        return (0.0, 0.0)
+    return PriceTable(overrides).prices(spec.split(":", 1)[1]) or (0.0, 0.0)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.judges.base import JudgeResponseError
-from engine.scoring.conversation import (
+from engine.judges.conversation import (
     Completeness,
     Intent,
     Retention,
@@ -23,7 +23,7 @@ from engine.scoring.conversation import (
 )
 
 if TYPE_CHECKING:
-    from engine.judges.http_client import HttpJudgeClient, Prompt
+    from engine.judges.http.prompt import JsonCalls, Prompt
 
 CONVERSATION_PROMPTS = ("conversation_turn", "knowledge_retention", "conversation_completeness")
 """Prompt files of the conversation calls (part of the judge's prompt-set version)."""
@@ -49,7 +49,8 @@ def parse_turn(has_expectation: bool, has_role: bool) -> Any:
         obj = _object(payload)
         score = obj.get("expectation_score")
         number = isinstance(score, int | float) and not isinstance(score, bool)
-        if has_expectation and not (number and 0 <= float(score) <= 1):  # type: ignore[arg-type]
+        in_range = isinstance(score, int | float) and 0 <= float(score) <= 1
+        if has_expectation and not (number and in_range):
             raise JudgeResponseError(
                 f'expected "expectation_score": a number from 0.0 to 1.0, got {score!r}'
             )
@@ -113,7 +114,7 @@ class ConversationCalls:
     """The conversation calls of ``HttpJudge`` (mixed in; ``client`` and ``_prompts`` are
     its)."""
 
-    client: HttpJudgeClient
+    client: JsonCalls
     _prompts: dict[str, Prompt]
 
     async def grade_turn(self, role: str, window: Sequence[Said], reply: Said) -> TurnVerdict:
