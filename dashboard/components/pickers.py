@@ -11,13 +11,28 @@ if TYPE_CHECKING:
 
 
 def run_label(runs: pl.DataFrame) -> dict[str, str]:
-    """``run_id -> "name · 2026-11-08 · run_id"`` for select boxes."""
+    """``run_id -> "name · 2026-11-08 · run_id"`` for select boxes; a run that did not
+    complete says so (``· cancelled``), so a partial run is never mistaken for a whole one."""
     out: dict[str, str] = {}
-    for row in runs.select("run_id", "name", "started_at").iter_rows():
+    status = runs["status"] if "status" in runs.columns else None
+    for i, row in enumerate(runs.select("run_id", "name", "started_at").iter_rows()):
         run_id, name, started = row
         when = started.strftime("%Y-%m-%d %H:%M") if started is not None else "?"
-        out[str(run_id)] = f"{name} · {when} · {run_id}"
+        state = status[i] if status is not None else "completed"
+        note = "" if state in ("completed", None) else f" · {state}"
+        out[str(run_id)] = f"{name} · {when} · {run_id}{note}"
     return out
+
+
+def default_run_index(runs: pl.DataFrame) -> int:
+    """Position of the newest completed run in ``runs`` (newest first); 0 when none
+    completed. A cancelled or failed run is shown when asked for, never by default."""
+    if "status" not in runs.columns:
+        return 0
+    for i, state in enumerate(runs["status"]):
+        if state == "completed":
+            return i
+    return 0
 
 
 SHOW_ARCHIVED = "show_archived"
@@ -58,7 +73,8 @@ def pick_run(
     runs: pl.DataFrame, key: str, *, container: DeltaGenerator | None = None, label: str = "Run"
 ) -> str:
     """The run picker of every page: ``runs`` labelled by name, start and id (``run_label``),
-    the URL's ``run`` chosen first, else the newest. ``key`` is the page's session key."""
+    the URL's ``run`` chosen first, else the newest completed run. ``key`` is the page's
+    session key."""
     import streamlit as st
 
     from dashboard.components.url_state import url_index
@@ -69,7 +85,7 @@ def pick_run(
     picked = select(
         label,
         run_ids,
-        index=url_index("run", run_ids),
+        index=url_index("run", run_ids, default_run_index(runs)),
         format_func=lambda run_id: labels.get(run_id, run_id),
         key=key,
     )

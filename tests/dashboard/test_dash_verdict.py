@@ -56,3 +56,22 @@ def test_nothing_beyond_noise_and_no_baseline_say_so() -> None:
         "No domain changed beyond noise (2 compared)."
     )
     assert "No baseline" in domain_verdict(frame, METRICS, False).headline()
+
+
+def test_a_cancelled_run_is_labelled_and_never_the_default() -> None:
+    from datetime import datetime
+
+    from dashboard.components.pickers import default_run_index, run_label
+
+    runs = pl.DataFrame(
+        {
+            "run_id": ["r3", "r2", "r1"],
+            "name": ["week 3", "week 2", "week 1"],
+            "started_at": [datetime(2026, 11, d) for d in (22, 15, 8)],
+            "status": ["cancelled", "completed", "completed"],
+        }
+    )
+    assert default_run_index(runs) == 1
+    assert run_label(runs)["r3"] == "week 3 · 2026-11-22 00:00 · r3 · cancelled"
+    assert run_label(runs)["r2"] == "week 2 · 2026-11-15 00:00 · r2"
+    assert default_run_index(runs.filter(pl.col("status") == "cancelled")) == 0
