@@ -42,6 +42,7 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--series", "series", "NAME"),
     RunFlag("--iterations", "iterations", "N"),
     RunFlag("--judge", "judge", "SPEC"),
+    RunFlag("--verifier", "verifier", "SPEC"),
     RunFlag("--embedder", "embedder", "SPEC"),
     RunFlag("--target", "target", "SPEC"),
     RunFlag("--concurrency", "concurrency", "N"),

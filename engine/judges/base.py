@@ -83,6 +83,10 @@ class ClaimVerdict(Frozen):
     judge said (a batched verification does; RAG precision then needs no call of its own)."""
     usage: Usage = Usage()
     """What the verification cost."""
+    confidence: float | None = None
+    """The probability the verdict is right, as the deciding model gives it (a verifier's
+    class probability, the local combiner's support probability); None when the verdict
+    came from a rule or a judge that gives none."""
 
 
 class RubricScore(Frozen):

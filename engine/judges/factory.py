@@ -24,6 +24,7 @@ from engine.judges.http.openai_compat import OpenAICompatJudge, OpenAIWire
 from engine.judges.local.judge import LocalJudge
 from engine.pricing import PriceTable
 from engine.secrets import env_secret
+from engine.verifier.choice import ClaimVerifier
 
 OLLAMA_BASE_URL = "http://127.0.0.1:11434"
 OPENAI_BASE_URL = "https://api.openai.com"
@@ -42,16 +43,18 @@ def build_judge(
     max_retries: int = 4,
     retries: int | None = None,
     batch_claims: bool = True,
+    verifier: ClaimVerifier | None = None,
 ) -> Judge:
     """The judge named by ``spec``. Raises JudgeError for an unknown spec or a missing key.
 
     ``retries`` (the run's ``retries``) are the retries of each HTTP call after its first
     attempt; when given it replaces ``max_retries``. These are the only retries of a judge
     call: nothing above the HTTP layer retries again. ``batch_claims`` verifies all of a
-    sample's claims in one call (False: one call per claim and one per context chunk)."""
+    sample's claims in one call (False: one call per claim and one per context chunk).
+    ``verifier`` decides the local judge's claims (None: its rules and combiner)."""
     spec = spec.strip()
     if spec == "local":
-        return LocalJudge(embedder)
+        return LocalJudge(embedder, verifier=verifier)
     return build_llm_judge(
         spec,
         cache_dir=cache_dir,

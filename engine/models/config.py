@@ -289,6 +289,10 @@ class RunConfig(Frozen):
     """How many times every sample is evaluated."""
     judge: str = "local"
     """Judge spec: ``local``, ``openai:MODEL``, ``anthropic:MODEL`` or ``ollama:MODEL``."""
+    verifier: str = "rules"
+    """Who decides each claim of the local judge: ``rules`` (its rules and learned combiner)
+    or a grounding model over HTTP, ``openai:MODEL`` or ``ollama:MODEL`` (for example
+    ``ollama:bespoke-minicheck``), reading the evidence the embedder finds."""
     embedder: str = "local"
     """Embedder spec: ``local`` or ``openai:MODEL``."""
     target: str = "recorded"

@@ -268,6 +268,10 @@ class VerdictRecord(Frozen):
     """Start offset of the claim in the response, when it is a verbatim span."""
     response_end: int | None = None
     """End offset (exclusive) of the claim."""
+    confidence: float | None = None
+    """Probability that the verdict is right, as the deciding model gave it (a verifier's
+    class probability, the local combiner's support probability); null for a verdict of a
+    rule or of a judge that gives none."""
 
 
 class IterationMetricsRecord(Frozen):

@@ -76,6 +76,7 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
     from engine.judges.factory import build_judge
     from engine.scoring.analyzer import ResponseAnalyzer
     from engine.scoring.judging import judge_sample
+    from engine.verifier.choice import build_verifier
 
     target = build_target(
         config.target,
@@ -96,6 +97,7 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         prices=config.prices,
         retries=config.retries,
         batch_claims=config.judge_calls == "batched",
+        verifier=build_verifier(config.verifier, concurrency=config.concurrency),
     )
 
     async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:

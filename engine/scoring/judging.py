@@ -110,6 +110,7 @@ class JudgeOutcome:
                 evidence=check.verdict.evidence,
                 similarity=check.verdict.similarity,
                 rule=check.verdict.rule,
+                confidence=check.verdict.confidence,
                 response_start=check.claim.start,
                 response_end=check.claim.end,
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -48,7 +49,10 @@ def _with_logprobs(token: str, yes: float, no: float) -> Reply:
 def test_yes_and_no_from_text_and_the_minicheck_prompt(loopback_llm: LoopbackLLM) -> None:  # noqa: F811
     verifier = RemoteVerifier("ollama:bespoke-minicheck", base_url=loopback_llm.url, policy=FAST)
     try:
-        loopback_llm.script(Reply.text("Yes"), Reply.text("No."))
+        # The two calls go out together: answer by the claim, not by arrival order.
+        loopback_llm.responder = lambda provider, body: Reply.text(
+            "No." if body["messages"][-1]["content"].endswith("Free") else "Yes"
+        )
         probs = verifier.predict([("Pro costs $49.", "Pro is $49"), ("Pro costs $49.", "Free")])
     finally:
         verifier.close()
@@ -92,5 +96,63 @@ def test_an_answer_that_is_neither_yes_nor_no_is_retried_then_an_error(
 
 @pytest.mark.parametrize("spec", ["anthropic:claude", "ollama:", "local", "minicheck"])
 def test_unknown_specs_are_refused(spec: str) -> None:
-    with pytest.raises(ValueError, match="expected local, openai:MODEL or ollama:MODEL"):
+    with pytest.raises(ValueError, match="expected rules, openai:MODEL or ollama:MODEL"):
         parse_spec(spec)
+
+
+def test_the_local_judge_lets_a_verifier_decide_on_the_evidence_the_embedder_finds(
+    loopback_llm: LoopbackLLM,  # noqa: F811
+) -> None:
+    from engine.embedders.local import LocalEmbedder
+    from engine.judges.local.judge import LocalJudge
+
+    embedder = LocalEmbedder()
+    verifier = RemoteVerifier("ollama:bespoke-minicheck", base_url=loopback_llm.url, policy=FAST)
+    judge = LocalJudge(embedder, verifier=verifier)
+    context = [
+        "Acme Vault stores backups in Frankfurt. Prices start at $12 per user.",
+        "Support answers within four hours on business days.",
+    ]
+    try:
+        loopback_llm.script(_with_logprobs("No", 0.1, 0.9))
+        verdict = judge.verify("Acme Vault keeps backups in Dublin", context)
+    finally:
+        verifier.close()
+    # P(no) = 0.9 / (0.9 + 0.1 + 0.01 for " yes"), rounded to 4 places
+    assert verdict.verdict == "NOT_ENOUGH_INFO"
+    assert verdict.confidence == pytest.approx(0.9 / 1.01, abs=1e-4)
+    prompt = loopback_llm.requests[0].prompt_text
+    assert "Frankfurt" in prompt and "Claim: Acme Vault keeps backups in Dublin" in prompt
+    assert "+verifier:ollama:bespoke-minicheck" in judge.prompt_version
+
+
+def test_a_run_with_a_verifier_records_each_verdicts_confidence(
+    loopback_llm: LoopbackLLM,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from engine.lake import read_table
+    from evalhouse.cli import main
+
+    monkeypatch.setenv("OLLAMA_BASE_URL", loopback_llm.url)
+    loopback_llm.responder = lambda provider, body: Reply.text("Yes")
+    case = {
+        "id": "q1",
+        "domain": "acme.com",
+        "query": "Where are backups kept?",
+        "response": "Backups are kept in Frankfurt.",
+        "expected_answer": {"text": "In Frankfurt."},
+        "context": ["Acme Vault stores backups in Frankfurt."],
+    }
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    home = tmp_path / "home"
+    argv = ["run", "--test-set", str(path), "--name", "v", "--no-ingest", "--home", str(home)]
+    assert main([*argv, "--verifier", "ollama:bespoke-minicheck"]) == 0
+    run_id = capsys.readouterr().out.strip().splitlines()[-1]
+    verdicts = read_table(home / "lake", "verdicts", run_id).to_pylist()
+    assert verdicts and all(v["verdict"] == "SUPPORTED" for v in verdicts)
+    assert all(v["confidence"] == 1.0 for v in verdicts)
+    assert main([*argv, "--verifier", "anthropic:x"]) == 2
+    assert "--verifier" in capsys.readouterr().err

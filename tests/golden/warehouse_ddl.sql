@@ -122,7 +122,8 @@ CREATE TABLE IF NOT EXISTS "verdicts" (
     "similarity" DOUBLE,
     "rule" VARCHAR,
     "response_start" BIGINT,
-    "response_end" BIGINT
+    "response_end" BIGINT,
+    "confidence" DOUBLE
 );
 
 CREATE TABLE IF NOT EXISTS "iteration_metrics" (

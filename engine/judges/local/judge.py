@@ -65,6 +65,7 @@ from engine.judges.local.texts import (
 )
 from engine.models import Verdict
 from engine.text import Span, split_clauses, split_sentences
+from engine.verifier.choice import ClaimVerifier
 
 __all__ = ["LOCAL_THRESHOLDS", "MAX_EMBEDDED_UNITS", "LocalJudge", "Thresholds", "claim_spans"]
 
@@ -95,6 +96,10 @@ def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
     return max(lo, min(hi, x))
 
 
+VERIFIER_UNITS = 3
+"""Context units (sentences or clauses) closest to a claim that a verifier reads."""
+
+
 class LocalJudge:
     """The default judge: claim split + embedding similarity + contradiction rules."""
 
@@ -107,11 +112,15 @@ class LocalJudge:
         correctness: Combiner | None = None,
         use_combiner: bool = True,
         cache_size: int = 20_000,
+        verifier: ClaimVerifier | None = None,
     ) -> None:
         """Judge with ``embedder``; the committed combiner is used with the local MiniLM
         embedder it was trained for unless ``combiner``/``correctness`` are given
         (``use_combiner=False`` loads none, as the training script needs)."""
         self._embedder = embedder
+        self.verifier = verifier
+        """Decides each claim from the evidence the embedder finds; None: the rules and the
+        combiner decide."""
         if thresholds is None:
             thresholds = (
                 LOCAL_THRESHOLDS
@@ -159,7 +168,11 @@ class LocalJudge:
         learned = "".join(
             f"+{c.version}" for c in (self.combiner, self.correctness) if c is not None
         )
-        return f"{LOCAL_VERSION}{learned}@{self._embedder.name}:s{t.support:g}c{t.contradiction:g}"
+        decided = f"+verifier:{self.verifier.name}" if self.verifier is not None else ""
+        return (
+            f"{LOCAL_VERSION}{learned}{decided}@{self._embedder.name}"
+            f":s{t.support:g}c{t.contradiction:g}"
+        )
 
     # ------------------------------------------------------------------ embeddings
     def _embed(self, texts: Sequence[str]) -> Vectors:
@@ -248,6 +261,8 @@ class LocalJudge:
         if not prepared.units:
             return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify"), 0.0
         a = self.assess(claim, prepared)
+        if self.verifier is not None:
+            return self._verified(claim, a, prepared)
         verdict = self._decide(a, prepared)
         if verdict.verdict == "CONTRADICTED":
             return verdict, 0.0
@@ -255,11 +270,36 @@ class LocalJudge:
             return verdict, 1.0
         if self.combiner is not None:
             p = self.combiner.probability(a.features)
+            right = p if verdict.verdict == "SUPPORTED" else 1.0 - p
+            verdict = verdict.model_copy(update={"confidence": round(right, 4)})
             return verdict, p if verdict.verdict == "SUPPORTED" else min(p, 0.5)
         if verdict.verdict == "SUPPORTED":
             return verdict, 1.0
         sim, support = verdict.similarity or 0.0, self.thresholds.support
         return verdict, 0.75 * _clip((sim - 0.2) / (support - 0.2))
+
+    def _verified(
+        self, claim: str, a: Assessment, prepared: PreparedContext
+    ) -> tuple[ClaimVerdict, float]:
+        """The verifier's verdict on ``claim`` against the units closest to it (the
+        embedder finds the evidence, the verifier reads it), in context order."""
+        assert self.verifier is not None
+        best = [int(i) for i in np.argsort(-a.cosines, kind="stable")[:VERIFIER_UNITS]]
+        window = " ".join(prepared.units[i].text for i in sorted(best))
+        probs = self.verifier.predict([(window, claim)])[0]
+        kind: Verdict = "NOT_ENOUGH_INFO"
+        if probs[0] >= 0.5:
+            kind = "SUPPORTED"
+        elif probs[1] >= 0.5:
+            kind = "CONTRADICTED"
+        right = float(probs[{"SUPPORTED": 0, "CONTRADICTED": 1}.get(kind, 2)])
+        verdict = ClaimVerdict(
+            verdict=kind,
+            evidence=window,
+            similarity=round(float(a.cosines[best[0]]), 4),
+            confidence=round(right, 4),
+        )
+        return verdict, float(probs[0])
 
     def _cosines(self, prepared: PreparedContext, text: str) -> np.ndarray:
         """Cosine of ``text`` with each context unit. A long context (over

@@ -1,0 +1,50 @@
+"""Which claim verifier a run uses: the local judge's own rules and combiner (the default),
+or a grounding model over HTTP (``--verifier openai:MODEL`` / ``ollama:MODEL``).
+
+Every verifier answers the same question the same way: for (evidence, claim) pairs, the
+probabilities of (supported, contradicted, not supported). The local judge still finds the
+candidate evidence with the embedder; a verifier given to it decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import InputError
+
+RULES = "rules"
+"""The default: the local judge's own rules and learned combiner decide each claim."""
+
+
+class ClaimVerifier(Protocol):
+    """(evidence, claim) -> P(supported, contradicted, not_supported), rows summing to 1."""
+
+    @property
+    def name(self) -> str:
+        """The verifier's spec, recorded with the run (``ollama:bespoke-minicheck``)."""
+        ...
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
+        """One row of three probabilities per pair."""
+        ...
+
+
+class VerifierSpecError(InputError):
+    """``--verifier`` names no verifier this version knows (exit 2, one line)."""
+
+
+def build_verifier(spec: str | None, *, concurrency: int = 8) -> ClaimVerifier | None:
+    """The verifier named by ``spec``; None (the local judge decides) for None or ``rules``.
+    ``VerifierSpecError`` names the accepted specs."""
+    if spec is None or spec.strip() in ("", RULES):
+        return None
+    from engine.verifier.remote import RemoteVerifier
+
+    try:
+        return RemoteVerifier(spec, concurrency=concurrency)
+    except ValueError as exc:
+        raise VerifierSpecError(f"--verifier: {exc}") from None
