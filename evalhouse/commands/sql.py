@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     )
     frame = result.frame
     if args.format == "csv":
-        sys.stdout.write(frame.write_csv())
+        sys.stdout.write(csv_ready(frame).write_csv())
     elif args.format == "json":
         sys.stdout.write(json.dumps(frame.to_dicts(), default=str, indent=1) + "\n")
     else:
@@ -69,3 +69,18 @@ def run(args: argparse.Namespace) -> int:
     if result.truncated and args.format != "table":
         err(f"output cut at {args.max_rows} rows (--max-rows)")
     return EXIT_OK
+
+
+def csv_ready(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with every nested column (lists, structs) as JSON text: CSV has no nested
+    values, and a spreadsheet or ``json.loads`` reads the cell back."""
+    import polars as pl
+
+    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    return frame.with_columns(
+        pl.col(name).map_elements(
+            lambda v: json.dumps(v.to_list() if isinstance(v, pl.Series) else v, default=str),
+            return_dtype=pl.String,
+        )
+        for name in nested
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
@@ -33,6 +35,17 @@ def test_table_csv_json(seeded: Paths, capsys: pytest.CaptureFixture[str]) -> No
         {"sample_id": "s1", "accuracy": 80.0},
         {"sample_id": "s2", "accuracy": 80.0},
     ]
+
+
+def test_csv_writes_nested_columns_as_json(
+    seeded: Paths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    q = "SELECT sample_id, ['a', 'b'] AS tags, {'n': 1} AS info FROM results ORDER BY 1 LIMIT 1"
+    assert main(["sql", q, "--format", "csv", "--home", str(seeded.home)]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    rows = list(csv.DictReader(io.StringIO(captured.out)))
+    assert json.loads(rows[0]["tags"]) == ["a", "b"] and json.loads(rows[0]["info"]) == {"n": 1}
 
 
 @pytest.mark.parametrize(
