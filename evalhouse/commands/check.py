@@ -65,6 +65,18 @@ def run(args: argparse.Namespace) -> int:
                 f"(its candidates: {shown})"
             )
     metrics = queries.check_metrics(warehouse, args.run_id, args.candidate)
+    unknown = [t.metric for t in thresholds if t.metric not in metrics and ":" not in t.metric]
+    if unknown:
+        raise UsageError(
+            f"unknown metric {unknown[0]!r} (metrics: {', '.join(sorted(metrics))}, "
+            "grader:<id>, conversation:<metric>)"
+        )
+    max_regressions = args.max_regressions
+    if args.baseline and not thresholds and max_regressions is None:
+        # --baseline alone gates what it names: no sample may fall beyond the tolerance.
+        max_regressions = 0
+    if not thresholds and max_regressions is None:
+        raise UsageError("nothing to check: give --min/--max METRIC=VALUE or --baseline RUN_ID")
     regressions = None
     if args.baseline:
         regressed = queries.check_regressions(
@@ -72,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         )
         regressions = regressed.height
     checks = evaluate_gate(
-        metrics, thresholds, regressions=regressions, max_regressions=args.max_regressions
+        metrics, thresholds, regressions=regressions, max_regressions=max_regressions
     )
     print(render_table(checks))
     if args.format == "junit":

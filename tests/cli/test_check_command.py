@@ -101,3 +101,23 @@ def test_unknown_metric_fails_with_the_known_ones(
 ) -> None:
     assert _check(seeded, "new", "--min", "grader:tone=0.5") == 1
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_an_unknown_metric_is_a_usage_error_naming_the_known_ones(
+    seeded: Paths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _check(seeded, "new", "--min", "bogus=1") == 2
+    err = capsys.readouterr().err
+    assert "unknown metric 'bogus'" in err and "accuracy" in err and "judge_faithfulness" in err
+    # a known metric this run has no value for is a quality failure, not a usage error
+    assert _check(seeded, "new", "--min", "judge_faithfulness=3") == 1
+
+
+def test_baseline_alone_gates_regressions_and_nothing_to_check_is_refused(
+    seeded: Paths, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _check(seeded, "new", "--baseline", "base") == 1  # s1 and s3 fell beyond 5 points
+    assert "regress" in capsys.readouterr().out.lower()
+    assert _check(seeded, "new", "--baseline", "base", "--tolerance", "25") == 0
+    assert _check(seeded, "new") == 2
+    assert "nothing to check" in capsys.readouterr().err

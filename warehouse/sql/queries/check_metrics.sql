@@ -1,4 +1,5 @@
--- Means of every gateable metric of one run (optionally one candidate), in long form.
+-- Means of every gateable metric of one run (optionally one candidate), in long form; the
+-- results metrics are all listed, null when the run has no value (so check knows the names).
 WITH r AS (
     SELECT * FROM results
     WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
@@ -23,7 +24,7 @@ SELECT metric, value FROM (
         avg(CASE WHEN error IS NULL THEN 0.0 ELSE 1.0 END) AS error_rate,
         count(*)::DOUBLE AS samples
     FROM r
-) UNPIVOT (value FOR metric IN (COLUMNS(*)))
+) UNPIVOT INCLUDE NULLS (value FOR metric IN (COLUMNS(*)))
 UNION ALL
 -- Conversations (one row each in conversation_scores): present only when the run has some.
 SELECT 'conversation:' || metric AS metric, value FROM (
