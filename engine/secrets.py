@@ -74,9 +74,10 @@ def register_url(url: str) -> None:
     register(password)
     register(parts.password)
     user = unquote(parts.username or "")
-    pair = f"{user}:{password}"
-    register(pair)  # its base64 form is what HTTP Basic sends and a server may echo
-    register(f"{parts.username}:{parts.password}")
+    # The base64 of user:password is what HTTP Basic sends and a server may echo; the pair
+    # itself stays readable up to the password ("bot:***@host" says who connected).
+    for pair in {f"{user}:{password}", f"{parts.username}:{parts.password}"}:
+        register(base64.b64encode(pair.encode()).decode("ascii"))
 
 
 SENSITIVE_HEADERS = frozenset(
