@@ -86,6 +86,24 @@ def _fmt(value: float | None, fmt: str, suffix: str = "") -> str:
     return "—" if value is None else f"{value:{fmt}}{suffix}"
 
 
+def changed(delta: str | None) -> bool:
+    """Whether a delta as shown is a change at all: "+0" and "+0.0 pts" get no arrow (an
+    "↑ +0" reads as a rise)."""
+    return delta is not None and any(ch in "123456789" for ch in delta)
+
+
+def cost_text(usd: float | None) -> str:
+    """A cost short enough for a card: ``$0`` for nothing, four decimals under a dollar
+    (trailing zeros dropped), cents above."""
+    if usd is None:
+        return "—"
+    if usd == 0:
+        return "$0"
+    if abs(usd) < 1:
+        return "$" + f"{usd:.4f}".rstrip("0").rstrip(".")
+    return f"${usd:,.2f}"
+
+
 def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
     """The header cards of ``run`` against ``base`` (``queries.run_cards`` rows)."""
 
@@ -105,8 +123,8 @@ def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
     cards = [
         Card("Samples", _fmt(_num(run, "samples"), ",.0f"), delta("samples", "+,.0f"), None),
         Card(
-            "Errors",
-            f"{_fmt(_num(run, 'errors'), ',.0f')} ({_fmt(error_rate, '.1%')})",
+            f"Errors ({_fmt(error_rate, '.1%')})",
+            _fmt(_num(run, "errors"), ",.0f"),
             delta("error_rate", "+.1f", 100, " pts"),
             rate("error_rate", "samples"),
             lower_is_better=True,
@@ -125,7 +143,7 @@ def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
         ),
         Card(
             "Cost",
-            "$" + _fmt(_num(run, "cost_usd"), ",.4f"),
+            cost_text(_num(run, "cost_usd")),
             delta("cost_usd", "+,.4f"),
             None,
             lower_is_better=True,
@@ -165,7 +183,7 @@ def show_run_cards(cards: list[Card]) -> None:
         col.metric(
             card.label,
             card.value,
-            card.delta,
+            card.delta if changed(card.delta) else None,
             delta_color=colour,
             help=f"Change against the baseline: {card.verdict()}.",
             border=True,

@@ -53,16 +53,28 @@ def test_rates_latency_and_cost() -> None:
     assert cards["Pass rate"].delta == "+20.0 pts"
     assert cards["Pass rate"].verdict() == "beyond noise"
     # errors 0 -> 3%: 1.96 * sqrt(0.0291/100) = 0.033 > 0.03 -> within noise
-    assert cards["Errors"].value == "3 (3.0%)"
-    assert cards["Errors"].verdict() == "within noise"
+    # the count in the card, its share in the label: "3 (3.0%)" was cut at 1024 px
+    assert cards["Errors (3.0%)"].value == "3"
+    assert cards["Errors (3.0%)"].verdict() == "within noise"
     # mean latency +100 ms: 1.96 * sqrt(900 + 900) = 83 -> beyond noise; lower is better
     latency = cards["Latency p50"]
     assert latency.value == "800 ms" and latency.verdict() == "beyond noise (on the mean)"
     assert latency.lower_is_better
     assert cards["Latency p95"].value == "2,000 ms"
     assert cards["Latency p95"].verdict() == "no noise check"
-    assert cards["Cost"].value == "$1.5000" and cards["Cost"].delta == "+0.5000"
+    assert cards["Cost"].value == "$1.50" and cards["Cost"].delta == "+0.5000"
     assert cards["Cost"].verdict() == "no noise check"
+
+
+def test_no_change_has_no_arrow_and_costs_are_short() -> None:
+    from dashboard.components.cards import changed, cost_text
+
+    cards = _by_label(_row(), _row())
+    assert not changed(cards["Samples"].delta) and not changed(cards["Cost"].delta)
+    assert changed("-0.01") and not changed("+0.0 pts")
+    assert [cost_text(v) for v in (0.0, 0.0123, 0.5, 12.345, None)] == [
+        "$0", "$0.0123", "$0.5", "$12.35", "—",
+    ]  # fmt: skip
 
 
 def test_without_baseline_and_missing_values() -> None:
@@ -78,7 +90,7 @@ def test_overview_cards_week2_against_week1(app: AppFactory, fixture_home: Paths
     metrics = {m.label: m for m in at.metric}
     # r2: 10 result rows (acme 2, beta 2, gamma 6), one error; r1: 9 rows, none
     assert metrics["Samples"].value == "10"
-    assert metrics["Errors"].value == "1 (10.0%)"
+    assert metrics["Errors (10.0%)"].value == "1"
     # r2's only verdict failed; r1 has none: no change to show
     assert metrics["Pass rate"].value == "0.0%"
     assert metrics["Overall (1-5)"].value == "3.50"
