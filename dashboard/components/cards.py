@@ -123,8 +123,8 @@ def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
     cards = [
         Card("Samples", _fmt(_num(run, "samples"), ",.0f"), delta("samples", "+,.0f"), None),
         Card(
-            f"Errors ({_fmt(error_rate, '.1%')})",
-            _fmt(_num(run, "errors"), ",.0f"),
+            "Error rate",
+            _fmt(error_rate, ".1%"),
             delta("error_rate", "+.1f", 100, " pts"),
             rate("error_rate", "samples"),
             lower_is_better=True,
