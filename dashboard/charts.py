@@ -149,6 +149,8 @@ def trend_chart(
         )
     )
     points = line.mark_point(size=60, filled=True).encode(
+        # the lines' legend names the domains; a second one for the points would repeat it
+        color=alt.Color("domain:N", scale=alt.Scale(scheme="tableau10"), legend=None),
         fillOpacity=alt.condition(alt.datum.status == "completed", alt.value(1.0), alt.value(0.0)),
         tooltip=[
             alt.Tooltip("run_name:N", title="run"),
