@@ -28,6 +28,11 @@ from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag, weighte
 from engine.scoring.synthesis import overall, passed
 
 
+CONFIDENCE_BAR = 0.8
+"""A verdict whose model is less sure than this is flagged ``low_confidence`` for review
+(the view ``verdict_confidence`` counts the share decided at or above it)."""
+
+
 @dataclass(frozen=True)
 class JudgeOutcome:
     """The judge's scores for one sample, ready for a ResultRecord and VerdictRecords."""
@@ -160,7 +165,10 @@ async def judge_sample(
         f"Completeness {rubric.completeness.score:g}: {rubric.completeness.reasoning}\n"
         f"Claims: {faith.reasoning}"
     )
-    no_answer = bool(flags)
+    sure = [c.verdict.confidence for c in faith.checks if c.verdict.confidence is not None]
+    if any(confidence < CONFIDENCE_BAR for confidence in sure):
+        flags = (*flags, "low_confidence")
+    no_answer = "empty_response" in flags or "abstained" in flags
     if no_answer:
         rag = dataclasses.replace(
             rag,

@@ -156,3 +156,32 @@ def test_a_run_with_a_verifier_records_each_verdicts_confidence(
     assert all(v["confidence"] == 1.0 for v in verdicts)
     assert main([*argv, "--verifier", "anthropic:x"]) == 2
     assert "--verifier" in capsys.readouterr().err
+
+
+def test_a_verdict_below_the_confidence_bar_flags_the_sample(
+    loopback_llm: LoopbackLLM,  # noqa: F811
+) -> None:
+    import asyncio
+
+    from engine.embedders.local import LocalEmbedder
+    from engine.judges.local.judge import LocalJudge
+    from engine.models import ExpectedAnswer, TestCase
+    from engine.scoring.judging import CONFIDENCE_BAR, judge_sample
+
+    case = TestCase(
+        id="q1",
+        query="Where are backups kept?",
+        domain="acme.com",
+        expected_answer=ExpectedAnswer(text="In Frankfurt."),
+        context=("Acme Vault stores backups in Frankfurt.",),
+    )
+    verifier = RemoteVerifier("ollama:m", base_url=loopback_llm.url, policy=FAST)
+    judge = LocalJudge(LocalEmbedder(), verifier=verifier)
+    try:
+        loopback_llm.responder = lambda provider, body: _with_logprobs("Yes", 0.6, 0.39)
+        unsure = asyncio.run(judge_sample(case, "Backups are kept in Frankfurt.", judge))
+    finally:
+        verifier.close()
+    confidence = unsure.checks[0].verdict.confidence
+    assert confidence is not None and confidence < CONFIDENCE_BAR
+    assert "low_confidence" in unsure.flags and unsure.judge_faithfulness is not None
