@@ -27,7 +27,6 @@ from engine.scoring.faithfulness import ClaimCheck, claim_faithfulness
 from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag, weighted_overall
 from engine.scoring.synthesis import overall, passed
 
-
 CONFIDENCE_BAR = 0.8
 """A verdict whose model is less sure than this is flagged ``low_confidence`` for review
 (the view ``verdict_confidence`` counts the share decided at or above it)."""
