@@ -18,6 +18,9 @@ from engine.errors import InputError
 
 RULES = "rules"
 """The default: the local judge's own rules and learned combiner decide each claim."""
+CROSSENCODER = "crossencoder"
+"""A cross-encoder trained with ``training/verifier`` and exported into ``engine/verifier/data``
+(none ships: held out it did not beat the rules, docs/verifier.md)."""
 
 
 class ClaimVerifier(Protocol):
@@ -42,6 +45,18 @@ def build_verifier(spec: str | None, *, concurrency: int = 8) -> ClaimVerifier |
     ``VerifierSpecError`` names the accepted specs."""
     if spec is None or spec.strip() in ("", RULES):
         return None
+    if spec.strip() == CROSSENCODER:
+        from engine.verifier.model import CrossEncoderVerifier, VerifierError
+
+        local = CrossEncoderVerifier()
+        try:
+            local.version  # noqa: B018 - checks the model file is there, before the run
+        except VerifierError as exc:
+            raise VerifierSpecError(
+                f"--verifier {CROSSENCODER}: {exc}; none ships with evalhouse: train and export "
+                "one with python -m training.verifier.train final --export (docs/verifier.md)"
+            ) from None
+        return local
     from engine.verifier.remote import RemoteVerifier
 
     try:

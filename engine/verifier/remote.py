@@ -59,7 +59,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     provider, sep, model = spec.strip().partition(":")
     if not sep or provider not in PROVIDERS or not model.strip():
         raise ValueError(
-            f"verifier {spec!r}: expected rules, openai:MODEL or ollama:MODEL "
+            f"verifier {spec!r}: expected rules, crossencoder, openai:MODEL or ollama:MODEL "
             "(for example ollama:bespoke-minicheck)"
         )
     return provider, model.strip()

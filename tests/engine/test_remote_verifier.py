@@ -96,7 +96,9 @@ def test_an_answer_that_is_neither_yes_nor_no_is_retried_then_an_error(
 
 @pytest.mark.parametrize("spec", ["anthropic:claude", "ollama:", "local", "minicheck"])
 def test_unknown_specs_are_refused(spec: str) -> None:
-    with pytest.raises(ValueError, match="expected rules, openai:MODEL or ollama:MODEL"):
+    with pytest.raises(
+        ValueError, match="expected rules, crossencoder, openai:MODEL or ollama:MODEL"
+    ):
         parse_spec(spec)
 
 
@@ -185,3 +187,15 @@ def test_a_verdict_below_the_confidence_bar_flags_the_sample(
     confidence = unsure.checks[0].verdict.confidence
     assert confidence is not None and confidence < CONFIDENCE_BAR
     assert "low_confidence" in unsure.flags and unsure.judge_faithfulness is not None
+
+
+def test_a_crossencoder_with_no_model_exported_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from engine.verifier import model
+    from engine.verifier.choice import VerifierSpecError, build_verifier
+
+    monkeypatch.setattr(model, "MODEL_FILE", tmp_path / "absent.onnx")
+    with pytest.raises(VerifierSpecError, match="none ships with evalhouse"):
+        build_verifier("crossencoder")
+    assert build_verifier("rules") is None and build_verifier(None) is None

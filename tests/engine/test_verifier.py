@@ -1,0 +1,100 @@
+"""The claim verifier's machinery (engine/verifier), without a model: the pair encoding the
+training and the runtime share, token batches, the evidence window, and the loading rules.
+
+The trained model is not shipped (docs/verifier.md: held out, it does not beat the rules and
+the similarity baselines), so nothing here needs one; ``python -m tests.bench.verifier_quality
+--model PATH`` measures a model the training command produced.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.verifier import CrossEncoderVerifier, select_evidence
+from engine.verifier.evidence import relevance, split_passages
+from engine.verifier.model import (
+    MAX_CLAIM_TOKENS,
+    MAX_TOKENS,
+    encode_pair,
+    load_tokenizer,
+    token_batches,
+)
+
+
+def test_importing_the_package_loads_no_torch_and_no_onnxruntime() -> None:
+    code = (
+        "import sys, engine.verifier as v; "
+        "assert 'torch' not in sys.modules and 'onnxruntime' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[2])
+
+
+def test_missing_model_raises_a_clear_error(tmp_path: Path) -> None:
+    from engine.verifier import VerifierError
+
+    v = CrossEncoderVerifier(model_path=tmp_path / "absent.onnx")
+    with pytest.raises(VerifierError):
+        v.predict([("a", "b")])
+
+
+def test_pair_encoding_is_the_bert_pair_template_and_keeps_the_claim() -> None:
+    tok = load_tokenizer()
+    ids, types = encode_pair(tok, "the cat sat", "a cat is sitting")
+    tokens = [tok.id_to_token(i) for i in ids]
+    assert tokens[0] == "[CLS]" and tokens.count("[SEP]") == 2 and tokens[-1] == "[SEP]"
+    first_sep = tokens.index("[SEP]")
+    assert set(types[: first_sep + 1]) == {0} and set(types[first_sep + 1 :]) == {1}
+    long_ids, _long_types = encode_pair(tok, "word " * 1000, "the claim survives")
+    assert len(long_ids) == MAX_TOKENS
+    assert [tok.id_to_token(i) for i in long_ids[-4:-1]] == ["the", "claim", "survives"]
+    huge_claim, _ = encode_pair(tok, "evidence", "claim " * 500)
+    assert len(huge_claim) <= MAX_TOKENS and huge_claim.count(tok.token_to_id("[SEP]")) == 2
+    assert sum(1 for t in _ if t == 1) == MAX_CLAIM_TOKENS + 1
+
+
+def test_token_batches_cover_every_index_once() -> None:
+    lengths = [5, 190, 30, 30, 7, 120, 64]
+    batches = token_batches(lengths, 200)
+    flat = sorted(i for b in batches for i in b)
+    assert flat == list(range(len(lengths)))
+    for b in batches:
+        assert len(b) == 1 or max(lengths[i] for i in b) * len(b) <= 200
+
+
+# --------------------------------------------------------------------------- evidence window
+
+
+def test_short_evidence_is_kept_whole_and_in_order() -> None:
+    passages = ["First line.", "Second line.", "Third line."]
+    assert select_evidence("anything", passages) == "First line. Second line. Third line."
+
+
+def test_long_evidence_keeps_the_relevant_passages_in_document_order() -> None:
+    filler = [f"Filler sentence number {i} talks about weather and gardens." for i in range(60)]
+    doc = [*filler[:20], "The ferry to Orkney leaves Aberdeen at 5 pm daily.", *filler[20:]]
+    doc.insert(50, "Tickets for the Orkney ferry cost 40 pounds.")
+    window = select_evidence("When does the Orkney ferry leave Aberdeen?", doc, k=2)
+    assert window == (
+        "The ferry to Orkney leaves Aberdeen at 5 pm daily. Tickets for the Orkney ferry cost 40 "
+        "pounds."
+    )
+    assert len(select_evidence("weather", doc, k=4, word_budget=30).split()) <= 30
+
+
+def test_relevance_weights_rare_words() -> None:
+    scores = relevance("Orkney ferry times", ["the ferry", "Orkney ferry", "times"])
+    assert scores[1] == max(scores)
+
+
+def test_split_passages_on_sentences_and_lines() -> None:
+    text = "Hello there. This is two.\nAgent: a third line! And 4 more?"
+    assert split_passages(text) == [
+        "Hello there.",
+        "This is two.",
+        "Agent: a third line!",
+        "And 4 more?",
+    ]

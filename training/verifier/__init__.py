@@ -1,0 +1,1 @@
+"""Training scripts of the learned claim verifier (not part of the product)."""
