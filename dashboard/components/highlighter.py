@@ -120,34 +120,7 @@ def render_response(
         tip = f"Attribution ({row.get('type')}): {row.get('matched_text') or ''}"
         marks.append(_Mark(start, end, "attribution", tip, ATTRIBUTION_STYLE))
 
-    cuts = sorted({0, size, *(m.start for m in marks), *(m.end for m in marks)})
-    pieces: list[str] = []
-    for a, b in itertools.pairwise(cuts):
-        text = esc(response[a:b])
-        covering = [m for m in marks if m.start <= a and b <= m.end]
-        if not covering:
-            pieces.append(text)
-            continue
-        # Overlapping passages: the best-matching one gives the colour; every mark shows.
-        best_match = max(
-            (m for m in covering if m.kind == "match"), key=lambda m: m.weight, default=None
-        )
-        styles = [m.style for m in covering if m.kind != "match"]
-        if best_match is not None:
-            styles.insert(0, best_match.style)
-        kinds = " ".join(sorted({f"eh-{m.kind}" for m in covering}))
-        tip = "\n\n".join(m.tip for m in covering)
-        pieces.append(
-            f'<span class="{kinds}" style="{esc(";".join(styles))}" title="{esc(tip)}">'
-            f"{text}</span>"
-        )
-    body = "".join(pieces)
-    markup = (
-        '<div class="eh-response" style="white-space:pre-wrap;line-height:1.8;'
-        'font-size:1rem;padding:0.75rem;border:1px solid #d0d7de;border-radius:6px">'
-        f"{body}</div>"
-    )
-    return Highlighted(markup, colors, counts)
+    return Highlighted(_markup(response, marks), colors, counts)
 
 
 def legend_html() -> str:
@@ -206,3 +179,36 @@ def render_pages(passages: Sequence[Mapping[str, object]], chunk_colors: Mapping
             )
         parts.append("</div>")
     return "".join(parts) or "<div>No ground-truth passages recorded.</div>"
+
+
+def _markup(response: str, marks: list[_Mark]) -> str:
+    """``response`` escaped, cut where marks start and end, each piece in a span that names
+    the marks covering it (the best-matching passage gives the colour)."""
+    size = len(response)
+    cuts = sorted({0, size, *(m.start for m in marks), *(m.end for m in marks)})
+    pieces: list[str] = []
+    for a, b in itertools.pairwise(cuts):
+        text = esc(response[a:b])
+        covering = [m for m in marks if m.start <= a and b <= m.end]
+        if not covering:
+            pieces.append(text)
+            continue
+        # Overlapping passages: the best-matching one gives the colour; every mark shows.
+        best_match = max(
+            (m for m in covering if m.kind == "match"), key=lambda m: m.weight, default=None
+        )
+        styles = [m.style for m in covering if m.kind != "match"]
+        if best_match is not None:
+            styles.insert(0, best_match.style)
+        kinds = " ".join(sorted({f"eh-{m.kind}" for m in covering}))
+        tip = "\n\n".join(m.tip for m in covering)
+        pieces.append(
+            f'<span class="{kinds}" style="{esc(";".join(styles))}" title="{esc(tip)}">'
+            f"{text}</span>"
+        )
+    body = "".join(pieces)
+    return (
+        '<div class="eh-response" style="white-space:pre-wrap;line-height:1.8;'
+        'font-size:1rem;padding:0.75rem;border:1px solid #d0d7de;border-radius:6px">'
+        f"{body}</div>"
+    )

@@ -27,7 +27,6 @@ which claims were not supported. Thresholds are calibrated for the local MiniLM 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,6 +62,8 @@ from engine.judges.local.texts import (
     selected_units,
     short,
 )
+from engine.judges.local.thresholds import LOCAL_THRESHOLDS, Thresholds
+from engine.judges.local.verified import verified
 from engine.models import Verdict
 from engine.text import Span, split_clauses, split_sentences
 from engine.verifier.choice import ClaimVerifier
@@ -73,31 +74,8 @@ LOCAL_VERSION = f"local-v2+{RULES_VERSION}"
 """The local judge's ``prompt_version``: changes when scoring logic changes."""
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    """Decision thresholds of the local judge (on the blended support score)."""
-
-    support: float
-    """Score at or above which evidence can support a claim."""
-    contradiction: float
-    """Score at or above which a firing rule contradicts the claim."""
-    margin: float = 0.08
-    """Supporting evidence may trail contradicting evidence by at most this much."""
-    lexical_weight: float = 0.35
-    """Weight of lexical coverage in the blended score (the rest is cosine)."""
-
-
-LOCAL_THRESHOLDS = Thresholds(support=0.6, contradiction=0.6)
-
-"""Calibrated for local:all-MiniLM-L6-v2-int8 on the project's labelled set."""
-
-
 def _clip(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
     return max(lo, min(hi, x))
-
-
-VERIFIER_UNITS = 3
-"""Context units (sentences or clauses) closest to a claim that a verifier reads."""
 
 
 class LocalJudge:
@@ -262,7 +240,7 @@ class LocalJudge:
             return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify"), 0.0
         a = self.assess(claim, prepared)
         if self.verifier is not None:
-            return self._verified(claim, a, prepared)
+            return verified(self.verifier, claim, a, prepared)
         verdict = self._decide(a, prepared)
         if verdict.verdict == "CONTRADICTED":
             return verdict, 0.0
@@ -277,29 +255,6 @@ class LocalJudge:
             return verdict, 1.0
         sim, support = verdict.similarity or 0.0, self.thresholds.support
         return verdict, 0.75 * _clip((sim - 0.2) / (support - 0.2))
-
-    def _verified(
-        self, claim: str, a: Assessment, prepared: PreparedContext
-    ) -> tuple[ClaimVerdict, float]:
-        """The verifier's verdict on ``claim`` against the units closest to it (the
-        embedder finds the evidence, the verifier reads it), in context order."""
-        assert self.verifier is not None
-        best = [int(i) for i in np.argsort(-a.cosines, kind="stable")[:VERIFIER_UNITS]]
-        window = " ".join(prepared.units[i].text for i in sorted(best))
-        probs = self.verifier.predict([(window, claim)])[0]
-        kind: Verdict = "NOT_ENOUGH_INFO"
-        if probs[0] >= 0.5:
-            kind = "SUPPORTED"
-        elif probs[1] >= 0.5:
-            kind = "CONTRADICTED"
-        right = float(probs[{"SUPPORTED": 0, "CONTRADICTED": 1}.get(kind, 2)])
-        verdict = ClaimVerdict(
-            verdict=kind,
-            evidence=window,
-            similarity=round(float(a.cosines[best[0]]), 4),
-            confidence=round(right, 4),
-        )
-        return verdict, float(probs[0])
 
     def _cosines(self, prepared: PreparedContext, text: str) -> np.ndarray:
         """Cosine of ``text`` with each context unit. A long context (over

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import json
 import logging
 import os
@@ -35,11 +34,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import aiohttp
-from aiohttp import helpers as aiohttp_helpers
-from yarl import URL
 
+from engine.http.routes import Route, request_headers, route_from_environment
 from engine.retry import RETRY_STATUS, backoff_delay, retry_after_seconds
-from engine.secrets import redact, register, register_headers, register_url
+from engine.secrets import redact, register_headers
 
 log = logging.getLogger("engine.http")
 
@@ -171,61 +169,6 @@ def _status_reason(response: HttpReply) -> str:
     return f"HTTP {response.status_code}" + (f": {snippet}" if snippet else "")
 
 
-@dataclass(frozen=True)
-class _Route:
-    """How requests to one URL go out, as the environment says (read once per session and
-    URL: aiohttp re-reads the environment and ``~/.netrc`` on every request, in two
-    thread-pool hops, which at 128 calls in flight cost a fifth of the event loop)."""
-
-    proxy: URL | None
-    """``HTTP(S)_PROXY`` for the URL's scheme, unless ``NO_PROXY`` names its host."""
-    proxy_auth: aiohttp.BasicAuth | None
-    """The proxy's credentials from ``~/.netrc`` (credentials in the proxy URL travel
-    with it)."""
-    netrc_auth: aiohttp.BasicAuth | None
-    """The host's credentials in ``~/.netrc`` (``NETRC``), sent only when the request
-    has no ``Authorization`` of its own, as curl does."""
-    url_has_credentials: bool
-
-
-def _route_from_environment(url: str) -> _Route:
-    parsed = URL(url)
-    proxy: URL | None = None
-    proxy_auth: aiohttp.BasicAuth | None = None
-    with contextlib.suppress(LookupError):
-        proxy, proxy_auth = aiohttp_helpers.get_env_proxy_for_url(parsed)
-    netrc_auth: aiohttp.BasicAuth | None = None
-    if parsed.host is not None and parsed.user is None:
-        with contextlib.suppress(LookupError):
-            netrc_auth = aiohttp_helpers.basicauth_from_netrc(
-                aiohttp_helpers.netrc_from_env(), parsed.host
-            )
-    # Whatever an error message could quote is masked like an API key.
-    register_url(url)
-    if proxy is not None:
-        register_url(str(proxy))
-    for auth in (proxy_auth, netrc_auth):
-        if auth is not None:
-            register(auth.password)
-    return _Route(proxy, proxy_auth, netrc_auth, parsed.user is not None)
-
-
-def _request_headers(route: _Route, headers: Mapping[str, str] | None) -> Mapping[str, str] | None:
-    """Credentials written in the URL are sent as HTTP Basic and win over an
-    ``Authorization`` the caller made from a key in the environment (as httpx did): the URL
-    is the more specific of the two, and aiohttp refuses a request that has both. A
-    ``~/.netrc`` entry is used only by a request that carries no credentials."""
-    if route.url_has_credentials:
-        if headers is None:
-            return None
-        return {k: v for k, v in headers.items() if k.lower() != "authorization"}
-    if route.netrc_auth is None or (
-        headers is not None and any(k.lower() == "authorization" for k in headers)
-    ):
-        return headers
-    return {**(headers or {}), "Authorization": route.netrc_auth.encode()}
-
-
 class _ReplyTooLarge(Exception):
     """The body went over the policy's byte cap."""
 
@@ -273,7 +216,7 @@ async def _attempt(
                     method,
                     url,
                     data=content,
-                    headers=_request_headers(route, headers),
+                    headers=request_headers(route, headers),
                     proxy=route.proxy,
                     proxy_auth=route.proxy_auth,
                     timeout=timeout,
@@ -415,9 +358,9 @@ class HttpSession:
         self._client: aiohttp.ClientSession | None = None
         self._closer: AsyncGenerator[None, None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._routes: dict[str, _Route] = {}
+        self._routes: dict[str, Route] = {}
 
-    def route(self, url: str) -> _Route:
+    def route(self, url: str) -> Route:
         """How requests to ``url`` go out (proxy, credentials), read from the environment on
         the first request to it (reading ``~/.netrc`` on the loop, once per session and
         URL, costs less than the thread hop aiohttp made for it on every request)."""
@@ -425,7 +368,7 @@ class HttpSession:
         if route is None:
             if len(self._routes) >= MAX_ROUTES:  # a target with a new URL per call
                 self._routes.clear()
-            route = self._routes[url] = _route_from_environment(url)
+            route = self._routes[url] = route_from_environment(url)
         return route
 
     async def client(self) -> aiohttp.ClientSession:
