@@ -322,7 +322,7 @@ def sample_detail(wh: Warehouse, ref: q.SampleRef) -> dict[str, pl.DataFrame]:
 @_register
 def analyst_sql(wh: Warehouse, text: str) -> QueryResult:
     """Analyst SQL in the read-only sandbox with the SQL page's time limit and row cap."""
-    return wh.sql(text, time_limit_s=SQL_TIME_LIMIT_S, row_cap=SQL_ROW_CAP)
+    return wh.analyst_sql(text, time_limit_s=SQL_TIME_LIMIT_S, row_cap=SQL_ROW_CAP)
 
 
 def run_sql(text: str) -> QueryResult:

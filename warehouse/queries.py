@@ -138,6 +138,29 @@ class Warehouse:
             except QueryError as exc:
                 raise QueryError(self._redact(str(exc))) from exc
 
+    def analyst_sql(
+        self, text: str, *, time_limit_s: float = 30.0, row_cap: int | None = None
+    ) -> QueryResult:
+        """SQL a person typed (the SQL page, ``evalhouse sql``): the read-only sandbox of
+        ``sql``, run in a child process whose memory, result size and time are capped
+        (``warehouse.sandbox``), so no query can exhaust the process that asked."""
+        from warehouse.sandbox import SandboxRequest, run_isolated
+
+        catalog = self.catalog
+        request = SandboxRequest(
+            warehouse=str(self.path),
+            catalog=None if catalog is None else f"postgres:{catalog.conninfo}",
+            catalog_data=None if catalog is None else str(catalog.data_path),
+            sql=text,
+            time_limit_s=time_limit_s,
+            row_cap=row_cap,
+        )
+        try:
+            result: QueryResult = run_isolated(request)
+        except QueryError as exc:
+            raise QueryError(self._redact(str(exc))) from exc
+        return result
+
     def data_version(self) -> str:
         """Changes whenever ingest loads something: keys the dashboard's caches."""
         if self.catalog is None and not self.path.exists():

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     paths = home.paths(args)
     from warehouse.queries import Warehouse
 
-    result = Warehouse(paths.warehouse, catalog=home.catalog()).sql(
+    result = Warehouse(paths.warehouse, catalog=home.catalog()).analyst_sql(
         args.query, time_limit_s=args.time_limit, row_cap=args.max_rows
     )
     frame = result.frame
