@@ -67,8 +67,15 @@ CASCADE_FAIL_AT = 2.0
 def clear_decision(outcome: JudgeOutcomeLike) -> bool:
     """Whether the local judge's pass/fail is clear enough to skip the LLM: both rubric
     scores at the top (a clear pass), or one at the bottom (a clear fail: contradicted or
-    unsupported claims, an empty or evasive answer)."""
+    unsupported claims, an empty or evasive answer). An answer that says nothing is decided
+    locally (there is no claim to judge); one with a claim verdict below the confidence bar
+    (flag ``low_confidence``) goes to the LLM whatever its scores."""
     fields = outcome.result_fields()
+    flags = set(fields.get("flags") or ())
+    if flags & {"empty_response", "abstained"}:
+        return True
+    if "low_confidence" in flags:
+        return False
     given = (fields.get("judge_faithfulness"), fields.get("judge_completeness"))
     scores = [float(x) for x in given if isinstance(x, int | float)]
     if len(scores) < len(given):

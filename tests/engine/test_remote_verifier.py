@@ -199,3 +199,29 @@ def test_a_crossencoder_with_no_model_exported_is_refused_in_one_line(
     with pytest.raises(VerifierSpecError, match="none ships with evalhouse"):
         build_verifier("crossencoder")
     assert build_verifier("rules") is None and build_verifier(None) is None
+
+
+@pytest.mark.parametrize(
+    ("flags", "faithfulness", "clear"),
+    [
+        (["abstained"], None, True),  # nothing to judge: no LLM call
+        (["empty_response"], None, True),
+        (["low_confidence"], 5.0, False),  # a top score, but a claim the model was unsure of
+        ([], 5.0, True),
+        ([], 3.0, False),
+    ],
+)
+def test_the_cascade_sends_unsure_samples_to_the_llm_and_keeps_no_answers_local(
+    flags: list[str], faithfulness: float | None, clear: bool
+) -> None:
+    from engine.scorers.judge import clear_decision
+
+    class Outcome:
+        def result_fields(self) -> dict[str, object]:
+            return {
+                "judge_faithfulness": faithfulness,
+                "judge_completeness": 5.0 if faithfulness is not None else 1.0,
+                "flags": flags,
+            }
+
+    assert clear_decision(Outcome()) is clear  # type: ignore[arg-type]
