@@ -13,6 +13,7 @@ happens in SQL; per-row details come one page at a time (``limit`` / ``offset``)
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -505,6 +506,17 @@ def run_samples(
 def sample_versions(wh: Warehouse, run_id: str, sample_id: str) -> pl.DataFrame:
     """The (iteration, candidate) pairs one sample of a run was scored in."""
     return wh.named("sample_versions", run_id=run_id, sample_id=sample_id)
+
+
+@named_query
+def sample_case(wh: Warehouse, run_id: str, sample_id: str) -> dict[str, Any] | None:
+    """The test case ``run_id`` scored as ``sample_id`` (native format, decoded), or None
+    when the run did not keep its cases."""
+    frame = wh.named("sample_case", run_id=run_id, sample_id=sample_id)
+    if frame.is_empty():
+        return None
+    case: dict[str, Any] = json.loads(str(frame["case_json"][0]))
+    return case
 
 
 @named_query

@@ -8,9 +8,9 @@ SQL page or ``evalhouse sql`` runs in its own process: its address space is capp
 (``RLIMIT_AS``), its result is capped in bytes, and it is killed when its time is up. The
 dashboard and the shell that asked are never the ones that run out of memory.
 
-``python -m warehouse.sandbox`` is the child: it reads one JSON request on standard input
-and writes the result as an Arrow IPC stream on standard output (a JSON header line first),
-or one line on standard error and exit code 2.
+The child is ``python -m warehouse.sandbox_child``: it reads one JSON request on standard
+input and writes the result as an Arrow IPC stream on standard output (a JSON header line
+first), or one JSON line (the error's type and message) on standard error and exit code 2.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -35,7 +34,8 @@ MAX_RESULT_BYTES = 64 * 1024 * 1024
 """Largest result sent back (Arrow bytes); a larger one is refused, not truncated."""
 START_GRACE_S = 15.0
 """Time the child may take to start and connect, on top of the query's own limit."""
-_EXIT_REFUSED = 2
+EXIT_REFUSED = 2
+EXIT_OUT_OF_MEMORY = 3
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def run_isolated(request: SandboxRequest, memory_bytes: int = SQL_MEMORY_BYTES) 
     payload = json.dumps({**request.__dict__, "memory_bytes": memory_bytes}).encode()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "warehouse.sandbox"],
+            [sys.executable, "-m", "warehouse.sandbox_child"],
             input=payload,
             capture_output=True,
             timeout=request.time_limit_s + START_GRACE_S,
@@ -75,7 +75,7 @@ def run_isolated(request: SandboxRequest, memory_bytes: int = SQL_MEMORY_BYTES) 
         frame = pl.read_ipc_stream(body) if body else pl.DataFrame()
         return QueryResult(frame, bool(meta["truncated"]), float(meta["elapsed_ms"]))
     said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    if done.returncode == _EXIT_REFUSED and said:
+    if done.returncode == EXIT_REFUSED and said:
         try:
             refusal = json.loads(said[-1])
         except ValueError:
@@ -90,64 +90,3 @@ def run_isolated(request: SandboxRequest, memory_bytes: int = SQL_MEMORY_BYTES) 
         "the query needed more memory than analyst SQL may use "
         f"({memory_bytes / 2**30:.1f} GB for its whole process) and was stopped"
     )
-
-
-def _serve() -> int:
-    """The child: limit the address space, run the query, write the result."""
-    import resource
-
-    request = json.loads(sys.stdin.buffer.read())
-    memory = int(request.pop("memory_bytes"))
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    try:
-        frame, truncated, elapsed = _query(SandboxRequest(**request))
-        body = _ipc(frame)
-    except errors.WarehouseError as exc:
-        if "out of memory" in str(exc).lower():
-            return 3  # DuckDB's own limit: its advice (SET memory_limit) is not the user's
-        refusal = {"kind": type(exc).__name__, "message": str(exc)}
-        sys.stderr.write(json.dumps(refusal) + "\n")
-        return _EXIT_REFUSED
-    except MemoryError:
-        return 3
-    except Exception as exc:  # DuckDB's own out-of-memory and the like: one line
-        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if "memory" in text.lower() or "bad_alloc" in text:
-            return 3
-        sys.stderr.write(json.dumps({"kind": "QueryError", "message": text}) + "\n")
-        return _EXIT_REFUSED
-    header = json.dumps({"truncated": truncated, "elapsed_ms": elapsed}).encode()
-    sys.stdout.buffer.write(header + b"\n" + body)
-    return 0
-
-
-def _query(request: SandboxRequest) -> tuple[pl.DataFrame, bool, float]:
-    from warehouse.catalog import parse_catalog
-    from warehouse.queries import Warehouse
-
-    catalog = (
-        parse_catalog(request.catalog, request.catalog_data, where="catalog")
-        if request.catalog
-        else None
-    )
-    result = Warehouse(Path(request.warehouse), catalog=catalog).sql(
-        request.sql, time_limit_s=request.time_limit_s, row_cap=request.row_cap
-    )
-    return result.frame, result.truncated, result.elapsed_ms
-
-
-def _ipc(frame: pl.DataFrame) -> bytes:
-    import io
-
-    if frame.estimated_size() > MAX_RESULT_BYTES:
-        raise QueryError(
-            f"the result is over {MAX_RESULT_BYTES // 2**20} MB; select fewer or shorter "
-            "columns, or add LIMIT"
-        )
-    buffer = io.BytesIO()
-    frame.write_ipc_stream(buffer)
-    return buffer.getvalue()
-
-
-if __name__ == "__main__":
-    sys.exit(_serve())

@@ -195,8 +195,20 @@ with right:
         str(c): s
         for c, s in matched.group_by("chunk_id").agg(pl.col("similarity").max()).iter_rows()
     }
-    info = data.query(q.run_info, run_id)
-    passages = data.ground_truth(str(info["test_set"]) if info else None, sample_id)
+    case = data.query(q.sample_case, run_id, sample_id)
+    passages: list[dict[str, str]] | None
+    if case is not None:
+        reference = str((case.get("expected_answer") or {}).get("text") or "")
+        if reference.strip():
+            st.markdown("Reference answer")
+            st.text(reference)  # plain text: the reference is data, never markup
+        passages = [
+            {k: str(p.get(k) or "") for k in ("chunk_id", "page_url", "text")}
+            for p in case.get("ground_truth") or []
+        ]
+    else:  # a run of an earlier version kept no cases: the test-set file, if still there
+        info = data.query(q.run_info, run_id)
+        passages = data.ground_truth(str(info["test_set"]) if info else None, sample_id)
     if passages is None:
         st.caption("The run's test set is not available; showing the matched passages.")
         rows = [

@@ -54,6 +54,7 @@ from engine.models.inputs import (
 from engine.models.records import (
     LAKE_TABLES,
     AttributionRecord,
+    CaseRecord,
     ClaimRecord,
     GraderScoreRecord,
     HighlightRecord,
@@ -84,6 +85,7 @@ __all__ = [
     "AttributionConfig",
     "AttributionRecord",
     "AttributionType",
+    "CaseRecord",
     "ClaimRecord",
     "ClaimStatus",
     "ClaimsSource",

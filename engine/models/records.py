@@ -422,8 +422,31 @@ class PairwiseRecord(Frozen):
     """When the comparison ran (UTC, naive)."""
 
 
+class CaseRecord(Frozen):
+    """One test case a run scored, as the run read it: the warehouse keeps the question,
+    the reference, the claims, the contexts and the ground truth, so pages, exports and
+    analysts never need the test-set file again (it may have moved or changed)."""
+
+    run_id: str
+    """Run that scored the case."""
+    sample_id: str
+    """Test-case id."""
+    sample_hash: str
+    """sha256 of the case's canonical JSON (``results.sample_hash``)."""
+    domain: str
+    """Domain the case is scored under."""
+    query: str
+    """The question."""
+    reference: str = ""
+    """The expected answer's text (empty when the case gives only claims or passages)."""
+    case_json: str
+    """The whole case in the native test-set format, as JSON (claims, ground truth with
+    chunk ids and URLs, contexts, brands, tags, metadata)."""
+
+
 LAKE_TABLES: dict[str, type[Frozen]] = {
     "runs": RunRecord,
+    "cases": CaseRecord,
     "results": ResultRecord,
     "claims": ClaimRecord,
     "highlights": HighlightRecord,

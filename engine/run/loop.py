@@ -28,7 +28,7 @@ from typing import Any
 from engine.candidates.plan import CandidatePlan, plan_for_run, project_digest
 from engine.clock import utcnow
 from engine.errors import InputError
-from engine.lake import read_table, sweep_orphans, write_part
+from engine.lake import partition_dir, read_table, sweep_orphans, write_part
 from engine.models import RunConfig, RunRecord, RunStatus, TestCase
 from engine.progress import NullProgress, ProgressSink
 from engine.run.components import Components, build_components, build_scorers
@@ -42,7 +42,7 @@ from engine.run.writer import LakeWriter
 from engine.scorers.base import sample_kind
 from engine.secrets import redact
 from engine.settings import Paths
-from engine.testsets import LoadedTestSet
+from engine.testsets import LoadedTestSet, case_records
 
 FLUSH_EVERY = 50
 """Flush the buffer once it holds this many samples..."""
@@ -148,6 +148,7 @@ class Runner:
                 self.progress.message(identity.note)
             self._announce(identity.resumed, parts)
             self._write_state("running")
+            self._write_cases()
             status: RunStatus = "interrupted"
             try:
                 status = asyncio.run(self._main(parts, pipeline))
@@ -223,6 +224,12 @@ class Runner:
         if self.meta["graders"]:
             what += f", graders {', '.join(self.meta['graders'])}"
         self.progress.message(f"{verb} run {self.run_id} ({what})")
+
+    def _write_cases(self) -> None:
+        """The cases the run scores, once per run (a resumed run has them already)."""
+        if any(partition_dir(self.paths.lake, "cases", self.run_id, 0).glob("part-*.parquet")):
+            return
+        write_part(self.paths.lake, "cases", self.run_id, 0, case_records(self.run_id, self.cases))
 
     def _write_state(self, status: RunStatus, finished: bool = False) -> None:
         now = self.clock()

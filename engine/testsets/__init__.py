@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from engine.models import TestCase
+from engine.models import CaseRecord, TestCase
 from engine.testsets.base import (
     MAX_FILE_BYTES,
     MAX_ROW_BYTES,
@@ -51,6 +51,22 @@ def case_hash(case: TestCase) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def case_records(run_id: str, cases: Iterable[TestCase]) -> list[CaseRecord]:
+    """The ``cases`` lake rows of a run: each case as the run read it."""
+    return [
+        CaseRecord(
+            run_id=run_id,
+            sample_id=case.id,
+            sample_hash=case_hash(case),
+            domain=case.domain,
+            query=case.query,
+            reference=case.expected_answer.text,
+            case_json=json.dumps(case.model_dump(mode="json"), ensure_ascii=False),
+        )
+        for case in cases
+    ]
+
+
 def iter_formats() -> Iterator[str]:
     """The format names (without the container) ``LoadedTestSet.format`` starts with."""
     return iter(FORMATS)
@@ -63,6 +79,7 @@ __all__ = [
     "Problem",
     "TestSetError",
     "case_hash",
+    "case_records",
     "derive_domain",
     "iter_formats",
     "load_test_set",

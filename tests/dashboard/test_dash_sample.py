@@ -3,6 +3,10 @@ and escaping of untrusted response text."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from dashboard.components.highlighter import render_pages, render_response
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory, table
@@ -114,3 +118,26 @@ def test_sample_page_failed_sample_and_finder(app: AppFactory, fixture_home: Pat
 def test_sample_page_unknown_sample(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "sample", run="r2", sample="nope")
     assert "has no results" in at.warning[0].value
+
+
+def test_the_sample_page_reads_the_case_from_the_warehouse_when_the_file_is_gone(
+    app: AppFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engine.settings import resolve_paths
+    from evalhouse.cli import main
+
+    csv = tmp_path / "cases.csv"
+    csv.write_text(
+        "query,response,expected_answer,ground_truth\n"
+        '"How long is the trial?","Thirty days.","The trial lasts 30 days.",'
+        '"Every plan has a 30-day free trial."\n',
+        encoding="utf-8",
+    )
+    home = resolve_paths(tmp_path / "home")
+    assert main(["run", "--test-set", str(csv), "--name", "csv", "--home", str(home.home)]) == 0
+    run_id = capsys.readouterr().out.strip().splitlines()[-1]
+    csv.unlink()  # moved or deleted after the run
+    at = app(home, "sample", run=run_id, sample="row-1", iteration="1")
+    assert "The trial lasts 30 days." in [t.value for t in at.text]
+    assert "Every plan has a 30-day free trial." in at.html[1].value
+    assert not any("not available" in c.value for c in at.caption)

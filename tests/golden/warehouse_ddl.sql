@@ -20,6 +20,16 @@ CREATE TABLE IF NOT EXISTS "runs" (
     "updated_at" TIMESTAMP NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS "cases" (
+    "run_id" VARCHAR NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "sample_hash" VARCHAR NOT NULL,
+    "domain" VARCHAR NOT NULL,
+    "query" VARCHAR NOT NULL,
+    "reference" VARCHAR,
+    "case_json" VARCHAR NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "results" (
     "run_id" VARCHAR NOT NULL,
     "iteration" BIGINT NOT NULL,
