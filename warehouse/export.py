@@ -30,6 +30,8 @@ class RunExport:
     """One dict per sample (first iteration), ordered by ``sample_id``."""
     claims: dict[str, list[dict[str, Any]]]
     """Expected claims per ``sample_id``, in claim order."""
+    cases: dict[str, str]
+    """The cases the run kept (``sample_id -> case JSON``; empty for older runs)."""
 
 
 class RunNotFound(LookupError):
@@ -62,4 +64,5 @@ def read_run_export(
         config=str(head["config"] or "{}"),
         samples=samples.to_dicts(),
         claims=claims,
+        cases=queries.export_cases(warehouse, run_id),
     )

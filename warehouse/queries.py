@@ -509,6 +509,14 @@ def sample_versions(wh: Warehouse, run_id: str, sample_id: str) -> pl.DataFrame:
 
 
 @named_query
+def export_cases(wh: Warehouse, run_id: str) -> dict[str, str]:
+    """``sample_id -> case JSON`` of every case ``run_id`` kept (empty for runs of versions
+    that kept none)."""
+    frame = wh.named("export_cases", run_id=run_id)
+    return {str(sid): str(case) for sid, case in frame.iter_rows()}
+
+
+@named_query
 def sample_case(wh: Warehouse, run_id: str, sample_id: str) -> dict[str, Any] | None:
     """The test case ``run_id`` scored as ``sample_id`` (native format, decoded), or None
     when the run did not keep its cases."""

@@ -171,23 +171,28 @@ def export_items(
     claims: Mapping[str, Sequence[Mapping[str, Any]]],
     *,
     warn: Callable[[str], None],
+    stored_cases: Mapping[str, str] | None = None,
 ) -> list[Item]:
-    """A stored run's cases and scores, ready for ``export_text``: the cases of the run's
-    own test set when the file is still there unchanged (expected answers and contexts are
-    not in the warehouse), else cases rebuilt from the stored rows (``samples``: one per
-    sample; ``claims``: the expected claims per sample id), which ``warn`` says."""
+    """A stored run's cases and scores, ready for ``export_text``: the cases the run kept
+    in the warehouse (``stored_cases``, case JSON per sample id); for a run of an earlier
+    version, which kept none, the cases of its test set when the file is still there
+    unchanged, else cases rebuilt from the stored rows (``samples``: one per sample;
+    ``claims``: the expected claims per sample id), which ``warn`` says."""
     from engine.models import ExpectedAnswer, ExpectedClaim, RunConfig
     from engine.testsets import TestSetError, load_test_set
 
-    cases: dict[str, TestCase] = {}
+    cases: dict[str, TestCase] = {
+        sid: TestCase.model_validate_json(text) for sid, text in (stored_cases or {}).items()
+    }
     source = Path(test_set)
-    try:
-        config = RunConfig.model_validate_json(config_json)
-        loaded = load_test_set(source, column_map=config.column_map)
-        if loaded.sha256 == test_set_hash:
-            cases = {c.id: c for c in loaded.cases}
-    except (TestSetError, ValueError):
-        pass
+    if not cases:
+        try:
+            config = RunConfig.model_validate_json(config_json)
+            loaded = load_test_set(source, column_map=config.column_map)
+            if loaded.sha256 == test_set_hash:
+                cases = {c.id: c for c in loaded.cases}
+        except (TestSetError, ValueError):
+            pass
     if not cases:
         warn(
             f"export: test set {source} is gone or changed; references and contexts "

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     items = export_items(
         stored.test_set, stored.test_set_hash, stored.config, stored.samples, stored.claims,
-        warn=err,
+        warn=err, stored_cases=stored.cases,
     )  # fmt: skip
     csv_output = args.output is not None and args.output.suffix.lower() == ".csv"
     text = export_text(items, args.format, csv_output=csv_output)

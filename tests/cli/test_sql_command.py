@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +90,25 @@ def test_ingest_command(home: Paths, capsys: pytest.CaptureFixture[str]) -> None
     assert "ingested 1 parts" in capsys.readouterr().out
     assert main(["ingest", "--home", str(home.home)]) == 0
     assert "nothing new" in capsys.readouterr().out
+
+
+def test_export_reads_the_cases_from_the_warehouse_when_the_file_is_gone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv_file = tmp_path / "cases.csv"
+    csv_file.write_text(
+        "query,response,expected_answer,ground_truth\n"
+        '"How long is the trial?","Thirty days.","The trial lasts 30 days.",'
+        '"Every plan has a 30-day free trial."\n',
+        encoding="utf-8",
+    )
+    home = str(tmp_path / "home")
+    assert main(["run", "--test-set", str(csv_file), "--name", "c", "--home", home]) == 0
+    run_id = capsys.readouterr().out.strip().splitlines()[-1]
+    csv_file.unlink()
+    assert main(["export", run_id, "--format", "jsonl", "--home", home]) == 0
+    captured = capsys.readouterr()
+    case = json.loads(captured.out.strip().splitlines()[0])
+    assert case["expected_answer"]["text"] == "The trial lasts 30 days."
+    assert [g["text"] for g in case["ground_truth"]] == ["Every plan has a 30-day free trial."]
+    assert "gone or changed" not in captured.err
