@@ -289,6 +289,13 @@ class RunConfig(Frozen):
     """How many times every sample is evaluated."""
     judge: str = "local"
     """Judge spec: ``local``, ``openai:MODEL``, ``anthropic:MODEL`` or ``ollama:MODEL``."""
+    reanalysis_of: str | None = None
+    """The run whose stored answers this run re-scores against new ground truth
+    (``evalhouse reanalyze``); None for a run that got its own answers."""
+    ground_truth_file: str | None = None
+    """The new ground truth a re-analysis read (path as given)."""
+    ground_truth_hash: str | None = None
+    """sha256 of that file: the version of the truth the answers were scored against."""
     verifier: str = "rules"
     """Who decides each claim of the local judge: ``rules`` (its rules and learned combiner)
     or a grounding model over HTTP, ``openai:MODEL`` or ``ollama:MODEL`` (for example

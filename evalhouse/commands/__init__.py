@@ -13,6 +13,7 @@ from evalhouse.commands import (
     ingest,
     inspect,
     migrate,
+    reanalyze,
     run,
     sql,
     testset,
@@ -21,6 +22,7 @@ from evalhouse.commands import (
 COMMANDS = (
     demo,
     run,
+    reanalyze,
     inspect,
     export,
     ingest,
