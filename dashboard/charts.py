@@ -185,7 +185,12 @@ def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
         .mark_bar()
         .encode(
             x=alt.X("samples:Q", stack="zero", axis=alt.Axis(tickMinStep=1, format="d")),
-            y=alt.Y("domain:N", title=None, sort=list(frame["domain"])),
+            y=alt.Y(
+                "domain:N",
+                title=None,
+                sort=list(frame["domain"]),
+                axis=alt.Axis(labelLimit=400),  # whole domain names, not "acmecloud.exam…"
+            ),
             color=alt.Color("status:N", scale=scale, legend=alt.Legend(title="samples")),
             tooltip=["domain:N", "status:N", "samples:Q"],
         )
