@@ -21,7 +21,11 @@ run_id = pick_run(runs, "attribution_run")
 
 rates = data.query(q.attribution_rates, run_id)
 if rates.is_empty():
-    st.info("This run has no scored responses.")
+    st.info(
+        "Attribution is n/a for this run: no scored response has anything to attribute "
+        "(its cases name no brand, and their domain is no host name), or it has no scored "
+        "responses."
+    )
 else:
     st.subheader("Mention rates per domain and AI provider")
     st.caption("Share of scored responses (errors left out) with at least one mention.")

@@ -3,6 +3,8 @@ from fixture_home.py), and every page on an empty and a missing warehouse."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.settings import Paths
@@ -137,6 +139,24 @@ def test_attribution_page(app: AppFactory, fixture_home: Paths) -> None:
     beta = rates[("beta.example", "gpt-x")]
     assert (beta["responses"], beta["any_percent"]) == (1, 0.0)  # the error row is left out
     assert len(at.get("download_button")) == 2
+
+
+def test_a_run_with_nothing_to_attribute_shows_n_a_not_zero(
+    app: AppFactory, tmp_path: Path
+) -> None:
+    from engine.lake import write_part
+    from engine.settings import resolve_paths
+    from ingest import ingest
+    from tests.factories import result_record, run_record
+
+    home = resolve_paths(tmp_path / "home")
+    write_part(home.lake, "runs", "n1", 0, [run_record("n1")])
+    rows = [result_record("n1", f"s{i}", attribution=None) for i in range(3)]
+    write_part(home.lake, "results", "n1", 1, rows)
+    ingest(home)
+    at = app(home, "attribution")
+    assert any("n/a" in i.value for i in at.info)
+    assert not [f for f in at.dataframe if "any_percent" in f.value.columns]
 
 
 @pytest.mark.parametrize("page", ["trends", "compare", "claims", "attribution", "sample"])

@@ -1,9 +1,11 @@
 -- Attribution: per domain and AI provider of one run, the share (0-100) of scored
--- responses that cite a URL, name the domain, name a brand, or do any of these.
+-- responses that cite a URL, name the domain, name a brand, or do any of these. A response
+-- whose attribution is null (its case names no brand and its domain is no host name: there
+-- is nothing to attribute) is not counted: it is n/a, not 0%.
 WITH scored AS (
     SELECT iteration, sample_id, candidate, domain, ai_provider
     FROM results
-    WHERE run_id = $run_id AND error IS NULL
+    WHERE run_id = $run_id AND error IS NULL AND attribution IS NOT NULL
 ),
 mentions AS (
     SELECT iteration, sample_id, candidate,
