@@ -107,6 +107,8 @@ def ingest_now(found: Paths, *, rebuild: bool = False, quiet: bool = False) -> b
         return False
     if not quiet:
         err(report.headline())
+    for line in report.interrupted_lines():  # said even by a quiet ingest: a person acts on it
+        err(line)
     report_corrupt(report)
     return True
 

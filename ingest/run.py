@@ -35,12 +35,15 @@ class IngestReport:
 
     def summary(self) -> str:
         """The headline, then one line per corrupt part."""
-        gone = [
+        return "\n".join([self.headline(), *self.interrupted_lines(), *self.corrupt_lines()])
+
+    def interrupted_lines(self) -> list[str]:
+        """One line per run this ingest recorded as interrupted, saying how to resume it."""
+        return [
             f"run {run_id} was left running by a process that is gone: now interrupted "
             f"(resume it with --resume {run_id})"
             for run_id in self.interrupted
         ]
-        return "\n".join([self.headline(), *gone, *self.corrupt_lines()])
 
     def headline(self) -> str:
         """One human line (with the count of corrupt parts skipped, if any)."""

@@ -51,6 +51,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.stats",
             "engine.pricing",
             "engine.processes",
+            "engine.providers",
         ),
     ),
     (

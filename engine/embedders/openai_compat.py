@@ -28,9 +28,10 @@ from engine.http import (
     UnreadableReply,
     send_with_retries,
 )
+from engine.providers import OPENAI_BASE_URL
 from engine.secrets import env_secret, redact, register_url
 
-DEFAULT_BASE_URL = "https://api.openai.com"
+DEFAULT_BASE_URL = OPENAI_BASE_URL
 OPENAI_THRESHOLD = 0.75
 """The spec's claim threshold, meant for OpenAI-style embedders."""
 MAX_BATCH = 256

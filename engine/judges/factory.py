@@ -23,12 +23,9 @@ from engine.judges.http.judge import HttpJudge
 from engine.judges.http.openai_compat import OpenAICompatJudge, OpenAIWire
 from engine.judges.local.judge import LocalJudge
 from engine.pricing import PriceTable
+from engine.providers import ANTHROPIC_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL
 from engine.secrets import env_secret
 from engine.verifier.choice import ClaimVerifier
-
-OLLAMA_BASE_URL = "http://127.0.0.1:11434"
-OPENAI_BASE_URL = "https://api.openai.com"
-ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
 
 def build_judge(

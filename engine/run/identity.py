@@ -242,30 +242,43 @@ def mark_abandoned_runs(paths: Paths, now: datetime | None = None) -> list[str]:
     """Record as ``interrupted`` every run of this host whose latest state is ``running``
     but whose process is gone (nobody holds its lock: killed, or its machine rebooted), so
     pages and ``run_summary`` stop showing it as in progress; it stays resumable. Runs of
-    other hosts are left alone: their locks are not on this machine. Returns their ids."""
+    other hosts are left alone: their locks are not on this machine. Returns their ids.
+
+    Ingest calls this after every flush of a run, so only four small columns of each runs
+    part are read; a whole state is read only for a run that is marked."""
     host = socket.gethostname()
-    latest: dict[str, dict[str, object]] = {}
+    latest: dict[str, tuple[datetime, str, str | None, Path]] = {}
     for part in list_parts(paths.lake, ["runs"]):
         try:
-            rows = pq.read_table(part.path).to_pylist()
+            rows = pq.read_table(part.path, columns=_STATE_COLUMNS).to_pylist()
         except Exception:  # an unreadable part is ingest's to report
             continue
         for row in rows:
-            seen = latest.get(str(row["run_id"]))
-            if seen is None or row["updated_at"] >= seen["updated_at"]:
-                latest[str(row["run_id"])] = row
+            run_id = str(row["run_id"])
+            seen = latest.get(run_id)
+            if seen is None or row["updated_at"] >= seen[0]:
+                latest[run_id] = (row["updated_at"], row["status"], row["host"], part.path)
     marked: list[str] = []
-    for run_id, row in latest.items():
-        if row["status"] != "running" or row.get("host") != host:
+    for run_id, (updated, status, run_host, path) in latest.items():
+        if status != "running" or run_host != host:
             continue
         lock = RunLock.of(paths, run_id)
         if not lock.path.exists() or not lock.try_acquire():
             continue  # never ran here, or alive
         try:
-            stamp = now or utcnow()
-            record = RunRecord.model_validate({**row, "status": "interrupted", "updated_at": stamp})
+            state = next(
+                r
+                for r in pq.read_table(path).to_pylist()
+                if r["run_id"] == run_id and r["updated_at"] == updated
+            )
+            record = RunRecord.model_validate(
+                {**state, "status": "interrupted", "updated_at": now or utcnow()}
+            )
             write_part(paths.lake, "runs", run_id, 0, [record])
             marked.append(run_id)
         finally:
             lock.release()
     return marked
+
+
+_STATE_COLUMNS = ["run_id", "status", "host", "updated_at"]

@@ -19,6 +19,7 @@ from typing import Any
 from engine.http import RetryPolicy
 from engine.models import TestCase
 from engine.pricing import PriceTable
+from engine.providers import OPENAI_BASE_URL
 from engine.secrets import env_secret, register, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
@@ -30,7 +31,7 @@ from engine.targets.base import (
 )
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = f"{OPENAI_BASE_URL}/v1"
 DEFAULT_PROMPT = "v1"
 
 
@@ -90,7 +91,7 @@ class OpenAIChatTarget:
         if api_key is not None:
             register(api_key)
         self._key = api_key if api_key is not None else (env_secret("OPENAI_API_KEY") or "")
-        if not self._key and self.base_url.startswith("https://api.openai.com"):
+        if not self._key and self.base_url.startswith(OPENAI_BASE_URL):
             raise TargetConfigError(
                 "OPENAI_API_KEY is not set; export it (keys are read from the environment only) "
                 "or point OPENAI_BASE_URL at a local OpenAI-compatible server"

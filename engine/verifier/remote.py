@@ -31,6 +31,7 @@ from engine.http import (
     UnreadableReply,
     send_with_retries,
 )
+from engine.providers import OLLAMA_BASE_URL, OPENAI_BASE_URL
 from engine.secrets import env_secret, redact, register_url
 
 SYSTEM_PROMPT = (
@@ -42,8 +43,8 @@ USER_TEMPLATE = "Document: {document}\nClaim: {claim}"
 
 PROVIDERS: dict[str, tuple[str, str, str | None]] = {
     # provider: (base URL environment variable, default base URL, key environment variable)
-    "openai": ("OPENAI_BASE_URL", "https://api.openai.com", "OPENAI_API_KEY"),
-    "ollama": ("OLLAMA_BASE_URL", "http://127.0.0.1:11434", None),
+    "openai": ("OPENAI_BASE_URL", OPENAI_BASE_URL, "OPENAI_API_KEY"),
+    "ollama": ("OLLAMA_BASE_URL", OLLAMA_BASE_URL, None),
 }
 
 _YES = frozenset({"yes", "y", "true", "supported"})
