@@ -46,6 +46,7 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--embedder", "embedder", "SPEC"),
     RunFlag("--target", "target", "SPEC"),
     RunFlag("--concurrency", "concurrency", "N"),
+    RunFlag("--workers", "workers", "N"),
     RunFlag("--retries", "retries", "N"),
     RunFlag("--max-failed", "max_failed_fraction", "FRACTION"),
     RunFlag("--until-ci", "until_ci", "METRIC=WIDTH"),

@@ -19,14 +19,16 @@ def build_embedder(
     *,
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
+    threads: int | None = None,
 ) -> Embedder:
     """The embedder for ``spec`` (``local`` or ``openai:MODEL``), wrapped in a disk cache
-    under ``cache_dir`` when one is given. The base URL of ``openai:`` defaults to
-    ``$EVALHOUSE_EMBEDDINGS_BASE_URL``, else https://api.openai.com."""
+        under ``cache_dir`` when one is given. The base URL of ``openai:`` defaults to
+        ``$EVALHOUSE_EMBEDDINGS_BASE_URL``, else https://api.openai.com. ``threads``: the local
+    model's threads per call (None: its default)."""
     kind, _, model = spec.strip().partition(":")
     embedder: Embedder
     if kind == "local" and not model:
-        embedder = LocalEmbedder()
+        embedder = LocalEmbedder() if threads is None else LocalEmbedder(threads=threads)
     elif kind == "openai" and model.strip():
         url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
         embedder = OpenAICompatEmbedder(model.strip(), base_url=url, api_key_env=api_key_env)

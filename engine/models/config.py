@@ -172,6 +172,7 @@ LEGACY_OPTION_PATHS: dict[str, tuple[str, ...]] = {
     "project_digest": ("project_digest",),
     "prices": ("prices",),
     "cancel_grace_s": ("cancel_grace_s",),
+    "workers": ("workers",),
 }
 """The flat ``--option`` names (and keys of the ``extra`` dict of run configs stored before
 the options were typed) and the ``RunConfig`` field each one sets."""
@@ -265,6 +266,7 @@ people read; the local judge scores it in seconds, where a 1 MB answer took minu
 
 PACE_FIELDS: tuple[str, ...] = (
     "concurrency",
+    "workers",
     "retries",
     "max_failed_fraction",
     "cancel_grace_s",
@@ -308,7 +310,11 @@ class RunConfig(Frozen):
     """Characters of an answer that are scored; a longer answer is stored whole, scored up
     to a sentence end before this many characters and flagged ``truncated``."""
     concurrency: int = Field(default=5, ge=1, le=256)
-    """Samples evaluated at once."""
+    """Samples evaluated at once (with ``workers`` and nothing remote to call, at least
+    enough to fill a batch in every worker)."""
+    workers: int | None = Field(default=None, ge=1, le=256)
+    """Processes that run the local CPU-bound scoring (analyzer, local judge), each with
+    its own copy of the model; None: one per usable core; 1 scores in this process."""
     retries: int = Field(default=2, ge=0, le=10)
     """Retries of a failing call (target, judge, embedder) before the sample is an error row."""
     max_failed_fraction: float = Field(default=0.0, ge=0.0, le=1.0)
@@ -404,9 +410,9 @@ class RunConfig(Frozen):
 
     def computing(self) -> dict[str, Any]:
         """The settings that decide what the run computes: everything but its pace
-        (``concurrency``, ``retries``, ``max_failed_fraction``, ``cancel_grace_s``,
-        ``executor``, ``ray_address``), which may change when a run resumes. Two runs with
-        equal ``computing()`` are one run."""
+        (``concurrency``, ``workers``, ``retries``, ``max_failed_fraction``,
+        ``cancel_grace_s``, ``executor``, ``ray_address``), which may change when a run
+        resumes. Two runs with equal ``computing()`` are one run."""
         return self.model_dump(mode="json", exclude=set(PACE_FIELDS))
 
 

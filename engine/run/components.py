@@ -20,6 +20,7 @@ from engine.judges.base import Judge
 from engine.models import RagWeights, RunConfig, TestCase
 from engine.scorers import SCORERS, ScorerContext
 from engine.scorers.base import SampleKind, Scorer
+from engine.scorers.batching import BatchPool
 from engine.scorers.parts import BatchAnalyzer, JudgeSample
 from engine.settings import Paths
 from engine.targets import Target, build_target
@@ -57,6 +58,8 @@ class Components:
     """Called with the seconds each sample's grading took (benchmarks)."""
     scorers: list[Scorer] = field(default_factory=list)
     """Scorers added to those the registered factories build (tests, benchmarks)."""
+    pool: BatchPool | None = None
+    """Worker processes for the CPU-bound scorers (``engine.run.pool``); None: threads."""
 
     async def aclose(self) -> None:
         """Release HTTP clients of the targets and judge."""

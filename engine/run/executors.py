@@ -65,17 +65,19 @@ class Executor(Protocol):
 
 
 class LocalWorkers:
-    """``concurrency`` asyncio workers of this process sending samples through the run's
-    pipeline; outputs are buffered and flushed by count or time."""
+    """``in_flight`` asyncio workers of this process (at least the run's ``concurrency``)
+    sending samples through the run's pipeline; outputs are buffered and flushed by count
+    or time."""
 
-    def __init__(self, pipeline: SamplePipeline) -> None:
+    def __init__(self, pipeline: SamplePipeline, *, in_flight: int = 1) -> None:
         self.pipeline = pipeline
+        self.in_flight = in_flight
         self.buffer: list[SampleOutput] = []
         self.last_flush = time.monotonic()
         self._flush_lock: asyncio.Lock | None = None
 
     async def score(self, scope: Scope, iteration: int, pending: Pending) -> None:
-        """Score ``pending`` with up to ``concurrency`` workers; flush what they return."""
+        """Score ``pending`` with up to ``in_flight`` workers; flush what they return."""
         self._flush_lock = asyncio.Lock()
         queue: asyncio.Queue[tuple[TestCase, Lane]] = asyncio.Queue()
         for unit in pending:
@@ -105,7 +107,7 @@ class LocalWorkers:
 
         workers = [
             asyncio.create_task(worker())
-            for _ in range(min(scope.config.concurrency, len(pending)))
+            for _ in range(min(max(scope.config.concurrency, self.in_flight), len(pending)))
         ]
         tick = asyncio.create_task(ticker())
         try:

@@ -38,8 +38,12 @@ from engine.run.identity import RunError, RunIdentity
 from engine.run.lanes import Lane, build_lanes
 from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
+from engine.run.pool import start_pool
 from engine.run.writer import LakeWriter
+from engine.scorers.analyzer import ANALYZE_BATCH
 from engine.scorers.base import sample_kind
+from engine.scorers.batching import PoolUnavailable
+from engine.scorers.judge import pooled_judge
 from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet, case_records
@@ -138,7 +142,7 @@ class Runner:
             parts = components or self._build()
             try:
                 pipeline = self._prepare(parts)
-                self.executor = self._executor(pipeline)
+                self.executor = self._executor(pipeline, parts)
             except BaseException:
                 if built:  # built here: release its HTTP clients
                     with contextlib.suppress(Exception):
@@ -163,20 +167,44 @@ class Runner:
                 self.executor.close()
             identity.lock.release()
 
-    def _executor(self, pipeline: SamplePipeline) -> Executor:
+    def _executor(self, pipeline: SamplePipeline, parts: Components) -> Executor:
         if self.config.executor == "ray":
             from engine.run.distributed import RayShards  # Ray only when asked
 
             return RayShards.start(self.config.ray_address)
-        return LocalWorkers(pipeline)
+        return LocalWorkers(pipeline, in_flight=self._in_flight(parts))
+
+    def _in_flight(self, parts: Components) -> int:
+        """Samples the local workers keep in flight: ``concurrency``, or, with worker
+        processes and nothing remote to call (recorded answers, the local judge), enough
+        to fill a batch in every worker."""
+        if parts.pool is None:
+            return self.config.concurrency
+        config = self.config
+        remote = config.target != "recorded" or config.candidates is not None
+        if remote or config.judge != "local" or not pooled_judge(config):
+            return config.concurrency
+        return max(config.concurrency, parts.pool.workers * ANALYZE_BATCH)
 
     def _build(self) -> Components:
         try:
-            return build_components(self.config, self.paths)
+            parts = build_components(self.config, self.paths)
         except InputError:
             raise
         except Exception as exc:
             raise RunError(f"cannot set up the run: {exc}") from exc
+        lanes = len(self.config.candidates) if self.config.candidates else 1
+        samples = len(self.cases) * lanes * self.config.iterations
+        pool = None
+        if sample_kind(self.test_set.format) == "cases":  # conversations: no batch scorers
+            try:
+                pool = start_pool(self.config, self.paths, samples)
+            except PoolUnavailable as exc:
+                self.progress.message(f"scoring in this process: {exc}")
+        if pool is not None:
+            parts.pool = pool
+            parts.closers.append(pool.aclose)
+        return parts
 
     def _prepare(self, parts: Components) -> SamplePipeline:
         """Plan, lanes and scorers, checked before any call."""

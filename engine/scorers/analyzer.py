@@ -1,9 +1,9 @@
 """The response analyzer as a scorer: accuracy, completeness, attribution, claims, highlights.
 
 The analyzer is CPU-bound and synchronous, and embeds best in batches, so this scorer
-queues samples and scores them in a worker thread in batches of up to ``ANALYZE_BATCH``
-(``engine.scorers.batching``): samples that are ready at the same moment share one
-embedding pass, and the event loop is never blocked.
+queues samples and scores them in a worker thread, or in the run's worker processes, in
+batches of up to ``ANALYZE_BATCH`` (``engine.scorers.batching``): samples that are ready at
+the same moment share one embedding pass, and the event loop is never blocked.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from engine.models import ANALYZER_METRICS, SampleKey, TestCase
 from engine.scorers.base import BaseScorer, SampleInput, ScoreOutcome, ScorerContext, ScorerError
 from engine.scorers.base import ScorerFactory as Factory
-from engine.scorers.batching import BatchWorker
+from engine.scorers.batching import BatchPool, BatchWorker
 from engine.scorers.parts import BatchAnalyzer
 from engine.scorers.registry import register
 from engine.scoring.analyzer import AnalysisError
@@ -40,10 +40,12 @@ class AnalyzerScorer(BaseScorer):
     provides = ANALYZER_FIELDS
     tables = frozenset({"claims", "highlights", "attributions"})
 
-    def __init__(self, analyzer: BatchAnalyzer, batch: int = ANALYZE_BATCH) -> None:
+    def __init__(
+        self, analyzer: BatchAnalyzer, batch: int = ANALYZE_BATCH, pool: BatchPool | None = None
+    ) -> None:
         self._analyzer = analyzer
         self._worker: BatchWorker[tuple[SampleKey, TestCase, str], ScoreOutcome] = BatchWorker(
-            self._score_batch, batch
+            self.score_batch, batch, pool=pool, kind=self.name, sample_of=_sample_of
         )
 
     async def score(self, sample: SampleInput) -> ScoreOutcome:
@@ -61,11 +63,11 @@ class AnalyzerScorer(BaseScorer):
         """Stop the batching task."""
         await self._worker.aclose()
 
-    def _score_batch(
+    def score_batch(
         self, items: list[tuple[SampleKey, TestCase, str]]
     ) -> list[ScoreOutcome | BaseException]:
-        """Analyze a batch and build its records (in the worker thread: the records are
-        pydantic models, and building them is CPU work too)."""
+        """Analyze a batch and build its records (in the worker thread or process: the
+        records are pydantic models, and building them is CPU work too)."""
         analyses = list(self._analyzer.analyze_batch([(case, text) for _, case, text in items]))
         if len(analyses) != len(items):
             raise AnalysisError(f"analyzer returned {len(analyses)} results for {len(items)}")
@@ -78,6 +80,11 @@ class AnalyzerScorer(BaseScorer):
             else:
                 out.append(_outcome(key, analysis))
         return out
+
+
+def _sample_of(item: tuple[SampleKey, TestCase, str]) -> tuple[str, str]:
+    _, case, text = item
+    return case.id, text
 
 
 def _outcome(key: SampleKey, analysis: Any) -> ScoreOutcome:
@@ -95,7 +102,7 @@ def _outcome(key: SampleKey, analysis: Any) -> ScoreOutcome:
 
 
 def _build(context: ScorerContext) -> AnalyzerScorer:
-    return AnalyzerScorer(context.parts.analyzer)
+    return AnalyzerScorer(context.parts.analyzer, pool=context.parts.pool)
 
 
 register(Factory("analyzer", _build))

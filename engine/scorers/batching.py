@@ -1,18 +1,25 @@
-"""Batches of samples scored in a worker thread, so the event loop only schedules.
+"""Batches of samples scored off the event loop: in a worker thread, or in worker processes.
 
-CPU-bound scorers (the analyzer, the local judge) queue their samples here. One task on
-the event loop gathers the samples that are ready at the same moment (up to ``batch``)
-and hands them to the scorer's synchronous batch function in a worker thread, where they
-share one embedding pass. If a batch raises, each of its samples is scored alone, so one
-bad sample never fails the others.
+CPU-bound scorers (the analyzer, the local judge) queue their samples here. A task on the
+event loop gathers the samples that are ready at the same moment (up to ``batch``) and
+hands them to the scorer's synchronous batch function, where they share one embedding
+pass. If a batch raises, each of its samples is scored alone, so one bad sample never
+fails the others.
+
+Without a pool the batch runs in a thread of this process: one core's worth of Python.
+With a ``BatchPool`` (``engine.run.pool``: one worker process per lane, each with its own
+model) every lane has its own queue and one batch in flight, so ``workers`` batches run at
+once. A sample keeps one lane for all the scorers that use the pool (``BatchPool.lane``):
+its analyzer and its judge then read each vector from the same worker's memory instead of
+embedding it twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 from engine.judges.local.offload import worker_scope
 
@@ -24,34 +31,82 @@ BatchFunction = Callable[[list[Item]], Sequence[Out | BaseException]]
 could not be scored) per item, in order."""
 
 
-class BatchWorker(Generic[Item, Out]):
-    """Runs ``score_batch`` over batches of up to ``batch`` queued items, off the loop."""
+class PoolUnavailable(RuntimeError):
+    """The pool's workers cannot score (they will not start, or died too often): the
+    batch runs in this process instead."""
 
-    def __init__(self, score_batch: BatchFunction[Item, Out], batch: int) -> None:
+
+class BatchPool(Protocol):
+    """Worker processes that score batches of a named kind (``engine.run.pool``)."""
+
+    @property
+    def workers(self) -> int:
+        """Lanes: worker processes, each scoring one batch at a time."""
+        ...
+
+    def lane(self, sample: Hashable) -> int:
+        """The lane of ``sample``: the same for every scorer that asks about it."""
+        ...
+
+    async def run(self, kind: str, lane: int, items: list[Any]) -> list[Any]:
+        """``kind``'s batch function over ``items`` in ``lane``'s worker process; raises
+        ``PoolUnavailable`` when no worker can score."""
+        ...
+
+
+class BatchWorker(Generic[Item, Out]):
+    """Runs ``score_batch`` over batches of up to ``batch`` queued items, off the loop:
+    in a thread, or (given ``pool``) in the pool's worker processes as batch kind
+    ``kind``, where ``sample_of`` names the sample an item belongs to."""
+
+    def __init__(
+        self,
+        score_batch: BatchFunction[Item, Out],
+        batch: int,
+        *,
+        pool: BatchPool | None = None,
+        kind: str = "",
+        sample_of: Callable[[Item], Hashable] | None = None,
+    ) -> None:
+        if pool is not None and (not kind or sample_of is None):
+            raise ValueError("a pooled batch worker needs its kind and sample_of")
         self._score_batch = score_batch
         self._batch = max(1, batch)
-        self._queue: asyncio.Queue[tuple[Item, asyncio.Future[Out | BaseException]]] | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._pool = pool
+        self._kind = kind
+        self._sample_of = sample_of
+        lanes = pool.workers if pool is not None else 1
+        self._queues: list[asyncio.Queue[tuple[Item, asyncio.Future[Out | BaseException]]]]
+        self._queues = []
+        self._tasks: list[asyncio.Task[None]] = []
+        self._lanes = lanes
 
     async def submit(self, item: Item) -> Out | BaseException:
         """Queue ``item`` for the next batch; its outcome, or the exception it raised."""
-        if self._queue is None or self._task is None:
-            self._queue = asyncio.Queue()
-            self._task = asyncio.create_task(self._serve(self._queue))
+        if not self._tasks:
+            self._queues = [asyncio.Queue() for _ in range(self._lanes)]
+            self._tasks = [
+                asyncio.create_task(self._serve(lane, queue))
+                for lane, queue in enumerate(self._queues)
+            ]
+        lane = 0
+        if self._pool is not None and self._sample_of is not None:
+            lane = self._pool.lane(self._sample_of(item))
         future: asyncio.Future[Out | BaseException] = asyncio.get_running_loop().create_future()
-        await self._queue.put((item, future))
+        await self._queues[lane].put((item, future))
         return await future
 
     async def aclose(self) -> None:
-        """Stop the batching task."""
-        if self._task is not None:
-            self._task.cancel()
+        """Stop the batching tasks."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = self._queue = None
+                await task
+        self._tasks, self._queues = [], []
 
     async def _serve(
-        self, queue: asyncio.Queue[tuple[Item, asyncio.Future[Out | BaseException]]]
+        self, lane: int, queue: asyncio.Queue[tuple[Item, asyncio.Future[Out | BaseException]]]
     ) -> None:
         while True:
             items = [await queue.get()]
@@ -60,7 +115,7 @@ class BatchWorker(Generic[Item, Out]):
                 items.append(queue.get_nowait())
             live = [(item, future) for item, future in items if not future.done()]
             if live:
-                results = await self._run([item for item, _ in live])
+                results = await self._run(lane, [item for item, _ in live])
                 for (_, future), result in zip(live, results, strict=True):
                     if not future.done():
                         future.set_result(result)
@@ -72,15 +127,28 @@ class BatchWorker(Generic[Item, Out]):
             raise RuntimeError(f"batch scorer returned {len(results)} results for {len(items)}")
         return results
 
-    async def _run(self, items: list[Item]) -> list[Out | BaseException]:
-        try:
+    async def _once(self, lane: int, items: list[Item]) -> list[Out | BaseException]:
+        if self._pool is None:
             return await asyncio.to_thread(self._in_worker, items)
+        try:
+            results: list[Out | BaseException] = await self._pool.run(self._kind, lane, items)
+        except PoolUnavailable:
+            self._pool = None
+            return await asyncio.to_thread(self._in_worker, items)
+        if len(results) != len(items):
+            raise RuntimeError(f"batch scorer returned {len(results)} results for {len(items)}")
+        return results
+
+    async def _run(self, lane: int, items: list[Item]) -> list[Out | BaseException]:
+        try:
+            return await self._once(lane, items)
         except Exception:
-            # Isolate the sample that broke the batch: the others still get scored.
+            # Isolate the sample that broke the batch (or killed its worker process): the
+            # others still get scored, each once.
             out: list[Out | BaseException] = []
             for item in items:
                 try:
-                    out.extend(await asyncio.to_thread(self._in_worker, [item]))
+                    out.extend(await self._once(lane, [item]))
                 except Exception as exc:
                     out.append(exc)
             return out

@@ -26,11 +26,12 @@ from engine.scorers.base import (
     ScorerFactory,
     no_calls,
 )
-from engine.scorers.batching import BatchWorker
+from engine.scorers.batching import BatchPool, BatchWorker
 from engine.scorers.parts import JudgeOutcomeLike, JudgeSample
 from engine.scorers.registry import register
 from engine.scoring.judging import reference_text
 from engine.text import split_sentences
+from engine.verifier.choice import LOCAL_VERIFIERS
 
 JUDGE_BATCH = 16
 """Most samples the local judge scores in one worker-thread batch."""
@@ -103,6 +104,7 @@ class JudgeScorer(BaseScorer):
         *,
         cascade_judge: Judge | None = None,
         batch: int = JUDGE_BATCH,
+        pool: BatchPool | None = None,
     ) -> None:
         self._judge = judge
         self._judge_sample = judge_sample
@@ -112,7 +114,7 @@ class JudgeScorer(BaseScorer):
         local = [j for j in (judge, cascade_judge) if isinstance(j, LocalJudge)]
         self._local: LocalJudge | None = local[0] if local else None
         self._worker: BatchWorker[tuple[TestCase, str], JudgeOutcomeLike] = BatchWorker(
-            self._judge_batch, batch
+            self.judge_batch, batch, pool=pool, kind=self.name, sample_of=_sample_of
         )
 
     async def score(self, sample: SampleInput) -> ScoreOutcome:
@@ -138,11 +140,12 @@ class JudgeScorer(BaseScorer):
             raise got
         return got
 
-    def _judge_batch(
+    def judge_batch(
         self, items: list[tuple[TestCase, str]]
     ) -> list[JudgeOutcomeLike | BaseException]:
-        """Judge a batch with the local judge (in the worker thread): embed what every
-        sample needs in one pass, then judge them all on this thread's own loop."""
+        """Judge a batch with the local judge (in the worker thread or process): embed
+        what every sample needs in one pass, then judge them all on this thread's own
+        loop."""
         judge = self._local
         assert judge is not None
         judge.prefetch(
@@ -177,6 +180,19 @@ class JudgeScorer(BaseScorer):
             usage=outcome.usage,
             flags=tuple(flags),
         )
+
+
+def pooled_judge(config: RunConfig) -> bool:
+    """Whether the run's local judge (its judge, or the cascade's first) may judge in the
+    run's worker processes: only when it computes everything itself. A verifier over HTTP
+    keeps its calls on the event loop, where the run's limits on calls in flight hold."""
+    local = config.judge == "local" or config.cascade
+    return local and config.embedder == "local" and config.verifier in LOCAL_VERIFIERS
+
+
+def _sample_of(item: tuple[TestCase, str]) -> tuple[str, str]:
+    case, text = item
+    return case.id, text
 
 
 CHARS_PER_TOKEN = 4
@@ -273,7 +289,11 @@ def _build(context: ScorerContext) -> JudgeScorer:
         assert parts.embedder is not None, "the cascade's local judge needs the run's embedder"
         cheap = LocalJudge(parts.embedder)
     return JudgeScorer(
-        parts.judge, parts.judge_sample, context.config.rag_weights, cascade_judge=cheap
+        parts.judge,
+        parts.judge_sample,
+        context.config.rag_weights,
+        cascade_judge=cheap,
+        pool=parts.pool if pooled_judge(context.config) else None,
     )
 
 

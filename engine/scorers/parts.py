@@ -14,6 +14,7 @@ from engine.candidates.plan import CandidatePlan
 from engine.embedders.base import Embedder
 from engine.judges.base import Judge, Usage
 from engine.models import RagWeights, SampleKey, TestCase
+from engine.scorers.batching import BatchPool
 
 
 class BatchAnalyzer(Protocol):
@@ -71,6 +72,11 @@ class RunParts(Protocol):
     @property
     def plan(self) -> CandidatePlan | None:
         """Candidates and graders, None when the run grades nothing."""
+        ...
+
+    @property
+    def pool(self) -> BatchPool | None:
+        """Worker processes for the CPU-bound scorers' batches; None scores in threads."""
         ...
 
     @property

@@ -21,6 +21,8 @@ RULES = "rules"
 CROSSENCODER = "crossencoder"
 """A cross-encoder trained with ``training/verifier`` and exported into ``engine/verifier/data``
 (none ships: held out it did not beat the rules, docs/verifier.md)."""
+LOCAL_VERIFIERS = frozenset({RULES, CROSSENCODER})
+"""Verifiers that compute in this process rather than call a server."""
 
 
 class ClaimVerifier(Protocol):
