@@ -1,4 +1,5 @@
-"""Local embedder: CPU of batching by token count against 48 texts a batch.
+"""Local embedder: CPU of batching by token count against 48 texts a batch, and the
+embedder's texts/s against the bare graph's.
 
 The texts are those the analyzer embeds for the demo test sets (every sentence, clause,
 word window, whole response, reference, claim and chunk: ``Plan.texts``), embedded in one
@@ -6,6 +7,11 @@ call and again in calls of one sample batch each (the run's pattern). ``LocalEmb
 pads each batch to its longest text; the figures compare batches of at most
 ``BATCH_TOKENS`` padded tokens (the default) with batches of 48 texts of similar token
 count, and check that the vectors are bit-identical. One process, alternating order.
+
+The limit: onnxruntime running the same graph on the same batches, already tokenised and
+padded, with nothing around it (``InferenceSession.run`` alone, feeds built beforehand).
+The embedder's texts/s (tokenising, padding, pooling, normalising included) over that
+figure, at one thread (a worker of a 2-worker run) and two; goal >= 0.9.
 
 Run: ``.venv/bin/python -m tests.bench.embedder [--rounds 2]``.
 """
@@ -48,6 +54,35 @@ def _cpu(embedder: LocalEmbedder, calls: list[list[str]]) -> tuple[float, np.nda
     return time.process_time() - started, vectors
 
 
+def _graph_limit(texts: list[str], threads: int, rounds: int) -> tuple[float, float]:
+    """(texts/s of ``LocalEmbedder.embed``, texts/s of the bare session on its batches)."""
+    embedder = LocalEmbedder(threads=threads)
+    embedder.embed(["warm up the model"])
+    tokens = [e.ids for e in embedder._tokenizer.encode_batch(texts)]
+    feeds = []
+    for rows in embedder._batches(tokens):
+        batch = [tokens[i] for i in rows]
+        width = max(map(len, batch))
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, text_ids in enumerate(batch):
+            ids[row, : len(text_ids)] = text_ids
+            mask[row, : len(text_ids)] = 1
+        named = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feeds.append({name: named[name] for name in embedder._input_names})
+    session = embedder._session
+    bare = whole = 0.0
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for feed in feeds:
+            session.run(["last_hidden_state"], feed)
+        bare += time.perf_counter() - started
+        started = time.perf_counter()
+        embedder.embed(texts)
+        whole += time.perf_counter() - started
+    return rounds * len(texts) / whole, rounds * len(texts) / bare
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1000)
@@ -76,6 +111,13 @@ def main() -> None:
         print(
             f"{pattern}: CPU {new:.1f} s vs {old:.1f} s = {new / old:.2f} of 48 texts a batch "
             f"({1000 * new / total:.2f} CPU-ms a text); vectors bit-identical: {same}"
+        )
+    texts = [t for batch in per_batch for t in batch]
+    for threads in (1, 2):
+        ours, limit = _graph_limit(texts, threads, args.rounds)
+        print(
+            f"{threads} thread(s): embedder {ours:.0f} texts/s, bare graph {limit:.0f} texts/s "
+            f"= {ours / limit:.2f} of the limit"
         )
 
 

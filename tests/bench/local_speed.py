@@ -1,15 +1,22 @@
 """Local default speed (local judge, local embedder, real analyzer), cold and warm cache,
-of this tree, or side by side with another source tree of evalhouse.
+for ``--workers 1`` and ``--workers 2`` side by side, or side by side with another source
+tree of evalhouse.
 
 Cold: a fresh home (empty embedding cache). Warm: a second run, same home and cases, so
 every vector comes from the on-disk cache. Each measurement runs in its own process (the
-model and caches start empty), which prints wall time, CPU seconds and a digest of every
-scored row (results without timings, claims, verdicts, highlights, attributions): equal
-digests mean the two trees scored exactly the same.
+model and caches start empty), which prints wall time, CPU seconds (its own and its
+worker processes'), CPU-ms per sample, the peak memory of the process and its workers
+together (RSS, sampled every 50 ms) and a digest of every scored row (results without
+timings, claims, verdicts, highlights, attributions): equal digests mean the two scored
+exactly the same.
 
-Run: ``.venv/bin/python -m tests.bench.local_speed [--samples N] [--baseline DIR]
-[--pairs K]``; ``--baseline DIR`` is another tree's root (e.g. ``git archive main | tar -x
--C DIR``), measured in alternating order with this one, figures as ratios of medians.
+Goals (issue "local scoring on every core", this 2-core machine): ``--workers 2`` /
+``--workers 1`` samples/s >= 1.7 cold and warm; peak memory of a 2-worker run <= 1.5 GB.
+
+Run: ``.venv/bin/python -m tests.bench.local_speed [--samples N] [--workers 1 2]
+[--baseline DIR] [--pairs K]``; ``--baseline DIR`` is another tree's root (e.g. ``git
+archive main | tar -x -C DIR``), measured in alternating order with this one at the first
+``--workers``, figures as ratios of medians.
 """
 
 from __future__ import annotations
@@ -71,8 +78,51 @@ def _digest(lake: Path, run_id: str) -> str:
     return hasher.hexdigest()[:16]
 
 
-def measure(samples: int) -> dict[str, Any]:
-    """Cold and warm runs of ``samples`` demo cases: wall, CPU seconds, samples/s, digests."""
+class PeakMemory:
+    """Peak RSS of this process and its children together, sampled in a thread."""
+
+    def __init__(self, every_s: float = 0.05) -> None:
+        import threading
+
+        self.peak = 0
+        self._every = every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self._stop.wait(self._every):
+            total = 0
+            for proc in (me, *me.children(recursive=True)):
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    continue
+            self.peak = max(self.peak, total)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def measure(samples: int, workers: int | None = None) -> dict[str, Any]:
+    """Cold and warm runs of ``samples`` demo cases: wall, CPU seconds (workers included),
+    samples/s, peak memory, digests."""
     from engine.models import RunConfig
     from engine.runner import run_evaluation
     from engine.settings import resolve_paths
@@ -83,14 +133,20 @@ def measure(samples: int) -> dict[str, Any]:
         path = _cases(Path(tmp), samples)
         test_set = load_test_set(path)
         paths = resolve_paths(Path(tmp) / "home")
+        options: dict[str, Any] = {} if workers is None else {"workers": workers}
         for phase in ("cold", "warm"):
-            config = RunConfig(name=f"bench-{phase}", test_set=str(path), max_failed_fraction=1.0)
-            wall, cpu = time.perf_counter(), time.process_time()
-            done = run_evaluation(config, paths, test_set=test_set)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            config = RunConfig(
+                name=f"bench-{phase}", test_set=str(path), max_failed_fraction=1.0, **options
+            )
+            wall, cpu = time.perf_counter(), _cpu()
+            with PeakMemory() as memory:
+                done = run_evaluation(config, paths, test_set=test_set)
+            wall, cpu = time.perf_counter() - wall, _cpu() - cpu
             out[phase] = {
                 "wall_s": round(wall, 2),
                 "cpu_s": round(cpu, 2),
+                "cpu_ms_per_sample": round(1000 * cpu / max(1, done.samples), 1),
+                "peak_mb": round(memory.peak / 2**20),
                 "samples_per_s": round(done.samples / wall, 2),
                 "errors": done.errors,
                 "digest": _digest(paths.lake, done.run_id),
@@ -98,10 +154,11 @@ def measure(samples: int) -> dict[str, Any]:
     return out
 
 
-def _child(tree: Path, samples: int) -> dict[str, Any]:
+def _child(tree: Path, samples: int, workers: int | None) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    extra = [] if workers is None else ["--child-workers", str(workers)]
     done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", str(samples)],
+        [sys.executable, str(Path(__file__).resolve()), "--child", str(samples), *extra],
         env=env,
         cwd=tree,
         capture_output=True,
@@ -117,46 +174,58 @@ def _show(label: str, got: dict[str, Any]) -> None:
         m = got[phase]
         print(
             f"{label} {phase}: {m['samples_per_s']:.1f} samples/s ({m['wall_s']:.1f} s wall, "
-            f"{m['cpu_s']:.1f} CPU-s, {m['errors']} errors, rows {m['digest']})",
+            f"{m['cpu_s']:.1f} CPU-s, {m.get('cpu_ms_per_sample', '?')} CPU-ms/sample, "
+            f"peak {m.get('peak_mb', '?')} MB, {m['errors']} errors, rows {m['digest']})",
             flush=True,
         )
 
 
+def _median(runs: list[dict[str, Any]], phase: str, key: str) -> float:
+    return float(statistics.median(g[phase][key] for g in runs))
+
+
 def main() -> None:
-    """Measure this tree (and ``--baseline``), print one figure a line."""
+    """Measure this tree at each ``--workers`` (and ``--baseline``), one figure a line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1000)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--pairs", type=int, default=1)
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child-workers", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        print(json.dumps(measure(args.child)))
+        print(json.dumps(measure(args.child, args.child_workers)))
         return
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
-    trees = {"this": HERE}
+    # (tree, workers) per label; an older tree knows no --workers and runs as it does
+    setups: dict[str, tuple[Path, int | None]] = {
+        f"this --workers {w}": (HERE, w) for w in args.workers
+    }
     if args.baseline is not None:
-        trees["baseline"] = args.baseline.resolve()
-    got: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+        setups["baseline"] = (args.baseline.resolve(), None)
+    got: dict[str, list[dict[str, Any]]] = {name: [] for name in setups}
     for pair in range(args.pairs):
-        order = list(trees) if pair % 2 else list(reversed(trees))
+        order = list(setups) if pair % 2 == 0 else list(reversed(setups))
         for name in order:
-            got[name].append(_child(trees[name], args.samples))
+            tree, workers = setups[name]
+            got[name].append(_child(tree, args.samples, workers))
             _show(f"{name} (pair {pair + 1})", got[name][-1])
     print(f"load average after: {os.getloadavg()[0]:.1f}")
-    if "baseline" not in got:
-        return
-    for phase in ("cold", "warm"):
-        now = statistics.median(g[phase]["samples_per_s"] for g in got["this"])
-        before = statistics.median(g[phase]["samples_per_s"] for g in got["baseline"])
-        cpu_now = statistics.median(g[phase]["cpu_s"] for g in got["this"])
-        cpu_before = statistics.median(g[phase]["cpu_s"] for g in got["baseline"])
-        print(
-            f"{phase}: this / baseline samples/s = {now / before:.2f} ({now:.1f} vs "
-            f"{before:.1f}); CPU-s ratio {cpu_now / cpu_before:.2f}"
-        )
+    first = f"this --workers {args.workers[0]}"
+    for name in setups:
+        if name == first:
+            continue
+        for phase in ("cold", "warm"):
+            now = _median(got[name], phase, "samples_per_s")
+            ref = _median(got[first], phase, "samples_per_s")
+            cpu = _median(got[name], phase, "cpu_s") / _median(got[first], phase, "cpu_s")
+            print(
+                f"{phase}: {name} / {first} samples/s = {now / ref:.2f} ({now:.1f} vs "
+                f"{ref:.1f}); CPU-s ratio {cpu:.2f}"
+            )
     digests = {g[p]["digest"] for runs in got.values() for g in runs for p in ("cold", "warm")}
-    print(f"scored rows identical across trees, cold and warm: {len(digests) == 1}")
+    print(f"scored rows identical across setups, cold and warm: {len(digests) == 1}")
 
 
 if __name__ == "__main__":
