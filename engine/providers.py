@@ -9,3 +9,7 @@ ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 """Anthropic's messages API."""
 OLLAMA_BASE_URL = "http://127.0.0.1:11434"
 """A local Ollama server."""
+
+API_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+"""The environment variable holding each hosted provider's API key (keys are read from
+the environment only, never from files)."""

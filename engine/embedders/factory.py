@@ -9,6 +9,7 @@ from engine.embedders.base import Embedder
 from engine.embedders.cache import CachedEmbedder
 from engine.embedders.local import LocalEmbedder
 from engine.embedders.openai_compat import DEFAULT_BASE_URL, OpenAICompatEmbedder
+from engine.providers import API_KEY_ENV
 
 BASE_URL_ENV = "EVALHOUSE_EMBEDDINGS_BASE_URL"
 
@@ -18,7 +19,7 @@ def build_embedder(
     cache_dir: Path | None,
     *,
     base_url: str | None = None,
-    api_key_env: str = "OPENAI_API_KEY",
+    api_key_env: str = API_KEY_ENV["openai"],
     threads: int | None = None,
 ) -> Embedder:
     """The embedder for ``spec`` (``local`` or ``openai:MODEL``), wrapped in a disk cache

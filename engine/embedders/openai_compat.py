@@ -28,7 +28,7 @@ from engine.http import (
     UnreadableReply,
     send_with_retries,
 )
-from engine.providers import OPENAI_BASE_URL
+from engine.providers import API_KEY_ENV, OPENAI_BASE_URL
 from engine.secrets import env_secret, redact, register_url
 
 DEFAULT_BASE_URL = OPENAI_BASE_URL
@@ -45,7 +45,7 @@ class OpenAICompatEmbedder:
         model: str,
         *,
         base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str = API_KEY_ENV["openai"],
         timeout: float = 30.0,
         max_retries: int = 4,
         backoff_base: float = 0.5,

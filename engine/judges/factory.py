@@ -23,7 +23,12 @@ from engine.judges.http.judge import HttpJudge
 from engine.judges.http.openai_compat import OpenAICompatJudge, OpenAIWire
 from engine.judges.local.judge import LocalJudge
 from engine.pricing import PriceTable
-from engine.providers import ANTHROPIC_BASE_URL, OLLAMA_BASE_URL, OPENAI_BASE_URL
+from engine.providers import (
+    ANTHROPIC_BASE_URL,
+    API_KEY_ENV,
+    OLLAMA_BASE_URL,
+    OPENAI_BASE_URL,
+)
 from engine.secrets import env_secret
 from engine.verifier.choice import ClaimVerifier
 
@@ -94,7 +99,7 @@ def build_llm_judge(
         "max_retries": max_retries,
     }
     if provider == "openai":
-        key = env_secret("OPENAI_API_KEY")
+        key = env_secret(API_KEY_ENV["openai"])
         if not key:
             raise JudgeError("openai judge needs the OPENAI_API_KEY environment variable")
         url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
@@ -110,7 +115,7 @@ def build_llm_judge(
             batch_claims=batch_claims,
         )
     if provider == "anthropic":
-        key = env_secret("ANTHROPIC_API_KEY")
+        key = env_secret(API_KEY_ENV["anthropic"])
         if not key:
             raise JudgeError("anthropic judge needs the ANTHROPIC_API_KEY environment variable")
         url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_BASE_URL

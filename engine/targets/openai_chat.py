@@ -19,7 +19,7 @@ from typing import Any
 from engine.http import RetryPolicy
 from engine.models import TestCase
 from engine.pricing import PriceTable
-from engine.providers import OPENAI_BASE_URL
+from engine.providers import API_KEY_ENV, OPENAI_BASE_URL
 from engine.secrets import env_secret, register, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
@@ -90,7 +90,7 @@ class OpenAIChatTarget:
         register_url(self.base_url)
         if api_key is not None:
             register(api_key)
-        self._key = api_key if api_key is not None else (env_secret("OPENAI_API_KEY") or "")
+        self._key = api_key if api_key is not None else (env_secret(API_KEY_ENV["openai"]) or "")
         if not self._key and self.base_url.startswith(OPENAI_BASE_URL):
             raise TargetConfigError(
                 "OPENAI_API_KEY is not set; export it (keys are read from the environment only) "

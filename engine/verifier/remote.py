@@ -31,7 +31,7 @@ from engine.http import (
     UnreadableReply,
     send_with_retries,
 )
-from engine.providers import OLLAMA_BASE_URL, OPENAI_BASE_URL
+from engine.providers import API_KEY_ENV, OLLAMA_BASE_URL, OPENAI_BASE_URL
 from engine.secrets import env_secret, redact, register_url
 
 SYSTEM_PROMPT = (
@@ -43,7 +43,7 @@ USER_TEMPLATE = "Document: {document}\nClaim: {claim}"
 
 PROVIDERS: dict[str, tuple[str, str, str | None]] = {
     # provider: (base URL environment variable, default base URL, key environment variable)
-    "openai": ("OPENAI_BASE_URL", OPENAI_BASE_URL, "OPENAI_API_KEY"),
+    "openai": ("OPENAI_BASE_URL", OPENAI_BASE_URL, API_KEY_ENV["openai"]),
     "ollama": ("OLLAMA_BASE_URL", OLLAMA_BASE_URL, None),
 }
 
