@@ -30,7 +30,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
@@ -80,6 +80,25 @@ class Found:
     """``id``, ``url``, ``text`` (equal texts) or ``embedding``."""
     similarity: float | None = None
     """Cosine of the match, when the embedder decided it."""
+
+
+PASSAGE_ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "url", "page_url", "source")
+"""Keys of a context object that name the passage, most specific first: the retrieval
+metrics match them against the case's ground-truth ids or page URLs."""
+
+
+def passage_id(item: Any) -> str | None:
+    """The id a retrieved passage object names (``PASSAGE_ID_KEYS``), None for text or an
+    object without one."""
+    if isinstance(item, dict):
+        for key in PASSAGE_ID_KEYS:
+            value = item.get(key)
+            if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+                return str(value).strip()
+        metadata = item.get("metadata")
+        if isinstance(metadata, dict):
+            return passage_id({k: v for k, v in metadata.items() if k != "metadata"})
+    return None
 
 
 def normalised_id(value: str) -> str:
@@ -202,7 +221,3 @@ def retrieval_metrics(ranks: Sequence[int | None], ks: Sequence[int]) -> dict[st
         out[f"recall@{k}"] = len(top) / total
         out[f"ndcg@{k}"] = sum(1.0 / math.log2(r + 1) for r in top) / ideal
     return out
-
-
-METRIC_KINDS = ("hit", "mrr", "ndcg", "precision", "recall")
-"""The retrieval metrics, in the order pages list them (each with its k but MRR)."""
