@@ -378,3 +378,36 @@ def win_tie_loss_chart(frame: pl.DataFrame, label_a: str, label_b: str) -> alt.L
     layered = alt.LayerChart(layer=[bars, interval])
     chart: alt.LayerChart = layered.properties(height=alt.Step(28))
     return chart
+
+
+def retrieval_rank_chart(frame: pl.DataFrame) -> alt.Chart:
+    """One point per ground-truth passage at the rank it was retrieved (1 = top), passages
+    not retrieved at the bottom in grey: how high the retriever put what it should find.
+
+    ``frame``: passage, rank (null: not retrieved), matched_by (``queries.sample_retrieval``).
+    """
+    deepest = int(frame["rank"].cast(pl.Int64).max() or 0) if frame.height else 0  # type: ignore[arg-type]
+    data = frame.with_columns(
+        pl.col("rank").is_not_null().alias("retrieved"),
+        pl.col("rank").fill_null(deepest + 1).alias("shown_rank"),
+    )
+    chart: alt.Chart = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=120)
+        .encode(
+            x=alt.X(
+                "shown_rank:Q",
+                title="rank (right of the last: not retrieved)",
+                scale=alt.Scale(domainMin=1),
+            ),
+            y=alt.Y("passage:N", title=None, sort=None),
+            color=alt.Color(
+                "retrieved:N",
+                scale=alt.Scale(domain=[True, False], range=["#2e7d32", "#9e9e9e"]),
+                title="retrieved",
+            ),
+            tooltip=["passage:N", "rank:Q", "matched_by:N"],
+        )
+        .properties(height=alt.Step(28))
+    )
+    return chart

@@ -161,15 +161,16 @@ def query(fn: Callable[Concatenate[Warehouse, P], T], /, *args: P.args, **kwargs
 # ----------------------------------------------------------------------------- computations
 
 
-def _grader_columns(
-    wh: Warehouse, frame: pl.DataFrame, run_id: str, baseline: str | None, filters: q.Filters
+def _extra_columns(
+    frame: pl.DataFrame, extra: pl.DataFrame, column: str, prefix: str
 ) -> tuple[pl.DataFrame, list[str]]:
-    """``frame`` with each grader's columns added as a metric ``grader:<id>`` (``_mean``,
-    ``baseline_…_mean``, ``_delta``, ``_sd``, ``baseline_…_sd``), and the grader metrics."""
-    graders = q.domain_grader_metrics(wh, run_id, baseline, filters)
+    """``frame`` with each value of ``extra[column]`` added as a metric ``<prefix><value>``
+    (``_mean``, ``baseline_…_mean``, ``_delta``, ``_sd``, ``baseline_…_sd``), and those
+    metrics: graders (``domain_grader_metrics``) and retrieval metrics
+    (``domain_retrieval_metrics``) join the Overview alike."""
     metrics: list[str] = []
-    for (grader,), part in graders.group_by("grader", maintain_order=True):
-        metric = f"{q.GRADER_PREFIX}{grader}"
+    for (name,), part in extra.group_by(column, maintain_order=True):
+        metric = f"{prefix}{name}"
         metrics.append(metric)
         frame = frame.join(
             part.select(
@@ -210,7 +211,7 @@ def _noise_for(
     row: dict[str, Any],
     metrics: list[str],
     deltas: _DomainDeltas,
-    grader_deltas: _DomainDeltas,
+    extra_deltas: dict[str, tuple[_DomainDeltas, str]],
 ) -> dict[str, NoiseCheck]:
     iterations = int(row["iterations"] or 1)
     out: dict[str, NoiseCheck] = {}
@@ -226,12 +227,14 @@ def _noise_for(
                 row[f"baseline_{metric}_sd"],
                 int(row["baseline_iterations"] or 1),
             )
-        elif metric.startswith(q.GRADER_PREFIX):
-            part = grader_deltas.of(row["domain"])
+        elif metric.startswith(q.EXTRA_PREFIXES):
+            prefix = next(p for p in q.EXTRA_PREFIXES if metric.startswith(p))
+            source, column = extra_deltas[prefix]
+            part = source.of(row["domain"])
             values = (
                 np.empty(0)
                 if part is None
-                else part.filter(pl.col("grader") == metric.removeprefix(q.GRADER_PREFIX))["delta"]
+                else part.filter(pl.col(column) == metric.removeprefix(prefix))["delta"]
                 .cast(pl.Float64)
                 .fill_null(np.nan)
                 .to_numpy()
@@ -250,11 +253,14 @@ def _noise_for(
 
 @_register
 def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filters) -> pl.DataFrame:
-    """Per-domain metrics of a run vs a baseline, each grader's among them (``grader:<id>``),
-    with a noise verdict per delta."""
+    """Per-domain metrics of a run vs a baseline, each grader's (``grader:<id>``) and
+    retrieval metric's (``retrieval:<metric>``) among them, with a noise verdict per delta."""
     frame = q.domain_metrics(wh, run_id, baseline, filters)
-    frame, grader_metrics = _grader_columns(wh, frame, run_id, baseline, filters)
-    metrics = [*q.ALL_METRICS, *grader_metrics]
+    graders = q.domain_grader_metrics(wh, run_id, baseline, filters)
+    frame, grader_metrics = _extra_columns(frame, graders, "grader", q.GRADER_PREFIX)
+    retrieval = q.domain_retrieval_metrics(wh, run_id, baseline, filters)
+    frame, retrieval_metrics = _extra_columns(frame, retrieval, "metric", q.RETRIEVAL_PREFIX)
+    metrics = [*q.ALL_METRICS, *grader_metrics, *retrieval_metrics]
     labels: dict[str, list[str]] = {m: [] for m in metrics}
     flags: dict[str, list[bool | None]] = {m: [] for m in metrics}
     bounds: dict[str, tuple[list[float | None], list[float | None]]] = {
@@ -262,14 +268,21 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
     }
     base = baseline
     deltas = _DomainDeltas(lambda: q.sample_deltas_all(wh, run_id, str(base), filters))
-    grader_deltas = _DomainDeltas(
-        lambda: q.grader_sample_deltas_all(wh, run_id, str(base), filters)
-    )
+    extra_deltas = {
+        q.GRADER_PREFIX: (
+            _DomainDeltas(lambda: q.grader_sample_deltas_all(wh, run_id, str(base), filters)),
+            "grader",
+        ),
+        q.RETRIEVAL_PREFIX: (
+            _DomainDeltas(lambda: q.retrieval_sample_deltas_all(wh, run_id, str(base), filters)),
+            "metric",
+        ),
+    }
     for row in frame.iter_rows(named=True):
         if baseline is None:
             checks = {m: NoiseCheck("none", note="no baseline") for m in metrics}
         else:
-            checks = _noise_for(row, metrics, deltas, grader_deltas)
+            checks = _noise_for(row, metrics, deltas, extra_deltas)
         for metric, check in checks.items():
             labels[metric].append(check.label())
             flags[metric].append(check.beyond_noise)

@@ -54,6 +54,7 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--candidates", "candidates", "ID,ID"),
     RunFlag("--graders", "graders", "ID,ID"),
     RunFlag("--project", "project", "DIR"),
+    RunFlag("--retrieval-k", "retrieval_k", "K,K"),
 )
 """Flags that set one field each (``--ray`` sets two: ``executor`` and ``ray_address``)."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -209,11 +209,40 @@ ALL_METRICS = tuple(METRIC_LABELS)
 GRADER_PREFIX = "grader:"
 """Trends name a grader's score (0-1, shown x 100) ``grader:<grader id>``."""
 
+RETRIEVAL_PREFIX = "retrieval:"
+"""Pages name a retrieval metric (view ``retrieval_scores``: 0-1, shown x 100)
+``retrieval:<metric>``, for example ``retrieval:ndcg@5``."""
+
+EXTRA_PREFIXES = (GRADER_PREFIX, RETRIEVAL_PREFIX)
+"""Prefixes of the metrics a run has beyond ``ALL_METRICS`` (one per grader and per
+retrieval metric), which pages list after the fixed ones."""
+
+RETRIEVAL_NAMES = {"mrr": "MRR", "hit": "Hit", "ndcg": "NDCG", "precision": "Precision",
+                   "recall": "Recall"}  # fmt: skip
+"""The retrieval metrics by kind, in the order pages list them, with their human names
+(``domain_retrieval_metrics.sql`` orders the same way)."""
+
+
+def retrieval_order(metrics: Iterable[str]) -> list[str]:
+    """``metrics`` with the retrieval ones (``retrieval:ndcg@5``...) ordered by kind, then k;
+    the others dropped."""
+
+    def key(metric: str) -> tuple[int, int]:
+        kind, _, k = metric.removeprefix(RETRIEVAL_PREFIX).partition("@")
+        order = list(RETRIEVAL_NAMES)
+        return (order.index(kind) if kind in order else len(order), int(k) if k.isdigit() else 0)
+
+    return sorted((m for m in metrics if m.startswith(RETRIEVAL_PREFIX)), key=key)
+
 
 def metric_label(metric: str) -> str:
-    """The human name of a metric, a grader's included (``grader:x`` -> ``Grader x``)."""
+    """The human name of a metric, graders' and retrieval's included (``grader:x`` ->
+    ``Grader x``, ``retrieval:ndcg@5`` -> ``Retrieval NDCG@5``)."""
     if metric.startswith(GRADER_PREFIX):
         return f"Grader {metric.removeprefix(GRADER_PREFIX)}"
+    if metric.startswith(RETRIEVAL_PREFIX):
+        kind, at, k = metric.removeprefix(RETRIEVAL_PREFIX).partition("@")
+        return f"Retrieval {RETRIEVAL_NAMES.get(kind, kind)}{at}{k}"
     return METRIC_LABELS.get(metric, metric)
 
 
@@ -472,6 +501,34 @@ def grader_sample_deltas_all(
 
 
 @named_query
+def domain_retrieval_metrics(
+    wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
+) -> pl.DataFrame:
+    """Per domain and retrieval metric: mean (0-100), baseline mean, delta and
+    per-iteration spreads of a run, under the Overview filters."""
+    return wh.named(
+        "domain_retrieval_metrics",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        **filters.params(),
+    )
+
+
+@named_query
+def retrieval_sample_deltas_all(
+    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
+) -> pl.DataFrame:
+    """Per domain, retrieval metric and sample, the change (0-100) between two runs, paired
+    by sample (ordered by domain, metric, sample)."""
+    return wh.named(
+        "retrieval_sample_deltas_all",
+        run_id=run_id,
+        baseline_run_id=baseline_run_id,
+        **filters.params(),
+    )
+
+
+@named_query
 def run_graders(wh: Warehouse, run_ids: tuple[str, ...]) -> list[str]:
     """The graders that scored any of ``run_ids``, as metric names (``grader:<id>``)."""
     frame = wh.named("run_graders", run_ids=list(run_ids))
@@ -561,6 +618,13 @@ def sample_verdicts(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
 def sample_graders(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
     """Grader scores of a sample's output."""
     return wh.named("sample_graders", **ref.params())
+
+
+@named_query
+def sample_retrieval(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
+    """Where each ground-truth passage of a sample was retrieved: passage, rank (null: not
+    retrieved), matched_by, reason; empty when the sample has no retrieval metrics."""
+    return wh.named("sample_retrieval", **ref.params())
 
 
 @named_query

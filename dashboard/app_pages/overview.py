@@ -100,7 +100,7 @@ metric_names = {
     **{
         c.removesuffix("_mean"): metric_label(c.removesuffix("_mean"))
         for c in frame.columns
-        if c.startswith(q.GRADER_PREFIX) and c.endswith("_mean")
+        if c.startswith(q.EXTRA_PREFIXES) and c.endswith("_mean")
     },
 }
 verdict = domain_verdict(frame, metric_names, baseline is not None)

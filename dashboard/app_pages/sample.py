@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import data
+from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.badges import tier_badge
@@ -248,5 +248,16 @@ if detail["graders"].height:
     st.markdown("**Graders**")
     tables.show(detail["graders"])
     download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")
+
+ranks = data.query(q.sample_retrieval, ref)
+if ranks.height:
+    st.subheader("Retrieval")
+    st.caption(
+        "At which rank each ground-truth passage was retrieved (1 = top; empty: not "
+        "retrieved), and how it was recognised (id, URL, equal text or embedding)."
+    )
+    st.altair_chart(charts.retrieval_rank_chart(ranks))
+    tables.show(ranks, key="sample_retrieval")
+    download_csv(ranks, f"retrieval-{run_id}-{sample_id}.csv", key="sample_retrieval_csv")
 
 review_section(ref, result, claims, verdicts)

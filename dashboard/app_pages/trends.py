@@ -13,7 +13,7 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from dashboard.components.url_state import set_url, url_index, url_list
 from warehouse import queries as q
-from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label
+from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label, retrieval_order
 
 st.title("Trends")
 
@@ -45,6 +45,7 @@ domains = sorted(set(everything["domain"]))
 present = set(everything["metric"])
 offered = [m for m in ALL_METRICS if m in present] or list(ALL_METRICS[:3])
 offered += sorted(m for m in present if m.startswith(GRADER_PREFIX))
+offered += retrieval_order(present)
 metric = c1.selectbox(
     "Metric",
     offered,

@@ -12,7 +12,7 @@ import polars as pl
 
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
 from engine.models import ANALYZER_METRICS, TierThresholds
-from warehouse.queries import GRADER_PREFIX, METRIC_LABELS, metric_label
+from warehouse.queries import EXTRA_PREFIXES, METRIC_LABELS, metric_label
 
 METRIC_TITLES = METRIC_LABELS
 
@@ -61,15 +61,15 @@ def overview_display(
 ) -> tuple[pl.DataFrame, list[bool | None]]:
     """The Overview table as shown (``OVERVIEW_COLUMNS``) and, per row, whether its Δ is
     beyond noise. Tiers use the run's own ``thresholds``. Every metric in its 0-100 form,
-    each grader's (``grader:<id>``, score x 100) after them; a metric neither run has (no
-    judge, no RAG, no grader) gets no row; with ``only_beyond``, only rows whose Δ is beyond
-    noise."""
+    each grader's (``grader:<id>``, score x 100) and retrieval metric's
+    (``retrieval:<metric>``) after them; a metric neither run has (no judge, no RAG, no
+    grader) gets no row; with ``only_beyond``, only rows whose Δ is beyond noise."""
     rows: list[dict[str, Any]] = []
     beyond: list[bool | None] = []
     graders = [
         c.removesuffix("_mean")
         for c in frame.columns
-        if c.startswith(GRADER_PREFIX) and c.endswith("_mean")
+        if c.startswith(EXTRA_PREFIXES) and c.endswith("_mean")
     ]
     titles = {**METRIC_TITLES, **{g: metric_label(g) for g in graders}}
     for rec in frame.iter_rows(named=True):

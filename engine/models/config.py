@@ -264,6 +264,13 @@ MAX_SCORED_CHARS = 20_000
 people read; the local judge scores it in seconds, where a 1 MB answer took minutes."""
 
 
+RETRIEVAL_KS: tuple[int, ...] = (1, 3, 5, 10)
+"""Default of ``RunConfig.retrieval_k``: the cut-offs RAG teams usually read."""
+
+RETRIEVAL_MATCH_THRESHOLD = 0.85
+"""Default of ``RunConfig.retrieval_match_threshold`` (see its docstring)."""
+
+
 PACE_FIELDS: tuple[str, ...] = (
     "concurrency",
     "workers",
@@ -363,6 +370,14 @@ class RunConfig(Frozen):
     reply also names the chunks stating each claim (RAG precision without calls of its
     own); ``per_prompt`` keeps one call per claim and one per context chunk
     (``--option judge_calls=per_prompt``)."""
+    retrieval_k: tuple[int, ...] = RETRIEVAL_KS
+    """Cut-offs k of the retrieval metrics Hit@k, NDCG@k, precision@k and recall@k
+    (``--retrieval-k 1,3,5,10``); MRR reads the whole ranking."""
+    retrieval_match_threshold: float = Field(default=RETRIEVAL_MATCH_THRESHOLD, gt=0.0, le=1.0)
+    """Cosine at or above which a retrieved passage counts as a ground-truth passage when
+    the case has no ids to match (texts that are equal once case and spaces are normalised
+    match first, without the embedder). A re-cut copy of a passage stays above 0.85 with
+    the local embedder, another passage of the same page mostly below it."""
     column_map: dict[str, str] = Field(default_factory=dict)
     """Test-set columns renamed to native fields before the format is detected
     (``--map question_text=query`` or a ``map:`` section of ``--config``); kept with the
@@ -389,6 +404,22 @@ class RunConfig(Frozen):
                 section.setdefault(path[1], value)
                 data[path[0]] = section
         return data
+
+    @field_validator("retrieval_k", mode="before")
+    @classmethod
+    def _k_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        if isinstance(value, int):
+            return (value,)
+        return value
+
+    @field_validator("retrieval_k")
+    @classmethod
+    def _ks(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value or any(k < 1 or k > 1000 for k in value):
+            raise ValueError("needs cut-offs between 1 and 1000, e.g. 1,3,5,10")
+        return tuple(sorted(set(value)))
 
     @field_validator("candidates", "graders", mode="before")
     @classmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from engine.models.base import (
     Frozen,
@@ -77,6 +77,13 @@ class TestCase(Frozen):
     """Passages known to be true, with their page URLs."""
     context: tuple[str, ...] | None = None
     """Retrieved passages the answer was generated from; defaults to the ground-truth texts."""
+    retrieved_context_ids: tuple[str, ...] | None = None
+    """Ids (or URLs) of the retrieved passages in rank order, best first; when ``context``
+    is given too, one id per passage of ``context``, in the same order. With ground truth
+    it gives the retrieval metrics (Hit@k, MRR, NDCG@k, precision@k, recall@k)."""
+    relevant_context_ids: tuple[str, ...] = ()
+    """Ids (or URLs) of the passages a perfect retrieval returns; empty: the
+    ``ground_truth`` chunk ids (or page URLs) are the relevant ones."""
     brand_names: tuple[str, ...] = ()
     """Brand and product names that count as attribution to the domain."""
     tags: tuple[str, ...] = ()
@@ -90,6 +97,16 @@ class TestCase(Frozen):
         if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
             raise ValueError("must not contain control characters (newline, tab, escape, ...)")
         return value
+
+    @model_validator(mode="after")
+    def _ids_match_context(self) -> TestCase:
+        ids = self.retrieved_context_ids
+        if ids is not None and self.context is not None and len(ids) != len(self.context):
+            raise ValueError(
+                f"retrieved_context_ids has {len(ids)} ids for {len(self.context)} context "
+                "passages; give one id per passage, in the same order"
+            )
+        return self
 
     @property
     def effective_context(self) -> tuple[str, ...]:

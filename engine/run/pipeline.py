@@ -128,7 +128,10 @@ class SamplePipeline:
         else:
             scored = case
             if reply.contexts is not None:
-                scored = case.model_copy(update={"context": reply.contexts})
+                # The ids go with the passages: ids of the case's own passages would
+                # mislabel a target's.
+                retrieved = {"context": reply.contexts, "retrieved_context_ids": reply.context_ids}
+                scored = case.model_copy(update=retrieved)
             text = scored_part(reply.text, self.max_scored_chars)
             outcomes, fields = await self._score(key, scored, text, errors, reply.turns)
             if len(text) < len(reply.text):

@@ -1,10 +1,11 @@
 """Scorers of one sample behind one contract (``engine.scorers.base.Scorer``).
 
 Importing this package registers the built-in kinds, in the order their outcomes are
-merged: the response analyzer, the judge (rubric, claim verdicts, RAG metrics), graders.
+merged: the response analyzer, the judge (rubric, claim verdicts, RAG metrics), graders,
+retrieval metrics.
 """
 
-from engine.scorers import analyzer, conversation, graders, judge
+from engine.scorers import analyzer, conversation, graders, judge, retrieval
 from engine.scorers.base import (
     NO_CALLS,
     BaseScorer,
@@ -34,5 +35,6 @@ __all__ = [
     "graders",
     "judge",
     "register",
+    "retrieval",
     "unregister",
 ]

@@ -69,6 +69,9 @@ class TargetResponse:
     """The response to score."""
     contexts: tuple[str, ...] | None = None
     """Passages the target says it retrieved; None when it returned none."""
+    context_ids: tuple[str, ...] | None = None
+    """Ids (or URLs) of ``contexts``, one each in the same (rank) order; None when the
+    target named no ids (the retrieval metrics then match passages by text)."""
     latency_ms: float | None = None
     """Wall time of the successful call (None for recorded responses)."""
     input_tokens: int | None = None

@@ -17,7 +17,9 @@ JSON paths: ``$.answer``, ``answer``, ``data.choices[0].text``, ``$.chunks[*].co
 (``[*]`` maps over a list). Without ``http_answer_path`` the answer is the first text of
 ``answer``, ``output``, ``response``, ``text``, ``result``. Contexts
 (``http_contexts_path``) may be strings or objects with ``content``/``text``/
-``page_content``.
+``page_content``; objects that all name an ``id`` (or ``doc_id``, ``chunk_id``, ``url``,
+``source``, also under ``metadata``) keep those ids in rank order for the retrieval
+metrics, so point the path at the objects (``$.chunks``), not at their text.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 from engine.http import RetryPolicy
 from engine.models import TestCase
+from engine.scoring.retrieval import passage_id
 from engine.secrets import redact_url, register_url
 from engine.targets.base import (
     DEFAULT_POLICY,
@@ -261,9 +264,12 @@ class HttpEndpointTarget:
             "set http_answer_path, e.g. $.data.answer"
         )
 
-    def _contexts(self, payload: Any, what: str) -> tuple[str, ...] | None:
+    def _contexts(
+        self, payload: Any, what: str
+    ) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+        """The passages at the contexts path, and their ids when every passage names one."""
         if self.contexts_path is None:
-            return None
+            return None, None
         try:
             value = self.contexts_path.find(payload)
         except KeyError as exc:
@@ -278,7 +284,9 @@ class HttpEndpointTarget:
                     f"{type(item).__name__} items, not text or objects with 'content'/'text'"
                 )
             out.append(text)
-        return tuple(out)
+        ids = [passage_id(item) for item in items]
+        named = tuple(i for i in ids if i is not None)
+        return tuple(out), named if len(named) == len(out) else None
 
     async def respond(self, case: TestCase) -> TargetResponse:
         """POST the case and extract the answer (and contexts when configured)."""
@@ -292,9 +300,11 @@ class HttpEndpointTarget:
             policy=self.policy,
             what=what,
         )
+        contexts, context_ids = self._contexts(result.value, what)
         return TargetResponse(
             text=self._answer(result.value, what),
-            contexts=self._contexts(result.value, what),
+            contexts=contexts,
+            context_ids=context_ids,
             latency_ms=result.latency_ms,
             calls=result.attempts,
         )

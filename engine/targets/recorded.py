@@ -21,7 +21,9 @@ class RecordedTarget:
                 f"case {case.id!r} has no recorded response; add 'response' to the test set "
                 "or run with a target (--target openai:MODEL or http:URL)"
             )
-        return TargetResponse(text=case.response, contexts=case.context)
+        return TargetResponse(
+            text=case.response, contexts=case.context, context_ids=case.retrieved_context_ids
+        )
 
     async def aclose(self) -> None:
         """Nothing to release."""

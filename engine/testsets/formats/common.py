@@ -27,9 +27,12 @@ def build_case(
     chunks: Iterable[GroundTruthChunk] = (),
     known: Iterable[str] = (),
     metadata: Mapping[str, Any] | None = None,
+    context_ids: tuple[str, ...] | None = None,
+    relevant_ids: Iterable[str] = (),
 ) -> TestCase:
     """A validated ``TestCase``: the given fields, the shared keys, and every other
-    non-blank key of the row in ``metadata``."""
+    non-blank key of the row in ``metadata``. ``context_ids`` name the passages of
+    ``context`` in order; ``relevant_ids`` those a perfect retrieval returns."""
     value = row.value
     known_keys = set(known) | SHARED_KEYS | {"id"}
     meta: dict[str, Any] = metadata_value(value.get("metadata")) if "metadata" in value else {}
@@ -55,6 +58,8 @@ def build_case(
             "expected_answer": ExpectedAnswer(text=reference, claims=_claims(claims)),
             "ground_truth": ground_truth,
             "context": context,
+            "retrieved_context_ids": context_ids,
+            "relevant_context_ids": tuple(relevant_ids),
             "brand_names": string_list(value.get("brand_names", value.get("brands")), "brands"),
             "tags": string_list(value.get("tags"), "tags"),
             "metadata": meta,
@@ -81,4 +86,19 @@ def _claims(value: Any) -> tuple[ExpectedClaim, ...]:
                 out.append(ExpectedClaim.model_validate({"id": f"c{i}", **item}))
             except ValueError as exc:
                 raise RowError(f"'claims[{i - 1}]' is not a claim ({exc})".splitlines()[0]) from exc
+    return tuple(out)
+
+
+def id_list(value: Any, field: str) -> tuple[str, ...] | None:
+    """Passage ids (strings or numbers, in any list encoding); None when absent."""
+    from engine.testsets.values import list_value
+
+    items = list_value(value, field)
+    if items is None:
+        return None
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, bool) or not isinstance(item, str | int) or not str(item).strip():
+            raise RowError(f"'{field}[{i}]' must be an id (text or a number), got {item!r}")
+        out.append(str(item).strip())
     return tuple(out)

@@ -5,7 +5,8 @@ Langfuse ``DatasetItem``: ``id``, ``status``, ``input`` and ``expectedOutput`` (
 ``input``, ``output`` (the reference) and ``metadata`` objects. The question is the input
 text, or its question-like key, or its last user message (``values.prompt_text``); the
 expected answer is the output text or its answer-like key; ``context``/``contexts`` keys
-of the input are the retrieved context. Archived Langfuse items are skipped, as Langfuse
+of the input are the retrieved context (objects that all name an ``id``/``url`` keep those
+ids for the retrieval metrics). Archived Langfuse items are skipped, as Langfuse
 experiments skip them.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.models import TestCase
+from engine.scoring.retrieval import passage_id
 from engine.testsets.base import Row, RowError
 from engine.testsets.formats.common import build_case
 from engine.testsets.values import answer_text, context_items, metadata_value, prompt_text, row_id
@@ -23,11 +25,19 @@ LANGFUSE_KEYS = frozenset({"expectedOutput", "datasetId", "datasetName", "source
 _CONTEXT_KEYS = ("context", "contexts", "retrieved_contexts", "documents")
 
 
-def _context(value: Any) -> tuple[str, ...] | None:
+def _context(value: Any) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """The retrieved passages of an input, and their ids when every passage is an object
+    naming one (a retriever's documents: ``{"id": ..., "content": ...}``)."""
     if not isinstance(value, dict):
-        return None
+        return None, None
     key = next((k for k in _CONTEXT_KEYS if k in value), None)
-    return context_items(value[key], f"input.{key}") if key else None
+    if key is None:
+        return None, None
+    passages = context_items(value[key], f"input.{key}")
+    raw = value[key] if isinstance(value[key], list) else []
+    ids = [passage_id(item) for item in raw]
+    named = tuple(i for i in ids if i is not None)
+    return passages, named if passages and len(named) == len(passages) == len(raw) else None
 
 
 def _item(row: Row, output_key: str, known: set[str]) -> TestCase:
@@ -37,13 +47,15 @@ def _item(row: Row, output_key: str, known: set[str]) -> TestCase:
     flat: dict[str, Any] = {k: meta[k] for k in ("domain", "brand_names", "tags") if k in meta}
     rest = {k: v for k, v in meta.items() if k not in flat}
     shared = Row(row.line, row.size, {"id": value.get("id"), **flat}, row.index, row.container)
+    context, context_ids = _context(raw_input)
     return build_case(
         shared,
         case_id=row_id(shared),
         query=prompt_text(raw_input, "input"),
         response=None,
         reference=answer_text(value.get(output_key), output_key),
-        context=_context(raw_input),
+        context=context,
+        context_ids=context_ids,
         metadata={**rest, **{k: v for k, v in value.items() if k not in known and v}},
     )
 

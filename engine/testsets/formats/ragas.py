@@ -1,7 +1,9 @@
 """``ragas``: RAGAS datasets, 0.2+ (``EvaluationDataset`` of ``SingleTurnSample``) and 0.1.
 
 0.2+: ``user_input`` -> query, ``response``, ``retrieved_contexts`` -> context,
-``reference`` -> expected answer, ``reference_contexts`` -> ground truth (``ref#i``).
+``reference`` -> expected answer, ``reference_contexts`` -> ground truth (``ref#i``),
+``retrieved_context_ids`` / ``reference_context_ids`` (for RAGAS's id-based context
+precision and recall) -> ``retrieved_context_ids`` / ``relevant_context_ids``.
 0.1 (a HF ``Dataset``): ``question``, ``answer``, ``contexts`` (or ``context``),
 ``ground_truth`` (a string) or ``ground_truths`` (a list, joined as the reference; each also
 a ground-truth passage), ``reference_contexts`` -> ground truth. Lists may be in any
@@ -15,10 +17,13 @@ from typing import Any
 
 from engine.models import TestCase
 from engine.testsets.base import Row
-from engine.testsets.formats.common import build_case
+from engine.testsets.formats.common import build_case, id_list
 from engine.testsets.values import context_items, list_value, optional_text, row_id, text
 
-V02 = ("user_input", "response", "retrieved_contexts", "reference", "reference_contexts")
+V02 = (
+    "user_input", "response", "retrieved_contexts", "reference", "reference_contexts",
+    "retrieved_context_ids", "reference_context_ids",
+)  # fmt: skip
 V01 = (
     "question", "answer", "contexts", "context", "ground_truth", "ground_truths",
     "reference_contexts",
@@ -48,6 +53,8 @@ class RagasLoader:
             context=context_items(value.get("retrieved_contexts"), "retrieved_contexts"),
             reference_contexts=refs,
             known=V02,
+            context_ids=id_list(value.get("retrieved_context_ids"), "retrieved_context_ids"),
+            relevant_ids=id_list(value.get("reference_context_ids"), "reference_context_ids") or (),
         )
 
 

@@ -44,4 +44,9 @@ SELECT 'grader:' || grader AS metric, avg(score) AS value
 FROM grader_scores
 WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
 GROUP BY grader
+UNION ALL
+SELECT 'retrieval:' || metric AS metric, avg(value) AS value
+FROM retrieval_scores
+WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
+GROUP BY metric
 ORDER BY metric;

@@ -1,7 +1,8 @@
 -- Trends: per run and domain, each metric's mean in its 0-100 form (view result_scores),
 -- with the run's name, series (view run_series), status, start and the sample count (long
 -- form: one row per metric that has a value).
--- Grader scores (0-1) join as metric 'grader:<grader id>', x 100. $domains null = every domain.
+-- Grader scores (0-1) join as metric 'grader:<grader id>', x 100, and retrieval metrics (view
+-- retrieval_scores) as 'retrieval:<metric>', x 100. $domains null = every domain.
 WITH per_run AS (
     SELECT run_id, domain, count(DISTINCT sample_id) AS samples,
            avg(accuracy) AS accuracy, avg(completeness) AS completeness,
@@ -45,4 +46,13 @@ JOIN runs AS r ON r.run_id = g.run_id
 JOIN run_series AS s ON s.run_id = g.run_id
 WHERE g.score IS NOT NULL AND ($domains IS NULL OR list_contains($domains, res.domain))
 GROUP BY g.run_id, res.domain, g.grader
+UNION ALL
+SELECT t.run_id, any_value(r.name), any_value(r.started_at), any_value(s.series),
+       any_value(r.status), t.domain, count(DISTINCT t.sample_id), 'retrieval:' || t.metric,
+       avg(t.score)
+FROM retrieval_scores AS t
+JOIN runs AS r ON r.run_id = t.run_id
+JOIN run_series AS s ON s.run_id = t.run_id
+WHERE t.value IS NOT NULL AND ($domains IS NULL OR list_contains($domains, t.domain))
+GROUP BY t.run_id, t.domain, t.metric
 ORDER BY domain, metric, started_at, run_id;
