@@ -9,8 +9,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.access import AccessError
 from dashboard.components.demo_notice import demo_notice
 from dashboard.components.errors import show_error, show_failure, show_no_data
+from dashboard.components.identity import access, require_sign_in
 from dashboard.components.launch_form import launch_sidebar
 from dashboard.components.pickers import SHOW_ARCHIVED
 from dashboard.data import home_paths, warehouse
@@ -66,12 +68,14 @@ page = st.navigation(PAGES)
 # it instead of opening the warehouse once each. It closes when the run ends. Whatever
 # fails, a viewer sees one panel, never a traceback (it could quote a connection string).
 try:
+    rules = access()
+    user = require_sign_in(rules)
     with warehouse().session():
         with st.sidebar:
             st.toggle(
                 "Show archived runs", key=SHOW_ARCHIVED, help="Archive runs on the Runs page."
             )
-            launch_sidebar()
+            launch_sidebar(rules, user)
 
         demo_notice(home_paths())
 
@@ -84,6 +88,8 @@ try:
 except WarehouseMissing as exc:
     show_no_data(str(exc))
 except WarehouseError as exc:
+    show_error(exc)
+except AccessError as exc:
     show_error(exc)
 except Exception as exc:
     show_failure(exc)

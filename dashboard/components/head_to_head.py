@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard import data, launcher
-from dashboard.components.launch_form import JUDGES
+from dashboard.components.identity import access, signed_in_user
 from dashboard.components.safe import safe_text
 from dashboard.launcher import CompareSpec
 from warehouse import queries as q
@@ -119,8 +119,16 @@ def head_to_head(
         "An LLM judge (or the local rule) says which answer to each case is better, asked in "
         "both orders; pairs whose orders disagree count as ties."
     )
+    rules = access()
+    if not rules.may_launch(signed_in_user(rules)):
+        sides = CompareSpec(_side(baseline, baseline_candidate), _side(challenger, candidate))
+        latest_only = _latest(sides)
+        if latest_only is not None:
+            _summary(latest_only)
+        st.caption("Judging head to head is for users the operator lets launch runs.")
+        return
     c1, c2 = st.columns(2)
-    judge = c1.selectbox("Judge", JUDGES, key="h2h_judge", accept_new_options=True)
+    judge = c1.selectbox("Judge", rules.judges, key="h2h_judge")  # the allowed list only
     concurrency = c2.number_input("Judge calls at once", 1, 256, 8, key="h2h_concurrency")
     spec = CompareSpec(
         run_a=_side(baseline, baseline_candidate),

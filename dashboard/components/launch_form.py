@@ -9,15 +9,12 @@ from typing import Any
 import streamlit as st
 
 from dashboard import data, launcher
+from dashboard.access import Access
 from dashboard.components.safe import safe_text
 from engine.models import RunConfig, option_bounds
 from engine.settings import Paths
 from warehouse import queries as q
 from warehouse.db import WarehouseError
-
-JUDGES = ("local", "openai:gpt-4o-mini", "anthropic:claude-3-5-haiku-latest", "ollama:llama3.1")
-EMBEDDERS = ("local", "openai:text-embedding-3-small")
-TARGETS = ("recorded", "openai:gpt-4o-mini")
 
 
 def _number(label: str, field: str, column: Any) -> int:
@@ -53,7 +50,7 @@ def _upload(paths: Paths) -> None:
     st.session_state.pop("launch_name", None)  # the name follows the new test set
 
 
-def _spec_from_form() -> RunConfig | None:
+def _spec_from_form(rules: Access) -> RunConfig | None:
     paths = data.home_paths()
     _upload(paths)
     sets = launcher.list_test_sets(paths)
@@ -65,9 +62,11 @@ def _spec_from_form() -> RunConfig | None:
         st.session_state.pop("launch_test_set", None)
     test_set = st.selectbox("Test set", names, key="launch_test_set")
     name = st.text_input("Run name", value=Path(test_set).stem, key="launch_name")
-    judge = st.selectbox("Judge", JUDGES, key="launch_judge", accept_new_options=True)
-    embedder = st.selectbox("Embedder", EMBEDDERS, key="launch_embedder", accept_new_options=True)
-    target = st.selectbox("Target", TARGETS, key="launch_target", accept_new_options=True)
+    # Lists the operator allows, never free text: a visitor must not pick the URL the
+    # server sends every test query to, or a paid judge on the server's key.
+    judge = st.selectbox("Judge", rules.judges, key="launch_judge")
+    embedder = st.selectbox("Embedder", rules.embedders, key="launch_embedder")
+    target = st.selectbox("Target", rules.targets, key="launch_target")
     c1, c2 = st.columns(2)
     iterations = _number("Iterations", "iterations", c1)
     concurrency = _number("Concurrency", "concurrency", c2)
@@ -87,12 +86,18 @@ def _spec_from_form() -> RunConfig | None:
 
 def _estimate_then_launch(
     spec: RunConfig,
+    rules: Access,
     *,
     key: str,
     only: tuple[str, ...] = (),
     extra: dict[str, str] | None = None,
 ) -> None:
-    """Estimate first; the Launch button appears once the estimate of this spec is shown."""
+    """Estimate first; the Launch button appears once the estimate of this spec is shown.
+    A spec the operator does not allow is refused before either."""
+    refusal = rules.refusal(spec)
+    if refusal is not None:
+        st.caption(f"Not launched from here: {safe_text(refusal)}.")
+        return
     paths = data.home_paths()
     estimates: dict[str, tuple[bool, str]] = st.session_state.setdefault("launch_estimates", {})
     shown = f"{spec.model_dump_json()} only={','.join(only)}"  # what was estimated
@@ -115,7 +120,7 @@ def _estimate_then_launch(
         st.toast(f"Launched {safe_text(spec.name)}")
 
 
-def _rerun_section() -> None:
+def _rerun_section(rules: Access) -> None:
     try:
         runs = data.query(q.runs)
     except WarehouseError:
@@ -146,7 +151,9 @@ def _rerun_section() -> None:
     spec = _stored_config(info).model_copy(
         update={"name": name, "test_set": str(info["test_set"]), "project_digest": None}
     )
-    _estimate_then_launch(spec, key="launch_rerun", only=tuple(ids), extra={"rerun_of": run_id})
+    _estimate_then_launch(
+        spec, rules, key="launch_rerun", only=tuple(ids), extra={"rerun_of": run_id}
+    )
 
 
 def _stored_config(info: Mapping[str, Any]) -> RunConfig:
@@ -164,7 +171,7 @@ def _stored_config(info: Mapping[str, Any]) -> RunConfig:
 
 
 @st.fragment(run_every=2.0)
-def _progress() -> None:
+def _progress(may_cancel: bool) -> None:
     launches = launcher.list_launches(data.home_paths(), limit=5)
     if not launches:
         return
@@ -178,11 +185,15 @@ def _progress() -> None:
             if progress is not None and status == "running":
                 done, total = progress
                 st.progress(min(1.0, done / total), text=f"{done}/{total} samples")
-            if status == "running" and st.button(
-                "Cancel run",
-                key=f"launch_cancel_{item.launch_id}",
-                icon=":material/stop_circle:",
-                help="Stops the run cleanly: what it scored is kept and it can be resumed.",
+            if (
+                may_cancel
+                and status == "running"
+                and st.button(
+                    "Cancel run",
+                    key=f"launch_cancel_{item.launch_id}",
+                    icon=":material/stop_circle:",
+                    help="Stops the run cleanly: what it scored is kept and it can be resumed.",
+                )
             ):
                 with st.spinner("Cancelling…"):
                     status = item.cancel()
@@ -198,12 +209,15 @@ def _progress() -> None:
             st.caption(f"log: {safe_text(item.log_path)}")
 
 
-def launch_sidebar() -> None:
-    """The sidebar of every page: launch form, re-runs and live progress."""
-    with st.expander("Launch run", icon=":material/rocket_launch:"):
-        spec = _spec_from_form()
-        if spec is not None:
-            _estimate_then_launch(spec, key="launch_new")
-    with st.expander("Re-run samples", icon=":material/replay:"):
-        _rerun_section()
-    _progress()
+def launch_sidebar(rules: Access, user: str) -> None:
+    """The sidebar of every page: launch form, re-runs and live progress (the forms only
+    for a user the operator lets launch)."""
+    allowed = rules.may_launch(user)
+    if allowed:
+        with st.expander("Launch run", icon=":material/rocket_launch:"):
+            spec = _spec_from_form(rules)
+            if spec is not None:
+                _estimate_then_launch(spec, rules, key="launch_new")
+        with st.expander("Re-run samples", icon=":material/replay:"):
+            _rerun_section(rules)
+    _progress(allowed)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.components import tables
+from dashboard.components.identity import access, signed_in_user
 from dashboard.components.safe import safe_text
 from dashboard.feedback import FeedbackError, ReviewMark, save_review
 from engine.models import REVIEW_LABELS
@@ -147,10 +148,19 @@ def review_section(
     else:
         st.caption("Nobody has reviewed this sample yet (or the reviews are not ingested).")
     prefix = f"review_{ref.run_id}_{ref.sample_id}_{ref.iteration}_{ref.candidate}"
+    rules = access()
+    user = signed_in_user(rules)
+    if not rules.may_review(user):
+        st.caption("Reviewing is for users the operator lets review.")
+        return
     with st.form(key=prefix, clear_on_submit=False):
         marks = _marks(prefix, result, claims, verdicts)
         comment = st.text_area("Comment", key=f"{prefix}_comment")
-        reviewer = st.text_input("Your name", key=f"{prefix}_reviewer")
+        if rules.user_header is None:
+            reviewer = st.text_input("Your name", key=f"{prefix}_reviewer")
+        else:  # signed in: the review is theirs, not a name anyone could type
+            reviewer = user or ""
+            st.caption(f"Reviewing as {safe_text(reviewer)}")
         submitted = st.form_submit_button("Save review")
     if submitted:
         try:

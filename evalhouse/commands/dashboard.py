@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from engine.settings import Paths
 from evalhouse import argtypes, home
+from evalhouse.console import UsageError
 from evalhouse.processes import dashboard_command, serve_child
 
 
@@ -23,9 +25,25 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_sign_in(paths: Paths, address: str) -> None:
+    """Refuse to serve beyond loopback without sign-in: the dashboard can launch runs and
+    write reviews, and would let anyone who reaches the port do both as anyone."""
+    from dashboard.access import ACCESS_FILE, is_loopback, load_access
+
+    if is_loopback(address):
+        return
+    if load_access(paths.home).user_header is None:
+        raise UsageError(
+            f"--address {address} serves the dashboard beyond this machine; it needs sign-in "
+            f"first: set sign_in.user_header in {paths.home / ACCESS_FILE} to the header your "
+            "sign-in proxy sets (docs/dashboard.md)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve in the foreground until stopped; the server never outlives this process."""
     paths = home.paths(args)
+    check_sign_in(paths, args.address)
     catalog = home.catalog()
     where = catalog.label if catalog is not None else paths.warehouse
     print(

@@ -24,6 +24,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Serve first, score after: each demo run shows up once it is scored and ingested."""
     paths = home.paths(args, writes=True)
+    if not args.no_dashboard:
+        dashboard.check_sign_in(paths, args.address)  # before minutes of demo runs
     from engine.demo_run import build_demo
 
     if paths.warehouse.exists() and not args.rebuild:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from dashboard import launcher
 from dashboard.launcher import CompareSpec
 from engine.settings import Paths, resolve_paths
@@ -46,7 +48,10 @@ def test_latest_comparison_of_the_two_runs_is_shown(app: AppFactory, fixture_hom
     assert "These two have not been judged head to head yet." in [i.value for i in at.info]
 
 
-def test_an_llm_judge_is_estimated_before_the_button(app: AppFactory, fixture_home: Paths) -> None:
+def test_an_llm_judge_is_estimated_before_the_button(
+    app: AppFactory, fixture_home: Paths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # hosted judges need their key
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
     at.selectbox(key="h2h_judge").set_value("openai:gpt-4o-mini").run()
