@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
     test_set = load_test_set(
         Path(config.test_set), strict=args.strict, column_map=config.column_map
     )
+    if config.series is None and test_set.series:
+        config = config.model_copy(update={"series": test_set.series})  # a trace file's service
     check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
     if not args.estimate:
         # Only now, with every input accepted: a refused run leaves no folder behind.
