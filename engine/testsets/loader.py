@@ -126,9 +126,7 @@ def _trace_test_set(path: Path, digest: str, traces: TraceFile, *, strict: bool)
     cases = tuple(
         _complete(case, str(case.metadata.get("service") or path.stem)) for case in traces.cases
     )
-    return LoadedTestSet(
-        path, traces.format, digest, cases, traces.problems, series=traces.series
-    )
+    return LoadedTestSet(path, traces.format, digest, cases, traces.problems, series=traces.series)
 
 
 def _convert(

@@ -36,7 +36,9 @@ _ROLE_EVENTS = {
     "gen_ai.tool.message": "tool",
 }
 _USER = ("user", "human")
-_INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
+_INPUT_TOKENS = (
+    "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt",
+)  # fmt: skip
 _OUTPUT_TOKENS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion",
 )  # fmt: skip
@@ -169,10 +171,8 @@ def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
     query = query or _io(root, "input.value")
     response = response or _io(root, "output.value")
     contexts, document_ids = _documents(ordered)
-    model = next(
-        (str(s.attributes[k]) for s in reversed(llm_spans) for k in _MODEL_KEYS if k in s.attributes),
-        "",
-    )
+    models = (str(s.attributes.get(k) or "") for s in reversed(llm_spans) for k in _MODEL_KEYS)
+    model = next((m for m in models if m), "")
     return TraceFields(
         trace_id=trace_id,
         query=query,
