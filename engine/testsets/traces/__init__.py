@@ -112,13 +112,7 @@ def read_traces(name: str, text: str) -> TraceFile | None:
         if not traces or not all(langfuse.is_langfuse_trace(t) for t in traces):
             return None  # mentions the keys but is something else: an ordinary test set
         kind = "langfuse-traces"
-        count = sum(len(t.get("observations") or []) for t in traces)
-        fields: list[TraceFields] = []
-        for trace in traces:
-            try:
-                fields.append(langfuse.trace_fields(trace))
-            except RowError as exc:
-                problems.append(Problem(name, 0, str(exc)))
+        count, fields = _langfuse_fields(name, traces, problems)
     seen: set[str] = set()
     for found in fields:
         try:
@@ -139,6 +133,19 @@ def read_traces(name: str, text: str) -> TraceFile | None:
     series = services.most_common(1)[0][0] if services else ""
     fmt = f"{kind}-{container}"
     return TraceFile(fmt, tuple(cases), tuple(problems), series, count)
+
+
+def _langfuse_fields(
+    name: str, traces: list[Any], problems: list[Problem]
+) -> tuple[int, list[TraceFields]]:
+    """Each Langfuse trace read into its fields; the observations counted."""
+    fields = []
+    for trace in traces:
+        try:
+            fields.append(langfuse.trace_fields(trace))
+        except RowError as exc:
+            problems.append(Problem(name, 0, str(exc)))
+    return sum(len(t.get("observations") or []) for t in traces), fields
 
 
 def _otlp_fields(
