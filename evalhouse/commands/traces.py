@@ -39,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
     from engine.testsets.traces import read_traces
 
     name = str(args.path)
-    traces = read_traces(name, decode(name, read_bytes(args.path, name)))
+    text = decode(name, read_bytes(args.path, name))
+    if not text.strip():
+        raise TestSetError(f"{name}: empty file (no traces)")
+    traces = read_traces(name, text)
     if traces is None:
         raise TestSetError(
             f"{name}: not a trace export (no OTLP 'resourceSpans' and no Langfuse traces with "
