@@ -124,3 +124,18 @@ def test_a_trace_with_more_text_than_a_case_holds_is_skipped(tmp_path: Path) -> 
     loaded = load_test_set(path)
     assert [c.id for c in loaded.cases] == ["0af7651916cd43dd8448eb211c80319c"]
     assert any("over the 1,000,000-byte limit" in p.reason for p in loaded.problems)
+
+
+def test_an_attribute_nested_past_the_limit_is_refused_not_a_recursion_error(
+    tmp_path: Path,
+) -> None:
+    value: dict[str, object] = {"stringValue": "deep"}
+    for _ in range(200):
+        value = {"arrayValue": {"values": [value]}}
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "chat",
+            "attributes": [{"key": "gen_ai.prompt", "value": value}]}  # fmt: skip
+    doc = {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(TestSetError, match="nested over 64 levels"):
+        load_test_set(path)

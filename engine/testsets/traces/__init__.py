@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.files import MAX_EXPANDED_BYTES, TooDeep, json_loads
+from engine.files import MAX_DEPTH, MAX_EXPANDED_BYTES, TooDeep, depth_over, json_loads
 from engine.models import TestCase
 from engine.testsets.base import Problem, RowError, TestSetError
 from engine.testsets.traces import langfuse, otlp, spans
@@ -59,7 +59,9 @@ def looks_like_traces(text: str) -> bool:
 def _documents(name: str, text: str) -> tuple[list[Any], str]:
     """The JSON documents of the file and its container (``json`` or ``jsonl``)."""
     try:
-        return [json_loads(text)], "json"
+        # Depth is bounded where values are read (``otlp.any_value``, ``_langfuse_fields``):
+        # a walk over the whole parsed file here costs four times the parse.
+        return [json_loads(text, max_depth=None)], "json"
     except TooDeep as exc:
         raise TestSetError(f"{name}: invalid JSON: {exc.msg}") from exc
     except json.JSONDecodeError as exc:
@@ -72,7 +74,7 @@ def _documents(name: str, text: str) -> tuple[list[Any], str]:
         if not line.strip():
             continue
         try:
-            docs.append(json_loads(line))
+            docs.append(json_loads(line, max_depth=None))
         except json.JSONDecodeError as exc:
             raise TestSetError(f"{name}:{number}: invalid JSON: {exc.msg}") from exc
     return docs, "jsonl"
@@ -142,6 +144,8 @@ def _langfuse_fields(
     fields = []
     for trace in traces:
         try:
+            if depth_over(trace):
+                raise RowError(f"a trace nested over {MAX_DEPTH} levels; trace skipped")
             fields.append(langfuse.trace_fields(trace))
         except RowError as exc:
             problems.append(Problem(name, 0, str(exc)))
