@@ -73,6 +73,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "engine.runner",
             "engine.pairwise",
+            "engine.preferences",
             "engine.compare_runs",
             "engine.reanalysis",
             "engine.demo",

@@ -35,7 +35,8 @@ def test_import_writes_a_test_set_that_run_scores_and_sql_shows(
         Warehouse(tmp_path / "home" / "warehouse.duckdb")
         .sql(
             "SELECT r.sample_id, r.response, r.ai_provider, r.domain, s.series "
-            "FROM results r JOIN run_series s USING (run_id) WHERE run_id = $run ORDER BY sample_id",
+            "FROM results r JOIN run_series s USING (run_id) WHERE run_id = $run "
+            "ORDER BY sample_id",
             {"run": run_id},
         )
         .frame
