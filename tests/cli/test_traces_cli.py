@@ -28,6 +28,9 @@ def test_import_writes_a_test_set_that_run_scores_and_sql_shows(
     assert [r["metadata"]["series"] for r in rows] == ["docs-rag", "docs-rag"]
     assert main(["inspect", str(cases)]) == 0
     assert "format:    native-jsonl" in capsys.readouterr().out
+    assert main(["inspect", str(DATA / "otlp_openinference.jsonl")]) == 0
+    shown = capsys.readouterr().out
+    assert "format:    otlp-jsonl" in shown and "series:    docs-rag" in shown
     args = ["run", "--test-set", str(cases), "--name", "docs-rag-1", "--series", "docs-rag"]
     assert main([*args, "--home", home]) in (0, 1)
     run_id = capsys.readouterr().out.strip().splitlines()[-1]
