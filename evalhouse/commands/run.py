@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalhouse import home, run_options
+from evalhouse import alerting, home, run_options
 from evalhouse.argtypes import Parser
 from evalhouse.console import EXIT_OK, UsageError, err
 
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.testsets import load_test_set
 
     config = run_options.run_config(args)
+    rules = alerting.alert_rules(args)  # a bad rule refuses the run before it starts
     if config.executor == "ray" and not args.estimate:
         from engine.run.distributed import INSTALL_HINT, ray_available
 
@@ -84,5 +85,7 @@ def run(args: argparse.Namespace) -> int:
         f"run {outcome.status}: {outcome.samples} samples, {outcome.errors} errors, "
         f"${outcome.cost_usd:.4f}"
     )
+    if rules and outcome.status != "cancelled" and not args.no_ingest:
+        alerting.evaluate_alerts(paths, outcome.run_id, rules)
     print(outcome.run_id)
     return int(outcome.exit_code)
