@@ -1,6 +1,6 @@
 """What alert rules are evaluated against, read with SQL: a run's series, its metrics
-(whole run: ``check_metrics``; one domain: ``sql/queries/alert_domain_metric.sql``) and
-each rule's latest state in the series (``sql/queries/alert_states.sql``)."""
+(whole run: ``check_metrics``; one domain: ``alert_domain_metric``) and each rule's latest
+state in the series (``alert_states``), all typed queries of ``warehouse.queries``."""
 
 from __future__ import annotations
 
@@ -45,12 +45,8 @@ def alert_inputs(
             if metric not in ANALYZER_METRICS:
                 values[(metric, domain)] = None
                 continue
-            found = warehouse.named("alert_domain_metric", run_id=run_id, metric=metric,
-                                    domain=domain)  # fmt: skip
-            value = found["value"][0] if found.height else None
-            values[(metric, domain)] = None if value is None else float(value)
-        states = {
-            (str(r["rule"]), str(r["domain"])): str(r["state"])
-            for r in warehouse.named("alert_states", series=series).to_dicts()
-        }
+            values[(metric, domain)] = queries.alert_domain_metric(
+                warehouse, run_id, metric, domain
+            )
+        states = queries.alert_states(warehouse, series)
     return AlertInputs(series, values, states)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from warehouse import queries
 from warehouse.catalog import Catalog
 from warehouse.queries import Warehouse
 
@@ -30,8 +31,8 @@ def read_preference_rows(
     """The preference rows of ``run_id`` (a run id or a ``compare-runs`` comparison id)."""
     warehouse = Warehouse(path, catalog=catalog)
     with warehouse.session():
-        pairwise = warehouse.named("preference_pairwise", run_id=run_id).to_dicts()
-        reviews = warehouse.named("preference_reviews", run_id=run_id).to_dicts()
+        pairwise = queries.preference_pairwise(warehouse, run_id).to_dicts()
+        reviews = queries.preference_reviews(warehouse, run_id).to_dicts()
         known = warehouse.sql(
             "SELECT (SELECT count(*) FROM runs WHERE run_id = $run_id)"
             " + (SELECT count(*) FROM pairwise WHERE comparison_id = $run_id) AS n",

@@ -139,3 +139,11 @@ def test_an_attribute_nested_past_the_limit_is_refused_not_a_recursion_error(
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(TestSetError, match="nested over 64 levels"):
         load_test_set(path)
+
+
+def test_a_langfuse_trace_with_a_long_input_is_still_a_trace(tmp_path: Path) -> None:
+    doc = json.loads((DATA / "langfuse_traces.json").read_text(encoding="utf-8"))
+    doc["data"][0]["input"] = {"question": "Can I cancel? " + "Please. " * 20_000}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert load_test_set(path).format == "langfuse-traces-json"  # not a Phoenix dataset

@@ -31,8 +31,6 @@ MAX_TRACE_FILE_BYTES = MAX_EXPANDED_BYTES
 """Largest trace file parsed: the most text one document may expand to (a 256 MB OTLP
 file takes about 2 GB once parsed into Python objects)."""
 
-_SNIFF_CHARS = 65_536
-
 
 @dataclass(frozen=True)
 class TraceFile:
@@ -49,11 +47,12 @@ class TraceFile:
 
 
 def looks_like_traces(text: str) -> bool:
-    """A cheap look at the start of a file: does it name an OTLP or Langfuse trace key?"""
-    head = text[:_SNIFF_CHARS]
-    if '"resourceSpans"' in head:
-        return True
-    return '"observations"' in head and '"expectedOutput"' not in head
+    """A cheap look before parsing: does the file name an OTLP or Langfuse trace key
+    anywhere? (Anywhere: a Langfuse trace's ``observations`` follow its input, which may be
+    long, and read as a Phoenix dataset such a file would score the recorded answers as
+    references. A substring search costs about a millisecond per megabyte; a file that
+    only mentions the key is parsed twice.)"""
+    return '"resourceSpans"' in text or '"observations"' in text
 
 
 def _documents(name: str, text: str) -> tuple[list[Any], str]:
