@@ -180,6 +180,7 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
         raise UsageError(f"--name {short(repr(name))}: control characters are not allowed")
     base = with_column_map(config_file(args), args)
+    base.pop("alerts", None)  # watched after the run, not a run option: evalhouse.alerting
     legacy = base.pop("extra", None) or {}
     if not isinstance(legacy, dict):
         raise UsageError(f"{args.config}: 'extra' must be a mapping of option: value")

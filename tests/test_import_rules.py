@@ -73,6 +73,8 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "engine.runner",
             "engine.pairwise",
+            "engine.preferences",
+            "engine.alerts",
             "engine.compare_runs",
             "engine.reanalysis",
             "engine.demo",

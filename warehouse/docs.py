@@ -35,6 +35,9 @@ _TABLE_INTROS = {
     "run_labels": "Renames, tags and archiving of runs, saved from the dashboard's Runs page "
     "(lake `run_labels/run_id=<run>/iteration=0`); view `run_labels_current` holds the latest "
     "of each, and ingest applies the name to `runs.name`.",
+    "alerts": "Alert rules (`alerts:` in a run config) that began to fire or cleared after "
+    "a run, one row per change per series (a rule still firing writes nothing): what "
+    "`evalhouse run` posted to the webhook.",
     "reviews": "People's judgments of a sample, saved from the dashboard's Sample page (lake "
     "`reviews/run_id=<run>/iteration=<n>`, one part per save): the response, each expected "
     "claim, each judge verdict. View `review_latest` keeps each reviewer's latest per item.",

@@ -829,6 +829,39 @@ def run_candidates(wh: Warehouse, run_id: str) -> list[str]:
     return [str(c) for c in frame["candidate"]]
 
 
+@named_query
+def preference_pairwise(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """Decided, position-consistent head-to-head judgments involving a run or comparison,
+    with the question and both answers (``export --format dpo``)."""
+    return wh.named("preference_pairwise", run_id=run_id)
+
+
+@named_query
+def preference_reviews(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """Pairs of reviewed answers to one question, the higher-graded first, one of them
+    from the run (``export --format dpo``)."""
+    return wh.named("preference_reviews", run_id=run_id)
+
+
+# ----------------------------------------------------------------------------- alerts
+
+
+@named_query
+def alert_states(wh: Warehouse, series: str) -> dict[tuple[str, str], str]:
+    """(rule, domain or '') -> the latest state (firing, cleared) of each alert rule of a
+    series."""
+    frame = wh.named("alert_states", series=series)
+    return {(str(r["rule"]), str(r["domain"])): str(r["state"]) for r in frame.to_dicts()}
+
+
+@named_query
+def alert_domain_metric(wh: Warehouse, run_id: str, metric: str, domain: str) -> float | None:
+    """One domain's mean of one analyzer metric in a run (None when it has none)."""
+    frame = wh.named("alert_domain_metric", run_id=run_id, metric=metric, domain=domain)
+    value = frame["value"][0] if frame.height else None
+    return None if value is None else float(value)
+
+
 # ----------------------------------------------------------------------------- conversations
 
 

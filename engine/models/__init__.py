@@ -53,6 +53,7 @@ from engine.models.inputs import (
 )
 from engine.models.records import (
     LAKE_TABLES,
+    AlertRecord,
     AttributionRecord,
     CaseRecord,
     ClaimRecord,
@@ -81,6 +82,7 @@ __all__ = [
     "LEGACY_OPTION_PATHS",
     "REVIEW_LABELS",
     "AccuracyConfig",
+    "AlertRecord",
     "AnalyzerConfig",
     "AttributionConfig",
     "AttributionRecord",

@@ -444,6 +444,39 @@ class CaseRecord(Frozen):
     chunk ids and URLs, contexts, brands, tags, metadata)."""
 
 
+class AlertRecord(Frozen):
+    """One change of an alert rule's state for a series, evaluated after a run: it began
+    to fire, or it cleared. A rule still firing (or still quiet) after the next run
+    writes nothing, so a breach is announced once."""
+
+    alert_id: str
+    """Id of this state change (unique)."""
+    run_id: str
+    """The run whose metrics were evaluated."""
+    series: str
+    """The run's series: a rule fires and clears per series."""
+    rule: str
+    """The rule's name (``alerts:`` in the run config)."""
+    metric: str
+    """The metric the rule watches (a ``check`` metric name)."""
+    domain: str | None = None
+    """The domain the rule watches; null for the whole run."""
+    state: Literal["firing", "cleared"]
+    """``firing`` when the metric crossed the threshold, ``cleared`` when it came back."""
+    value: float | None = None
+    """The metric's value in the run."""
+    threshold: float
+    """The rule's minimum or maximum."""
+    message: str
+    """The text posted to the webhook (Slack's ``text``)."""
+    notified: bool = False
+    """Whether the webhook accepted the post (false without a webhook)."""
+    error: str | None = None
+    """Why the post failed; null when it did not."""
+    evaluated_at: datetime
+    """When the rule was evaluated (UTC, naive)."""
+
+
 LAKE_TABLES: dict[str, type[Frozen]] = {
     "runs": RunRecord,
     "cases": CaseRecord,
@@ -460,6 +493,7 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "conversation_scores": ConversationScoreRecord,
     "run_labels": RunLabelRecord,
     "reviews": ReviewRecord,
+    "alerts": AlertRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

@@ -14,6 +14,9 @@ is ``<format>-<container>``, the container being jsonl, json, csv or yaml):
   ``__expected``.
 - ``langfuse`` / ``phoenix``: dataset item exports (input, expected output, metadata).
 - ``answer-synthesis``: ``{queryLogId, question, answer, context}``.
+- ``otlp`` / ``langfuse-traces``: exported production traces (OTLP/JSON spans with the
+  GenAI or OpenInference conventions, Langfuse traces with observations), one case per
+  trace with its recorded answer (``engine.testsets.traces``).
 - ``columns``: any file whose columns are native field names, or mapped to them with
   ``--map COLUMN=FIELD``.
 
@@ -41,7 +44,7 @@ from engine.testsets.loader import derive_domain, load_test_set
 
 FORMATS = (
     "native", "ragas", "ragas01", "deepeval", "harness", "promptfoo", "langfuse", "phoenix",
-    "answer-synthesis", "columns",
+    "answer-synthesis", "columns", "otlp", "langfuse-traces",
 )  # fmt: skip
 
 

@@ -58,6 +58,9 @@ class LoadedTestSet:
     inferred: str = ""
     """The renames read from column names when no format matched, with each field's
     runner-up (``question -> query (runner-up: prompt)``); empty when none."""
+    series: str = ""
+    """The series the file itself names (a trace file's service); '' when none. A run
+    without ``--series`` takes it."""
 
     @property
     def name(self) -> str:

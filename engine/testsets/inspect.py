@@ -75,6 +75,11 @@ def render_inspection(test_set: LoadedTestSet, *, limit: int = 20) -> str:
         f"cases:     {len(caps)} ({len(test_set.problems)} rows skipped)",
         f"mapping:   {mapping}",
         f"domains:   {', '.join(f'{d} ({n})' for d, n in domains.most_common(5))}",
+        *(
+            [f"series:    {test_set.series} (named by the file; --series overrides)"]
+            if test_set.series
+            else []
+        ),
         f"responses: {sum(not c.needs_target for c in caps)} recorded, "
         f"{sum(c.needs_target for c in caps)} need a target (--target)",
         "",

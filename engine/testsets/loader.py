@@ -36,6 +36,7 @@ from engine.testsets.formats.ragas import Ragas01Loader, RagasLoader
 from engine.testsets.inference import infer_mapping
 from engine.testsets.promptfoo_files import expand_tests
 from engine.testsets.reading import Container, decode, read_bytes, read_container
+from engine.testsets.traces import TraceFile, read_traces
 from engine.testsets.values import first_url, host_of
 
 
@@ -81,6 +82,9 @@ def load_test_set(
     text = decode(name, raw)
     if not text.strip():
         raise TestSetError(f"{name}: empty file (no test cases)")
+    traces = read_traces(name, text)
+    if traces is not None:
+        return _trace_test_set(path, digest, traces, strict=strict)
     container = read_container(name, path.suffix.lower(), text, max_row_bytes)
     first = container.rows[0].value if container.rows else None
     if not column_map and looks_like_conversations(container.kind, container.header, first):
@@ -111,6 +115,18 @@ def load_test_set(
         raise TestSetError(detail or f"{name}: no test cases", problems)
     fmt = f"{loader.name}-{container.kind}"
     return LoadedTestSet(path, fmt, digest, tuple(cases), tuple(problems), mapping, inferred)
+
+
+def _trace_test_set(path: Path, digest: str, traces: TraceFile, *, strict: bool) -> LoadedTestSet:
+    """A trace file's cases completed like any format's; the domain falls back to the
+    trace's service rather than the file name (an export is named by date, not product)."""
+    name = str(path)
+    if strict and traces.problems:
+        raise TestSetError(_summary(name, list(traces.problems), "refused (strict)"))
+    cases = tuple(
+        _complete(case, str(case.metadata.get("service") or path.stem)) for case in traces.cases
+    )
+    return LoadedTestSet(path, traces.format, digest, cases, traces.problems, series=traces.series)
 
 
 def _convert(

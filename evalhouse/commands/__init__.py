@@ -17,6 +17,7 @@ from evalhouse.commands import (
     run,
     sql,
     testset,
+    traces,
 )
 
 COMMANDS = (
@@ -30,6 +31,7 @@ COMMANDS = (
     sql,
     check,
     testset,
+    traces,
     compare_runs,
     dashboard,
 )

@@ -1,4 +1,5 @@
-"""``evalhouse export RUN_ID --format F``: write a run in a peer tool's format."""
+"""``evalhouse export RUN_ID --format F``: write a run in a peer tool's format, or its
+preference pairs for DPO (``--format dpo``; RUN_ID may be a ``compare-runs`` comparison)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from evalhouse import home
 from evalhouse.console import EXIT_OK, UsageError, err
 
-FORMATS = ("ragas", "deepeval", "promptfoo", "jsonl", "csv")
+FORMATS = ("ragas", "deepeval", "promptfoo", "jsonl", "csv", "dpo")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,6 +30,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Read the run back, rebuild its cases, write the format (never half a file)."""
     paths = home.paths(args)
+    if args.format == "dpo":
+        return _dpo(args, paths.warehouse)
     from engine.testsets.export import export_items, export_text
     from warehouse.export import RunNotFound, read_run_export
 
@@ -44,11 +47,38 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     csv_output = args.output is not None and args.output.suffix.lower() == ".csv"
     text = export_text(items, args.format, csv_output=csv_output)
-    if args.output is None:
+    _write(text, args.output, f"{len(items)} samples of {args.run_id} as {args.format}")
+    return EXIT_OK
+
+
+def _write(text: str, output: Path | None, what: str) -> None:
+    if output is None:
         sys.stdout.write(text)
-        return EXIT_OK
-    partial = args.output.with_name(args.output.name + ".partial")
+        return
+    partial = output.with_name(output.name + ".partial")
     partial.write_text(text, encoding="utf-8")
-    partial.replace(args.output)  # nothing half-written under the final name
-    err(f"exported {len(items)} samples of {args.run_id} as {args.format} to {args.output}")
+    partial.replace(output)  # nothing half-written under the final name
+    err(f"exported {what} to {output}")
+
+
+def _dpo(args: argparse.Namespace, warehouse: Path) -> int:
+    """Preference pairs of the run (or comparison); refused when it has none."""
+    from engine.preferences import dpo_jsonl, preference_pairs
+    from warehouse.preferences import read_preference_rows
+
+    rows = read_preference_rows(warehouse, args.run_id, catalog=home.catalog())
+    pairs = preference_pairs(rows.pairwise, rows.reviews)
+    if not pairs:
+        if not rows.known:
+            raise UsageError(
+                f"{args.run_id!r} is not a run or a comparison in the warehouse (did ingest run?)"
+            )
+        raise UsageError(
+            f"run {args.run_id!r} has no preference pairs: no head-to-head judgment with a "
+            "winner in both orders (evalhouse compare-runs RUN OTHER) and no two reviewed "
+            "answers to one question with different labels"
+        )
+    judged = sum(p.origin == "pairwise" for p in pairs)
+    what = f"{len(pairs)} preference pairs of {args.run_id} ({judged} judged, "
+    _write(dpo_jsonl(pairs), args.output, what + f"{len(pairs) - judged} reviewed) as dpo")
     return EXIT_OK

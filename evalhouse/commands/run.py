@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalhouse import home, run_options
+from evalhouse import alerting, home, run_options
 from evalhouse.argtypes import Parser
 from evalhouse.console import EXIT_OK, UsageError, err
 
@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.testsets import load_test_set
 
     config = run_options.run_config(args)
+    rules = alerting.alert_rules(args)  # a bad rule refuses the run before it starts
     if config.executor == "ray" and not args.estimate:
         from engine.run.distributed import INSTALL_HINT, ray_available
 
@@ -50,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     test_set = load_test_set(
         Path(config.test_set), strict=args.strict, column_map=config.column_map
     )
+    if config.series is None and test_set.series:
+        config = config.model_copy(update={"series": test_set.series})  # a trace file's service
     check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
     if not args.estimate:
         # Only now, with every input accepted: a refused run leaves no folder behind.
@@ -82,5 +85,7 @@ def run(args: argparse.Namespace) -> int:
         f"run {outcome.status}: {outcome.samples} samples, {outcome.errors} errors, "
         f"${outcome.cost_usd:.4f}"
     )
+    if rules and outcome.status != "cancelled" and not args.no_ingest:
+        alerting.evaluate_alerts(paths, outcome.run_id, rules)
     print(outcome.run_id)
     return int(outcome.exit_code)

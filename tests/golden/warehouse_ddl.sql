@@ -277,6 +277,22 @@ CREATE TABLE IF NOT EXISTS "reviews" (
     "reviewed_at" TIMESTAMP NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS "alerts" (
+    "alert_id" VARCHAR NOT NULL,
+    "run_id" VARCHAR NOT NULL,
+    "series" VARCHAR NOT NULL,
+    "rule" VARCHAR NOT NULL,
+    "metric" VARCHAR NOT NULL,
+    "domain" VARCHAR,
+    "state" VARCHAR NOT NULL,
+    "value" DOUBLE,
+    "threshold" DOUBLE NOT NULL,
+    "message" VARCHAR NOT NULL,
+    "notified" BOOLEAN,
+    "error" VARCHAR,
+    "evaluated_at" TIMESTAMP NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "runs_log" (
     "run_id" VARCHAR NOT NULL,
     "name" VARCHAR NOT NULL,

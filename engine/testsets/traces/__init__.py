@@ -1,0 +1,180 @@
+"""Exported production traces as test cases with their recorded answers.
+
+Three sources, told apart by the document: OTLP/JSON (``resourceSpans``; spans read with
+the OpenTelemetry GenAI conventions or OpenInference, ``spans.py``) and Langfuse trace
+exports (traces with ``observations``, ``langfuse.py``). A file is one JSON document or
+JSON Lines of them (the collector's file exporter writes one request per line). Each trace
+becomes one case (``record.to_case``); a trace that cannot (no GenAI span, no answer, too
+much text) is a ``Problem`` naming it, and the rest load. The file's series is its most
+common service (OTLP ``service.name``, Langfuse trace name).
+
+Bounded: the file is read under the test-set limit, then refused over
+``MAX_TRACE_FILE_BYTES`` before it is parsed (parsed JSON takes several times its size in
+memory), and every case under the row limit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from engine.files import MAX_DEPTH, MAX_EXPANDED_BYTES, TooDeep, depth_over, json_loads
+from engine.models import TestCase
+from engine.testsets.base import Problem, RowError, TestSetError
+from engine.testsets.traces import langfuse, otlp, spans
+from engine.testsets.traces.record import TraceFields, to_case
+
+MAX_TRACE_FILE_BYTES = MAX_EXPANDED_BYTES
+"""Largest trace file parsed: the most text one document may expand to (a 256 MB OTLP
+file takes about 2 GB once parsed into Python objects)."""
+
+
+@dataclass(frozen=True)
+class TraceFile:
+    """The cases of a trace file, the traces skipped and why, and its series."""
+
+    format: str
+    """``otlp-json``, ``otlp-jsonl``, ``langfuse-traces-json`` or ``langfuse-traces-jsonl``."""
+    cases: tuple[TestCase, ...]
+    problems: tuple[Problem, ...]
+    series: str
+    """The most common service of its traces ('' when none is named)."""
+    spans: int = 0
+    """Spans (OTLP) or observations (Langfuse) read."""
+
+
+def looks_like_traces(text: str) -> bool:
+    """A cheap look before parsing: does the file name an OTLP or Langfuse trace key
+    anywhere? (Anywhere: a Langfuse trace's ``observations`` follow its input, which may be
+    long, and read as a Phoenix dataset such a file would score the recorded answers as
+    references. A substring search costs about a millisecond per megabyte; a file that
+    only mentions the key is parsed twice.)"""
+    return '"resourceSpans"' in text or '"observations"' in text
+
+
+def _documents(name: str, text: str) -> tuple[list[Any], str]:
+    """The JSON documents of the file and its container (``json`` or ``jsonl``)."""
+    try:
+        # Depth is bounded where values are read (``otlp.any_value``, ``_langfuse_fields``):
+        # a walk over the whole parsed file here costs four times the parse.
+        return [json_loads(text, max_depth=None)], "json"
+    except TooDeep as exc:
+        raise TestSetError(f"{name}: invalid JSON: {exc.msg}") from exc
+    except json.JSONDecodeError as exc:
+        if "Extra data" not in exc.msg:
+            raise TestSetError(
+                f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            ) from exc
+    docs = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            docs.append(json_loads(line, max_depth=None))
+        except json.JSONDecodeError as exc:
+            raise TestSetError(f"{name}:{number}: invalid JSON: {exc.msg}") from exc
+    return docs, "jsonl"
+
+
+def _langfuse_traces(docs: list[Any]) -> Iterator[Any]:
+    for doc in docs:
+        if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+            yield from doc["data"]
+        elif isinstance(doc, list):
+            yield from doc
+        else:
+            yield doc
+
+
+def read_traces(name: str, text: str) -> TraceFile | None:
+    """The trace file in ``text`` (``name`` names it in messages), or None when it is
+    not one (then it is an ordinary test set). ``TestSetError`` for a trace file that is
+    too big, not JSON, or has no usable trace."""
+    if not looks_like_traces(text):
+        return None
+    size = len(text.encode("utf-8"))
+    if size > MAX_TRACE_FILE_BYTES:
+        raise TestSetError(
+            f"{name}: trace file is {size:,} bytes, over the {MAX_TRACE_FILE_BYTES:,}-byte "
+            "limit of one load; split it (one file per hour or per service)"
+        )
+    docs, container = _documents(name, text)
+    problems: list[Problem] = []
+    cases: list[TestCase] = []
+    services: Counter[str] = Counter()
+    if all(otlp.is_otlp(d) for d in docs):
+        kind = "otlp"
+        count, fields = _otlp_fields(name, docs, problems)
+    else:
+        traces = list(_langfuse_traces(docs))
+        if not traces or not all(langfuse.is_langfuse_trace(t) for t in traces):
+            return None  # mentions the keys but is something else: an ordinary test set
+        kind = "langfuse-traces"
+        count, fields = _langfuse_fields(name, traces, problems)
+    seen: set[str] = set()
+    for found in fields:
+        try:
+            case = to_case(found)
+        except RowError as exc:
+            problems.append(Problem(name, 0, str(exc)))
+            continue
+        if case.id in seen:
+            problems.append(Problem(name, 0, f"trace {case.id}: duplicate trace id; skipped"))
+            continue
+        seen.add(case.id)
+        cases.append(case)
+        if found.service:
+            services[found.service] += 1
+    if not cases:
+        reasons = "; ".join(str(p.reason) for p in problems[:3]) or "no traces"
+        raise TestSetError(f"{name}: no trace yields a test case ({reasons})", problems)
+    series = services.most_common(1)[0][0] if services else ""
+    fmt = f"{kind}-{container}"
+    return TraceFile(fmt, tuple(cases), tuple(problems), series, count)
+
+
+def _langfuse_fields(
+    name: str, traces: list[Any], problems: list[Problem]
+) -> tuple[int, list[TraceFields]]:
+    """Each Langfuse trace read into its fields; the observations counted."""
+    fields = []
+    for trace in traces:
+        try:
+            if depth_over(trace):
+                raise RowError(f"a trace nested over {MAX_DEPTH} levels; trace skipped")
+            fields.append(langfuse.trace_fields(trace))
+        except RowError as exc:
+            problems.append(Problem(name, 0, str(exc)))
+    return sum(len(t.get("observations") or []) for t in traces), fields
+
+
+def _otlp_fields(
+    name: str, docs: list[Any], problems: list[Problem]
+) -> tuple[int, list[TraceFields]]:
+    """Spans grouped by trace (first-seen order), each trace read into its fields."""
+    by_trace: dict[str, list[otlp.Span]] = {}
+    count = 0
+    try:
+        for span in otlp.spans(docs):
+            by_trace.setdefault(span.trace_id, []).append(span)
+            count += 1
+    except RowError as exc:
+        raise TestSetError(f"{name}: not a valid OTLP trace export: {exc}") from exc
+    fields = []
+    skipped = 0
+    for trace_id, members in by_trace.items():
+        try:
+            fields.append(spans.trace_fields(trace_id, members))
+        except RowError:
+            skipped += 1  # HTTP, database... traces the service also exported
+    if skipped:
+        problems.append(
+            Problem(name, 0, f"{skipped} trace(s) without a GenAI or OpenInference span skipped")
+        )
+    return count, fields
+
+
+__all__ = ["MAX_TRACE_FILE_BYTES", "TraceFile", "looks_like_traces", "read_traces"]

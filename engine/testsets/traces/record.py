@@ -1,0 +1,109 @@
+"""What one production trace yields, whatever tool exported it, and the case it becomes.
+
+A trace's recorded answer is the case's ``response`` (so a run scores it without calling a
+target), its retrieved documents are the ``context``, and the model, token usage and
+where the trace came from stay in ``metadata`` for SQL and the Sample page.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.models import TestCase
+from engine.testsets.base import MAX_ROW_BYTES, RowError, validated
+
+
+@dataclass(frozen=True)
+class TraceFields:
+    """The parts of one trace a test case needs."""
+
+    trace_id: str
+    query: str
+    response: str
+    source: str
+    """The convention the trace was read with (``otel-genai``, ``openinference``,
+    ``langfuse``)."""
+    contexts: tuple[str, ...] = ()
+    document_ids: tuple[str, ...] = ()
+    model: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    service: str = ""
+    """The service (OTLP ``service.name``) or the trace's name (Langfuse)."""
+    started_at: str = ""
+    """When the trace started (ISO 8601, UTC), '' when unknown."""
+    tags: tuple[str, ...] = ()
+
+
+def iso_from_nanos(nanos: int) -> str:
+    """Unix nanoseconds as ISO 8601 UTC ('' for 0, which OTLP uses for unset)."""
+    if nanos <= 0:
+        return ""
+    return datetime.fromtimestamp(nanos / 1e9, tz=UTC).isoformat()
+
+
+def as_text(value: Any) -> str:
+    """A message content in any of the shapes the conventions use: text, an object with
+    ``content`` or ``text``, a list of parts (the text parts joined), else ''."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        for key in ("content", "text", "parts", "message"):
+            if key in value:
+                found = as_text(value[key])
+                if found:
+                    return found
+        return ""
+    if isinstance(value, list):
+        parts = [as_text(v) for v in value]
+        return "\n".join(p for p in parts if p)
+    return ""
+
+
+def maybe_json(value: Any) -> Any:
+    """A string holding a JSON object or array, parsed; anything else as it is."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            return value
+    return value
+
+
+def to_case(fields: TraceFields) -> TestCase:
+    """The native case of one trace; ``RowError`` when it has no question, no answer, or
+    more text than one test-set row may hold."""
+    if not fields.query.strip():
+        raise RowError(f"trace {fields.trace_id}: no user input found")
+    if not fields.response.strip():
+        raise RowError(f"trace {fields.trace_id}: no recorded answer found")
+    size = sum(len(t.encode("utf-8")) for t in (fields.query, fields.response, *fields.contexts))
+    if size > MAX_ROW_BYTES:
+        raise RowError(
+            f"trace {fields.trace_id}: {size:,} bytes of text, over the {MAX_ROW_BYTES:,}-byte "
+            "limit of one case; trace skipped"
+        )
+    meta: dict[str, Any] = {"trace_id": fields.trace_id, "trace_source": fields.source}
+    optional = {
+        "service": fields.service,
+        "model": fields.model,
+        "input_tokens": fields.input_tokens,
+        "output_tokens": fields.output_tokens,
+        "document_ids": list(fields.document_ids),
+        "started_at": fields.started_at,
+    }
+    meta.update({k: v for k, v in optional.items() if v not in ("", None, [])})
+    return validated(
+        {
+            "id": fields.trace_id,
+            "query": fields.query,
+            "response": fields.response,
+            "ai_provider": fields.model,
+            "context": fields.contexts or None,
+            "tags": fields.tags,
+            "metadata": meta,
+        }
+    )

@@ -1,0 +1,188 @@
+"""One trace's spans read with the GenAI semantic conventions or OpenInference.
+
+OpenTelemetry GenAI (https://opentelemetry.io/docs/specs/semconv/gen-ai/): the older
+indexed attributes ``gen_ai.prompt.N.role``/``.content`` and ``gen_ai.completion.N.content``,
+the message events of v1.36 and before (``gen_ai.system.message``, ``gen_ai.user.message``,
+``gen_ai.assistant.message`` with a ``content``; ``gen_ai.choice`` with a ``message``),
+the newer JSON attributes ``gen_ai.input.messages``/``gen_ai.output.messages`` (messages of
+``parts``), ``gen_ai.request.model``/``gen_ai.response.model`` and
+``gen_ai.usage.input_tokens``/``output_tokens`` (``prompt_tokens``/``completion_tokens``
+before v1.27). OpenInference (https://github.com/Arize-ai/openinference/blob/main/spec/
+semantic_conventions.md): ``openinference.span.kind``, ``input.value``/``output.value``,
+``llm.input_messages.N.message.role``/``.content``, ``llm.output_messages.N...``,
+``llm.model_name``, ``llm.token_count.prompt``/``completion`` and
+``retrieval.documents.N.document.content``/``.id``.
+
+The question and answer come from the root span when it is an application span with
+``input.value``/``output.value`` (what the user asked and got), else from the last LLM
+span's messages; documents come from every retriever span, in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.testsets.base import RowError
+from engine.testsets.traces.otlp import Span
+from engine.testsets.traces.record import TraceFields, as_text, iso_from_nanos, maybe_json
+from engine.testsets.values import answer_text, prompt_text
+
+OI_KIND = "openinference.span.kind"
+_ROLE_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+_USER = ("user", "human")
+_INPUT_TOKENS = (
+    "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt",
+)  # fmt: skip
+_OUTPUT_TOKENS = (
+    "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion",
+)  # fmt: skip
+_MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+
+
+def indexed(attrs: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """A list attribute flattened with indices (``prefix.0.x``, ``prefix.1.x``), or given
+    as a list (or a JSON list) under ``prefix`` itself; each item a dict."""
+    value = maybe_json(attrs.get(prefix))
+    if isinstance(value, list):
+        return [v if isinstance(v, dict) else {"content": v} for v in value]
+    found: dict[int, dict[str, Any]] = {}
+    head = prefix + "."
+    for key, item in attrs.items():
+        if key.startswith(head):
+            index, _, rest = key[len(head) :].partition(".")
+            if index.isdigit():
+                found.setdefault(int(index), {})[rest] = item
+    return [found[i] for i in sorted(found)]
+
+
+def _message(item: Mapping[str, Any]) -> tuple[str, str]:
+    """(role, text) of a message item in the GenAI or OpenInference spelling."""
+    role = item.get("role", item.get("message.role", ""))
+    content = item.get("content", item.get("message.content", item.get("parts")))
+    return str(role or ""), as_text(maybe_json(content) if "parts" in item else content)
+
+
+def _event_body(attrs: Mapping[str, Any]) -> Any:
+    for key in ("content", "message", "body", "gen_ai.event.content"):
+        if key in attrs:
+            return maybe_json(attrs[key])
+    return None
+
+
+def input_messages(span: Span) -> list[tuple[str, str]]:
+    """The messages sent to the model, in order, as (role, text)."""
+    attrs = span.attributes
+    for prefix in ("gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages"):
+        items = indexed(attrs, prefix)
+        if items:
+            return [_message(i) for i in items]
+    out = []
+    for event in span.events:
+        if event.name in _ROLE_EVENTS:
+            out.append((_ROLE_EVENTS[event.name], as_text(_event_body(event.attributes))))
+        elif event.name == "gen_ai.content.prompt":
+            prompt = maybe_json(event.attributes.get("gen_ai.prompt"))
+            items = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
+            out += [_message(i) for i in items if isinstance(i, dict)]
+    return out
+
+
+def completion(span: Span) -> str:
+    """The model's answer on an LLM span ('' when it has none)."""
+    attrs = span.attributes
+    for prefix in ("gen_ai.output.messages", "gen_ai.completion", "llm.output_messages"):
+        items = indexed(attrs, prefix)
+        if items:
+            return _message(items[0])[1]
+    for event in span.events:
+        if event.name == "gen_ai.choice":
+            return as_text(_event_body(event.attributes))
+        if event.name == "gen_ai.content.completion":
+            return as_text(maybe_json(event.attributes.get("gen_ai.completion")))
+    return ""
+
+
+def is_llm(span: Span) -> bool:
+    """An OpenInference LLM span, or a span with GenAI model attributes or events."""
+    kind = span.attributes.get(OI_KIND)
+    if kind is not None:
+        return str(kind).upper() == "LLM"
+    return any(k.startswith("gen_ai.") for k in span.attributes) or any(
+        e.name.startswith("gen_ai.") for e in span.events
+    )
+
+
+def _io(span: Span, key: str) -> str:
+    """``input.value``/``output.value`` of an application span as the question/answer."""
+    value = maybe_json(span.attributes.get(key))
+    try:
+        return prompt_text(value, key) if key == "input.value" else answer_text(value, key)
+    except RowError:
+        return ""
+
+
+def _tokens(llm_spans: Sequence[Span], keys: tuple[str, ...]) -> int | None:
+    total: int | None = None
+    for span in llm_spans:
+        value = next((span.attributes[k] for k in keys if k in span.attributes), None)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            total = (total or 0) + int(value)
+    return total
+
+
+def _documents(spans: Sequence[Span]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    texts: list[str] = []
+    ids: list[str] = []
+    for span in spans:
+        for doc in indexed(span.attributes, "retrieval.documents"):
+            text = as_text(doc.get("document.content", doc.get("content")))
+            if text.strip():
+                texts.append(text)
+                doc_id = doc.get("document.id", doc.get("id"))
+                ids.append("" if doc_id is None else str(doc_id))
+    return tuple(texts), tuple(ids) if any(ids) else ()
+
+
+def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
+    """What one trace (its spans, any order) yields; ``RowError`` when nothing in it is
+    a GenAI or OpenInference span."""
+    ordered = sorted(spans, key=lambda s: s.start_ns)
+    ids = {s.span_id for s in ordered}
+    root = next((s for s in ordered if not s.parent_id or s.parent_id not in ids), ordered[0])
+    llm_spans = [s for s in ordered if is_llm(s)]
+    openinference = any(OI_KIND in s.attributes for s in ordered)
+    if not llm_spans and not openinference:
+        raise RowError(f"trace {trace_id}: no GenAI or OpenInference span; trace skipped")
+    app_root = root not in llm_spans
+    query = _io(root, "input.value") if app_root else ""
+    response = _io(root, "output.value") if app_root else ""
+    for span in reversed(llm_spans):
+        if not query:
+            users = [text for role, text in input_messages(span) if role in _USER and text]
+            query = users[-1] if users else ""
+        if not response:
+            response = completion(span)
+    query = query or _io(root, "input.value")
+    response = response or _io(root, "output.value")
+    contexts, document_ids = _documents(ordered)
+    models = (str(s.attributes.get(k) or "") for s in reversed(llm_spans) for k in _MODEL_KEYS)
+    model = next((m for m in models if m), "")
+    return TraceFields(
+        trace_id=trace_id,
+        query=query,
+        response=response,
+        source="openinference" if openinference else "otel-genai",
+        contexts=contexts,
+        document_ids=document_ids,
+        model=model,
+        input_tokens=_tokens(llm_spans, _INPUT_TOKENS),
+        output_tokens=_tokens(llm_spans, _OUTPUT_TOKENS),
+        service=root.service or next((s.service for s in ordered if s.service), ""),
+        started_at=iso_from_nanos(root.start_ns),
+    )

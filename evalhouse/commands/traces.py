@@ -1,0 +1,78 @@
+"""``evalhouse traces import PATH``: exported production traces as a test set.
+
+Import writes a test set rather than starting a run: the file is what a person reviews,
+trims, adds references to and keeps in git, and it outlives the trace backend's
+retention. ``evalhouse run --test-set TRACES`` scores a trace file directly too (same
+reader, series from the service), for a one-off look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from pathlib import Path
+
+from evalhouse.console import EXIT_OK, UsageError, err
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``traces`` subcommand and its ``import`` action."""
+    t = sub.add_parser("traces", help="turn exported production traces into a test set")
+    actions = t.add_subparsers(dest="action", required=True)
+    p = actions.add_parser(
+        "import",
+        help="OTLP/JSON (GenAI or OpenInference spans) or Langfuse traces -> native JSONL",
+    )
+    p.add_argument("path", type=Path, help="trace export (.json or .jsonl)")
+    p.add_argument("--output", type=Path, help="test set to write (default: standard output)")
+    p.add_argument("--series", help="series of the runs that score it (default: the service)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the traces, write one native case per trace, and say how to score them."""
+    from engine.testsets import derive_domain
+    from engine.testsets.base import TestSetError
+    from engine.testsets.reading import decode, read_bytes
+    from engine.testsets.traces import read_traces
+
+    name = str(args.path)
+    text = decode(name, read_bytes(args.path, name))
+    if not text.strip():
+        raise TestSetError(f"{name}: empty file (no traces)")
+    traces = read_traces(name, text)
+    if traces is None:
+        raise TestSetError(
+            f"{name}: not a trace export (no OTLP 'resourceSpans' and no Langfuse traces with "
+            "'observations'); for a test set, use evalhouse inspect"
+        )
+    series = args.series or traces.series or args.path.stem
+    lines = []
+    for case in traces.cases:
+        row = case.model_dump(mode="json", exclude_defaults=True)
+        row["domain"] = derive_domain(case, str(case.metadata.get("service") or series))
+        row["metadata"] = {**case.metadata, "series": series}
+        lines.append(json.dumps(row, ensure_ascii=False) + "\n")
+    text = "".join(lines)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        if args.output.resolve() == args.path.resolve():
+            raise UsageError(f"--output {args.output}: would overwrite the trace file")
+        partial = args.output.with_name(args.output.name + ".partial")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(args.output)  # never half a test set under the final name
+    err(
+        f"imported {len(traces.cases)} traces ({traces.spans} spans) from {name} as "
+        f"{traces.format}; series {series!r}"
+    )
+    for problem in traces.problems:
+        err(f"skipped: {problem}")
+    if args.output is not None:
+        err(
+            f"score them: evalhouse run --test-set {args.output} "
+            f"--name {series}-{date.today().isoformat()} --series {series}"
+        )
+    return EXIT_OK
