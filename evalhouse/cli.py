@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from evalhouse import __version__, home
 from evalhouse.argtypes import Parser
-from evalhouse.console import EXIT_USAGE, UsageError, err, reason
+from evalhouse.console import EXIT_USAGE, UsageError, broken_pipe, err, reason
 
 # Re-exported: callers of the command's pieces find them where they always were.
 from evalhouse.home import ingest_now
@@ -67,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         err(f"error: {exc}")
         return EXIT_USAGE
+    except BrokenPipeError:
+        return broken_pipe()
     except FileNotFoundError as exc:
         err(f"error: {exc.filename or exc}: no such file")
         return EXIT_USAGE
@@ -85,7 +87,11 @@ def console_main() -> NoReturn:
     find what it frees anyway. ``atexit`` handlers and thread shutdown still run, and every
     file a command writes is closed by then. Not in ``main``, which tests call in-process.
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()  # here, where a reader that went away is caught, not at exit
+    except BrokenPipeError:
+        code = broken_pipe()
     gc.freeze()
     sys.exit(code)
 

@@ -3,6 +3,7 @@ and the one way a command talks to a person (standard error; standard output is 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from engine.errors import printable
@@ -10,10 +11,38 @@ from engine.errors import printable
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_CANCELLED = 130
 """Ctrl-C: the run saved what it scored and can be resumed."""
+EXIT_BROKEN_PIPE = 141
+"""The reader of standard output went away (``evalhouse sql ... | head``): what a shell
+reports for a command the pipe's signal stopped, whatever the output format."""
 
 
 class UsageError(Exception):
     """Bad input: printed without a traceback, exit code 2."""
+
+
+OUT_CHUNK = 1 << 16
+"""Characters written to standard output per write (see ``out``)."""
+
+
+def out(text: str) -> None:
+    """Data to standard output, in pieces: a reader that goes away mid-way then surfaces as
+    ``BrokenPipeError`` on the next piece, whatever the format (one write of megabytes
+    could end half-written without a word)."""
+    for start in range(0, len(text), OUT_CHUNK):
+        sys.stdout.write(text[start : start + OUT_CHUNK])
+        sys.stdout.flush()
+
+
+def broken_pipe() -> int:
+    """Stop writing to a standard output nobody reads, quietly: point it at the null device
+    so the interpreter's last flush cannot fail again, and say nothing (as ``cat`` or
+    ``grep`` say nothing when ``head`` stops reading)."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
 
 
 def err(text: str) -> None:

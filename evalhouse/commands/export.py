@@ -4,11 +4,10 @@ preference pairs for DPO (``--format dpo``; RUN_ID may be a ``compare-runs`` com
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from evalhouse import home
-from evalhouse.console import EXIT_OK, UsageError, err
+from evalhouse.console import EXIT_OK, UsageError, err, out
 
 FORMATS = ("ragas", "deepeval", "promptfoo", "jsonl", "csv", "dpo")
 
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(text: str, output: Path | None, what: str) -> None:
     if output is None:
-        sys.stdout.write(text)
+        out(text)
         return
     partial = output.with_name(output.name + ".partial")
     partial.write_text(text, encoding="utf-8")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING
 
 from evalhouse import argtypes, home
-from evalhouse.console import EXIT_OK, err
+from evalhouse.console import EXIT_OK, err, out
 
 if TYPE_CHECKING:
     import polars as pl
@@ -61,11 +60,11 @@ def run(args: argparse.Namespace) -> int:
     )
     frame = result.frame
     if args.format == "csv":
-        sys.stdout.write(csv_ready(frame).write_csv())
+        out(csv_ready(frame).write_csv())
     elif args.format == "json":
-        sys.stdout.write(json.dumps(frame.to_dicts(), default=str, indent=1) + "\n")
+        out(json.dumps(frame.to_dicts(), default=str, indent=1) + "\n")
     else:
-        print(render_table(frame, result.truncated))
+        out(render_table(frame, result.truncated) + "\n")
     if result.truncated and args.format != "table":
         err(f"output cut at {args.max_rows} rows (--max-rows)")
     return EXIT_OK

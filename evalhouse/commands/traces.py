@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import date
 from pathlib import Path
 
-from evalhouse.console import EXIT_OK, UsageError, err
+from evalhouse.console import EXIT_OK, UsageError, err, out
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         lines.append(json.dumps(row, ensure_ascii=False) + "\n")
     text = "".join(lines)
     if args.output is None:
-        sys.stdout.write(text)
+        out(text)
     else:
         if args.output.resolve() == args.path.resolve():
             raise UsageError(f"--output {args.output}: would overwrite the trace file")
