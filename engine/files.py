@@ -168,3 +168,19 @@ def load_yaml(text: str, name: str) -> Any:
     if depth_over(doc):
         raise UserFileError(f"{name}: YAML nested too deeply (over {MAX_DEPTH} levels)")
     return doc
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temporary file beside it, synced,
+    then renamed over it (a reader, or a crash, never sees half a file)."""
+    import uuid
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # gone after the replace; left only by a failed write

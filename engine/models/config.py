@@ -101,6 +101,11 @@ class AnalyzerConfig(Frozen):
     """Tier thresholds applied to every 0-100 metric."""
     max_response_chars: int = 20_000
     """Longer responses are scored in chunks and flagged ``response_truncated``."""
+    require_reference: bool = True
+    """A case with neither ground truth nor an expected answer is an error row (the spec's
+    error table). False: the analyzer leaves such a case's metrics null and flags it
+    ``no_reference`` (production traces, scored by ``monitor`` or from a trace file, have
+    no reference by nature; the judge still scores faithfulness and relevance)."""
 
 
 class RagWeights(Frozen):

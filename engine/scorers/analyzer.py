@@ -17,6 +17,7 @@ from engine.scorers.batching import BatchPool, BatchWorker
 from engine.scorers.parts import BatchAnalyzer
 from engine.scorers.registry import register
 from engine.scoring.analyzer import AnalysisError
+from engine.scoring.plan import has_reference
 
 ANALYZE_BATCH = 16
 """Most samples handed to the analyzer thread at once."""
@@ -41,15 +42,23 @@ class AnalyzerScorer(BaseScorer):
     tables = frozenset({"claims", "highlights", "attributions"})
 
     def __init__(
-        self, analyzer: BatchAnalyzer, batch: int = ANALYZE_BATCH, pool: BatchPool | None = None
+        self,
+        analyzer: BatchAnalyzer,
+        batch: int = ANALYZE_BATCH,
+        pool: BatchPool | None = None,
+        *,
+        require_reference: bool = True,
     ) -> None:
         self._analyzer = analyzer
+        self._require_reference = require_reference
         self._worker: BatchWorker[tuple[SampleKey, TestCase, str], ScoreOutcome] = BatchWorker(
             self.score_batch, batch, pool=pool, kind=self.name, sample_of=_sample_of
         )
 
     async def score(self, sample: SampleInput) -> ScoreOutcome:
         """Queue the sample for the next batch and wait for its analysis."""
+        if not self._require_reference and not has_reference(sample.case):
+            return ScoreOutcome(flags=("no_reference",))
         outcome = await self._worker.submit((sample.key, sample.case, sample.response))
         if isinstance(outcome, ScorerError):
             raise outcome
@@ -102,7 +111,11 @@ def _outcome(key: SampleKey, analysis: Any) -> ScoreOutcome:
 
 
 def _build(context: ScorerContext) -> AnalyzerScorer:
-    return AnalyzerScorer(context.parts.analyzer, pool=context.parts.pool)
+    return AnalyzerScorer(
+        context.parts.analyzer,
+        pool=context.parts.pool,
+        require_reference=context.config.analyzer.require_reference,
+    )
 
 
 register(Factory("analyzer", _build))

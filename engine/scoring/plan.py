@@ -110,6 +110,12 @@ def _expected_claims(
     return claims, "derived" if source == "derived" else "given"
 
 
+def has_reference(case: TestCase) -> bool:
+    """Whether the case gives the analyzer anything to compare a response with."""
+    expected = case.expected_answer
+    return bool(case.ground_truth or expected.text.strip() or expected.claims)
+
+
 def plan_sample(case: TestCase, response: str, config: AnalyzerConfig) -> Plan:
     expected_text = embedding_text(mask_markup(case.expected_answer.text)[0])
     claims, claims_source = _expected_claims(case, config)

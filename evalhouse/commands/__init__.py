@@ -13,6 +13,7 @@ from evalhouse.commands import (
     ingest,
     inspect,
     migrate,
+    monitor,
     reanalyze,
     run,
     sql,
@@ -32,6 +33,7 @@ COMMANDS = (
     check,
     testset,
     traces,
+    monitor,
     compare_runs,
     dashboard,
 )

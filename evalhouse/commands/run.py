@@ -7,10 +7,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalhouse import alerting, home, run_options
 from evalhouse.argtypes import Parser
 from evalhouse.console import EXIT_OK, UsageError, err
+
+if TYPE_CHECKING:
+    from engine.models import RunConfig
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +36,13 @@ def _add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", help="comma-separated sample ids to evaluate")
 
 
+def reference_free(config: RunConfig, series: str) -> RunConfig:
+    """``config`` for scoring production traces: the series of the traces' service unless
+    one is given, and no reference required (``AnalyzerConfig.require_reference``)."""
+    analyzer = config.analyzer.model_copy(update={"require_reference": False})
+    return config.model_copy(update={"series": config.series or series, "analyzer": analyzer})
+
+
 def run(args: argparse.Namespace) -> int:
     """Check every input, then run (or estimate); the run id is the last line printed."""
     paths = home.paths(args)
@@ -51,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
     test_set = load_test_set(
         Path(config.test_set), strict=args.strict, column_map=config.column_map
     )
-    if config.series is None and test_set.series:
-        config = config.model_copy(update={"series": test_set.series})  # a trace file's service
+    if test_set.series:  # a trace file: production answers, no reference by nature
+        config = reference_free(config, test_set.series)
     check_run_files(config)  # malformed files and unknown ids: exit 2 before anything runs
     if not args.estimate:
         # Only now, with every input accepted: a refused run leaves no folder behind.

@@ -60,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.output.resolve() == args.path.resolve():
             raise UsageError(f"--output {args.output}: would overwrite the trace file")
-        partial = args.output.with_name(args.output.name + ".partial")
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(args.output)  # never half a test set under the final name
+        from engine.files import atomic_write_text
+
+        atomic_write_text(args.output, text)  # never half a test set under the final name
     err(
         f"imported {len(traces.cases)} traces ({traces.spans} spans) from {name} as "
         f"{traces.format}; series {series!r}"

@@ -1,0 +1,167 @@
+"""``evalhouse monitor PATH --series NAME``: score the production traces that arrive.
+
+One pass (for cron), or a pass every ``--every`` until Ctrl-C. Each pass scores the traces
+under PATH that no run of the series has scored (``engine.monitor``), within its budget,
+as one run of the series, then evaluates the config's ``alerts:``. Exit codes for cron: 0
+nothing wrong; 1 the run failed or an alert rule is firing; 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from evalhouse import alerting, home, run_options
+from evalhouse.argtypes import Parser
+from evalhouse.commands.run import reference_free
+from evalhouse.console import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, UsageError, err
+
+if TYPE_CHECKING:
+    from engine.alerts import AlertRule
+    from engine.models import TestCase
+    from engine.settings import Paths
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
+_SECONDS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+MIN_EVERY_S = 10.0
+"""Shortest time between passes: a pass reads the whole folder."""
+
+
+def duration(text: str) -> float:
+    """``30s``, ``5m``, ``1h``, ``1d`` in seconds (at least ``MIN_EVERY_S``)."""
+    match = _DURATION.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 30s, 5m, 1h, 1d")
+    seconds = float(match.group(1)) * _SECONDS[match.group(2)]
+    if seconds < MIN_EVERY_S:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least {MIN_EVERY_S:.0f}s between passes")
+    return seconds
+
+
+def fraction(text: str) -> float:
+    """``5%`` or ``0.05``: a fraction in (0, 1]."""
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction such as 5% or 0.05") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: the sample must be above 0 and at most 100%")
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``monitor`` subcommand: its own flags and the run options of ``run``."""
+    p = sub.add_parser(
+        "monitor", parents=[home.home_options()], help="score new production traces, on a schedule"
+    )
+    assert isinstance(p, Parser)
+    p.add_argument("path", type=Path, help="a trace file, or a folder the traces are exported to")
+    p.defer(_add_flags)
+    p.set_defaults(func=run)
+
+
+def _add_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--every", type=duration, metavar="DURATION", help="a pass every 30s/5m/1h")
+    p.add_argument("--sample", type=fraction, default=1.0, help="score this share: 5%% or 0.05")
+    p.add_argument("--max-calls", type=int, metavar="N", help="judge and target calls per pass")
+    p.add_argument("--max-cost", type=float, metavar="USD", help="estimated dollars per pass")
+    p.add_argument("--no-ingest", action="store_true")
+    run_options.add_run_flags(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Passes until done (one without ``--every``); the last pass's exit code."""
+    if args.test_set is not None or args.name is not None:
+        raise UsageError("monitor names each pass's run and test set: drop --test-set/--name")
+    if args.series is None:
+        raise UsageError("--series NAME is required: the series the passes' runs belong to")
+    for flag, value in (("--max-calls", args.max_calls), ("--max-cost", args.max_cost)):
+        if value is not None and value < 0:
+            raise UsageError(f"{flag} {value}: must be 0 or more")
+    rules = alerting.alert_rules(args)
+    paths = home.paths(args, writes=True)
+    while True:
+        code = one_pass(args, paths, rules)
+        if args.every is None:
+            return code
+        err(f"next pass in {args.every:.0f} s (Ctrl-C stops)")
+        try:
+            time.sleep(args.every)
+        except KeyboardInterrupt:
+            return EXIT_CANCELLED
+
+
+def one_pass(args: argparse.Namespace, paths: Paths, rules: tuple[AlertRule, ...]) -> int:
+    """Read, select, score and alert once; see the module docstring for the exit code."""
+    from engine import monitor, runner
+    from engine.clock import utcnow
+    from engine.progress import LineProgress
+    from engine.testsets import load_test_set
+
+    folder = monitor.monitor_dir(paths.home, args.series)
+    with monitor.pass_lock(folder):
+        plan = monitor.read_new_traces(args.path, args.series, paths.lake, args.sample)
+        for problem in plan.problems:
+            err(f"skipped: {problem}")
+        budget = monitor.Budget(calls=args.max_calls, cost_usd=args.max_cost)
+        if plan.cases and (budget.calls is not None or budget.cost_usd is not None):
+            monitor.within_budget(plan, budget, _estimator(args, paths))
+        err(
+            f"{plan.seen} traces: {plan.scored_before} scored before, {plan.not_sampled} not "
+            f"in the sample, {plan.over_budget} over this pass's budget"
+            + (f", {plan.files_waiting} files for the next pass" if plan.files_waiting else "")
+            + f"; scoring {len(plan.cases)}"
+        )
+        if not plan.cases:
+            return EXIT_OK
+        stamp = utcnow()
+        args.test_set = monitor.write_pass_test_set(folder, plan.cases, stamp)
+        args.name = f"{args.series} {stamp:%Y-%m-%d %H:%M:%S}"
+        config = reference_free(run_options.run_config(args), args.series)
+        test_set = load_test_set(Path(config.test_set))
+
+        def ingest_quietly() -> None:
+            home.ingest_now(paths, quiet=True)
+
+        outcome = runner.run_evaluation(
+            config,
+            paths,
+            test_set=test_set,
+            after_flush=None if args.no_ingest else ingest_quietly,
+            progress=LineProgress(sys.stderr),
+        )
+    err(f"run {outcome.status}: {outcome.samples} samples, {outcome.errors} errors")
+    print(outcome.run_id, flush=True)
+    if outcome.status == "cancelled":
+        return EXIT_CANCELLED
+    firing = 0
+    if rules and not args.no_ingest:
+        firing = alerting.evaluate_alerts(paths, outcome.run_id, rules)
+    return EXIT_FAILED if outcome.exit_code or firing else EXIT_OK
+
+
+def _estimator(
+    args: argparse.Namespace, paths: Paths
+) -> Callable[[Sequence[TestCase]], tuple[int, float]]:
+    """(calls, USD) of scoring a list of cases with the pass's run options."""
+    from engine import runner
+    from engine.testsets.base import LoadedTestSet
+
+    args.test_set, args.name = Path("monitor-estimate.jsonl"), f"{args.series} estimate"
+    config = run_options.run_config(args)
+    args.test_set = args.name = None
+
+    def estimate(cases: Sequence[TestCase]) -> tuple[int, float]:
+        test_set = LoadedTestSet(
+            path=Path(config.test_set), format="jsonl", sha256="", cases=tuple(cases)
+        )
+        got = runner.estimate_run(config, test_set, lake=paths.lake)
+        return got.target_calls + got.judge_calls, got.cost_usd
+
+    return estimate
