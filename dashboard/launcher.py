@@ -33,6 +33,9 @@ TEST_SET_SUFFIXES = (".jsonl", ".json", ".csv")
 
 _PROGRESS = re.compile(r"(\d+)\s*/\s*(\d+)")
 _RUN_ID = re.compile(r"^[A-Za-z0-9._-]+$")
+STRAGGLERS_S = 5.0
+"""How long a cancel waits for the run's worker processes to leave before killing them."""
+_STARTED = re.compile(r"(?:starting|resuming) run ([A-Za-z0-9._-]+) ")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -151,6 +154,13 @@ class Launch:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)  # the wrapper leads its own group
             self.alive()  # reap it when it is our child
+        # The run's scoring workers leave within a second of it; none outlives the cancel.
+        deadline = time.monotonic() + STRAGGLERS_S
+        while group_members(self.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if group_members(self.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
         return self.status()
 
     def run_id(self) -> str | None:
@@ -161,6 +171,11 @@ class Launch:
             return None
         lines = [ln for ln in lines if ln]
         return lines[-1] if lines and _RUN_ID.match(lines[-1]) else None
+
+    def live_run_id(self) -> str | None:
+        """The run id while the run goes: from its "starting run" (or "resuming run") line."""
+        found = _STARTED.findall(tail(self.log_path, 200_000))
+        return found[-1] if found else self.run_id()
 
     def progress(self) -> tuple[int, int] | None:
         """``(done, total)`` from the latest progress line of the log."""

@@ -12,6 +12,7 @@ from dashboard import data, launcher
 from dashboard.access import Access
 from dashboard.components.safe import safe_text
 from engine.models import RunConfig, option_bounds
+from engine.run import control
 from engine.settings import Paths
 from warehouse import queries as q
 from warehouse.db import WarehouseError
@@ -170,6 +171,26 @@ def _stored_config(info: Mapping[str, Any]) -> RunConfig:
         )
 
 
+def _pause_buttons(item: launcher.Launch) -> None:
+    """Pause a launched run (samples in flight finish, nothing new starts) or let it go on."""
+    run_id = item.live_run_id()
+    if run_id is None:
+        return
+    paths = data.home_paths()
+    if control.pause_requested(paths, run_id):
+        st.caption("Paused: what it scored is kept; nothing new starts.")
+        key = f"launch_continue_{item.launch_id}"
+        if st.button("Continue", key=key, icon=":material/play_arrow:"):
+            control.request_continue(paths, run_id)
+    elif st.button(
+        "Pause",
+        key=f"launch_pause_{item.launch_id}",
+        icon=":material/pause:",
+        help="Samples in flight finish and are kept; Continue picks up where it stood.",
+    ):
+        control.request_pause(paths, run_id)
+
+
 @st.fragment(run_every=2.0)
 def _progress(may_cancel: bool) -> None:
     launches = launcher.list_launches(data.home_paths(), limit=5)
@@ -185,6 +206,8 @@ def _progress(may_cancel: bool) -> None:
             if progress is not None and status == "running":
                 done, total = progress
                 st.progress(min(1.0, done / total), text=f"{done}/{total} samples")
+            if may_cancel and status == "running":
+                _pause_buttons(item)
             if (
                 may_cancel
                 and status == "running"

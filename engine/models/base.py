@@ -12,7 +12,7 @@ Verdict = Literal["SUPPORTED", "CONTRADICTED", "NOT_ENOUGH_INFO"]
 AttributionType = Literal["url", "domain", "brand"]
 ClaimStatus = Literal["found", "contradicted", "missing"]
 ClaimsSource = Literal["given", "derived"]
-RunStatus = Literal["running", "completed", "failed", "cancelled", "interrupted"]
+RunStatus = Literal["running", "paused", "completed", "failed", "cancelled", "interrupted"]
 
 ANALYZER_METRICS: tuple[str, ...] = ("accuracy", "completeness", "attribution")
 """The response analyzer's metrics (0-100, each with a ``<metric>_tier``), in the order every

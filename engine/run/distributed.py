@@ -32,7 +32,7 @@ from engine.errors import InputError
 from engine.lake import read_table
 from engine.models import RunConfig, TestCase
 from engine.run.components import Components, build_components, build_scorers
-from engine.run.executors import Pending, Scope
+from engine.run.executors import PAUSE_POLL_S, Pending, Scope
 from engine.run.identity import RunError
 from engine.run.lanes import build_lanes
 from engine.run.pipeline import SamplePipeline
@@ -183,11 +183,14 @@ class RayShards:
         attempts: Counter[int] = Counter()
         stop_seen: float | None = None
         while queue or inflight:
-            while queue and len(inflight) < 2 * slots and not scope.stop.is_set():
+            while queue and len(inflight) < 2 * slots and not scope.holding():
                 shard = queue.popleft()
                 attempts[shard.index] += 1
                 inflight[self.pool.submit(scope.config, scope.paths, scope.run_id, shard)] = shard
             if not inflight:
+                if queue and scope.paused.is_set() and not scope.stop.is_set():
+                    await asyncio.sleep(PAUSE_POLL_S)  # paused with nothing in flight
+                    continue
                 break
             ready, _ = await asyncio.to_thread(ray.wait, list(inflight), num_returns=1, timeout=0.2)
             for ref in ready:

@@ -43,6 +43,8 @@ class Scope:
     """Set by Ctrl-C / SIGTERM: start nothing new, finish what is in flight."""
     abandon: threading.Event
     """Set by a second Ctrl-C: cancel what is in flight."""
+    paused: threading.Event
+    """Set while the run is paused (``engine.run.control``): start nothing new."""
     progress: ProgressSink
     counted: Callable[[int, float], None]
     """Called with (samples newly scored, their cost in USD) as they finish."""
@@ -50,6 +52,14 @@ class Scope:
     """At most this many samples wait unpublished (a kill loses at most these)."""
     flush_seconds: float
     """...and at most this long."""
+
+    def holding(self) -> bool:
+        """Whether new samples must wait: the run is stopping or paused."""
+        return self.stop.is_set() or self.paused.is_set()
+
+
+PAUSE_POLL_S = 0.2
+"""How often an executor holding new samples for a pause looks again."""
 
 
 class Executor(Protocol):
@@ -85,6 +95,9 @@ class LocalWorkers:
 
         async def worker() -> None:
             while not scope.stop.is_set():
+                if scope.paused.is_set():  # what is in flight finishes; nothing new starts
+                    await asyncio.sleep(PAUSE_POLL_S)
+                    continue
                 try:
                     case, lane = queue.get_nowait()
                 except asyncio.QueueEmpty:

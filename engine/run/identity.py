@@ -37,7 +37,7 @@ try:  # POSIX advisory locks tell a live run from a dead one.
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-RESUMABLE: frozenset[str] = frozenset({"running", "interrupted", "cancelled"})
+RESUMABLE: frozenset[str] = frozenset({"running", "paused", "interrupted", "cancelled"})
 """Run states a later command may resume."""
 
 
@@ -260,7 +260,7 @@ def mark_abandoned_runs(paths: Paths, now: datetime | None = None) -> list[str]:
                 latest[run_id] = (row["updated_at"], row["status"], row["host"], part.path)
     marked: list[str] = []
     for run_id, (updated, status, run_host, path) in latest.items():
-        if status != "running" or run_host != host:
+        if status not in ("running", "paused") or run_host != host:
             continue
         lock = RunLock.of(paths, run_id)
         if not lock.path.exists() or not lock.try_acquire():

@@ -32,6 +32,7 @@ from engine.lake import partition_dir, read_table, sweep_orphans, write_part
 from engine.models import RunConfig, RunRecord, RunStatus, TestCase
 from engine.progress import NullProgress, ProgressSink
 from engine.run.components import Components, build_components, build_scorers
+from engine.run.control import POLL_S, pause_requested, request_continue
 from engine.run.conversing import TurnJournal
 from engine.run.executors import Executor, LocalWorkers, Scope
 from engine.run.identity import RunError, RunIdentity
@@ -119,6 +120,7 @@ class Runner:
         self.clock = clock
         self.stop = threading.Event()  # set by Ctrl-C / SIGTERM
         self.abandon = threading.Event()  # second Ctrl-C: cancel what is in flight
+        self.paused = threading.Event()  # a control file asks the run to pause
         self.totals = _Totals()
         self.meta: dict[str, Any] = {}
         self.run_id = ""
@@ -342,6 +344,7 @@ class Runner:
     async def _main(self, parts: Components, pipeline: SamplePipeline) -> RunStatus:
         remove_signals = self._install_signals(asyncio.get_running_loop())
         self.totals.total = len(self.cases) * len(self.lanes) * self.config.iterations
+        watcher = asyncio.create_task(self._watch_pause())
         try:
             for iteration in range(1, self.config.iterations + 1):
                 if self.stop.is_set():
@@ -356,12 +359,35 @@ class Runner:
                 ):
                     break
         finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            request_continue(self.paths, self.run_id)  # a resumed run starts unpaused
             for scorer in pipeline.scorers:
                 with contextlib.suppress(Exception):
                     await scorer.aclose()
             await parts.aclose()
             remove_signals()
         return "cancelled" if self.stop.is_set() else "completed"
+
+    async def _watch_pause(self) -> None:
+        """Follow the run's control file: pause (in-flight samples finish, nothing new
+        starts, the state reads ``paused``) and go on, as often as it is asked."""
+        while True:
+            await asyncio.sleep(POLL_S)
+            wanted = await asyncio.to_thread(pause_requested, self.paths, self.run_id)
+            if wanted == self.paused.is_set():
+                continue
+            if wanted:
+                self.paused.set()
+                self.progress.message(
+                    f"paused: samples in flight finish, nothing new starts "
+                    f"(evalhouse continue {self.run_id})"
+                )
+            else:
+                self.paused.clear()
+                self.progress.message("continuing")
+            await asyncio.to_thread(self._write_state, "paused" if wanted else "running")
 
     async def _iteration(self, iteration: int) -> None:
         assert self.writer is not None and self.executor is not None
@@ -397,6 +423,7 @@ class Runner:
             writer=writer,
             stop=self.stop,
             abandon=self.abandon,
+            paused=self.paused,
             progress=self.progress,
             counted=self._counted,
             flush_every=FLUSH_EVERY,

@@ -14,6 +14,7 @@ from evalhouse.commands import (
     inspect,
     migrate,
     monitor,
+    pause,
     reanalyze,
     run,
     sql,
@@ -24,6 +25,7 @@ from evalhouse.commands import (
 COMMANDS = (
     demo,
     run,
+    pause,
     reanalyze,
     inspect,
     export,
