@@ -68,37 +68,53 @@ def current_columns(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]
     return out
 
 
-@cache
 def _wanted() -> dict[str, dict[str, str]]:
-    """Tables and column types of this release, as DuckDB spells them: ``ddl()`` run on an
-    empty in-memory database (so the ledger's hand-written tables are included, and types
-    compare as DuckDB reports them, not as the DDL writes them)."""
+    return _reference()[0]
+
+
+@cache
+def _reference() -> tuple[dict[str, dict[str, str]], frozenset[str]]:
+    """Tables with column types, and view names, of this release, as DuckDB reports them:
+    the schema created on an empty in-memory database (so the ledger's hand-written tables
+    are included, and types compare as DuckDB spells them, not as the DDL writes them)."""
     reference = duckdb.connect(":memory:")
     try:
         reference.execute(ddl())
-        return current_columns(reference)
+        create_views(reference)
+        return current_columns(reference), frozenset(view_names(reference))
     finally:
         reference.close()
 
 
+def view_names(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Views of the current database's ``main`` schema."""
+    rows = con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
+        "AND database_name = current_database()"
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def _refuse_newer(con: duckdb.DuckDBPyConnection, have: dict[str, dict[str, str]]) -> None:
-    """``SchemaTooNew`` when the warehouse holds columns, or a schema version, this release
-    does not know (it was upgraded by a newer release)."""
-    wanted = _wanted()
+    """``SchemaTooNew`` when the warehouse holds columns, views or a schema version this
+    release does not know (it was upgraded by a newer release: views, like columns, keep
+    their names once published)."""
+    wanted, views = _reference()
     unknown = [
-        f"{table}.{column}"
+        f"column {table}.{column}"
         for table, columns in have.items()
         if table in wanted
         for column in columns
         if column not in wanted[table]
     ]
+    unknown += [f"view {name}" for name in view_names(con) if name not in views]
     try:
         row = con.execute("SELECT max(version) FROM schema_version").fetchone()
     except duckdb.CatalogException:
         row = None
     version = int(row[0]) if row and row[0] is not None else 0
     if unknown or version > SCHEMA_VERSION:
-        what = f"column {unknown[0]}" if unknown else f"schema version {version}"
+        what = unknown[0] if unknown else f"schema version {version}"
         raise SchemaTooNew(
             f"the warehouse was upgraded by a newer evalhouse (it has {what}, unknown to "
             "this one); upgrade evalhouse on this machine, then ingest again"
@@ -158,10 +174,7 @@ def drop_views(con: duckdb.DuckDBPyConnection) -> None:
     Neither DuckDB nor DuckLake keeps dependencies between views (DuckLake refuses
     ``CASCADE`` outright), so the order does not matter; views of older releases that this
     one no longer has go too."""
-    for (name,) in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
-        "AND database_name = current_database()"
-    ).fetchall():
+    for name in view_names(con):
         con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
 
 

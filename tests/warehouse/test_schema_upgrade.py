@@ -25,6 +25,7 @@ from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog
 from warehouse.db import write_connection
 from warehouse.schema import ddl_sha256
+from warehouse.upgrade import SchemaTooNew
 
 COUNTS = (
     "SELECT (SELECT count(*) FROM results), (SELECT count(*) FROM runs), "
@@ -137,4 +138,14 @@ def test_a_warehouse_of_a_newer_release_is_refused_in_one_line(
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert "results.from_a_newer_release" in err and "upgrade evalhouse" in err
+    assert "column results.from_a_newer_release" in err and "upgrade evalhouse" in err
+
+
+def test_a_view_of_a_newer_release_is_refused(catalog: Catalog, home: Paths) -> None:
+    _fill(home, "v", runs=1)
+    ingest(home, catalog=catalog)
+    with lakecat.write_connection(catalog) as (con, _guard):
+        con.execute("CREATE VIEW from_a_newer_release AS SELECT 1 AS x")
+        con.execute("UPDATE schema_version SET ddl_sha256 = 'newer-release'")
+    with pytest.raises(SchemaTooNew, match="view from_a_newer_release"):
+        ingest(home, catalog=catalog)
