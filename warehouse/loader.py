@@ -285,7 +285,7 @@ class WarehouseWriter:
                     if self.guard.fresh(_RUN_PARTS, _run_ids(parts, corrupt)) != baseline:
                         raise CommitConflict
                     self.con.execute("COMMIT")
-        except (duckdb.Error, CommitConflict) as exc:
+        except BaseException as exc:  # a lock not taken (WarehouseBusy) rolls back too
             if not is_storage_failure(exc):  # a full disk may not even roll back
                 with contextlib.suppress(duckdb.Error):
                     self.con.execute("ROLLBACK")
@@ -354,7 +354,7 @@ def open_writer(
     """The writer over a write connection: of the file at ``path`` (retries for the lock,
     then ``WarehouseBusy``), or of ``catalog`` when one is given."""
     if catalog is not None:
-        with lakecat.write_connection(catalog) as (con, guard):
+        with lakecat.write_connection(catalog, wait_s=wait_s) as (con, guard):
             try:
                 yield WarehouseWriter(con, guard)
             except duckdb.Error as exc:
