@@ -146,10 +146,32 @@ def parse_catalog(text: str, data: str | os.PathLike[str] | None, *, where: str)
             f"{where} needs a data folder: --catalog-data DIR or {ENV_CATALOG_DATA} (a folder "
             "every runner, ingest and dashboard machine reaches at the same path)"
         )
+    _refuse_url(str(data).strip())
     folder = Path(data).expanduser().resolve()
     if folder.exists() and not folder.is_dir():
         raise CatalogError(f"--catalog-data {folder}: not a folder")
     return Catalog(conninfo, folder)
+
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def _refuse_url(data: str) -> None:
+    """Refuse a data path that is a URL (``s3://``, ``gs://``, ``https://``, ...), which
+    would otherwise become a local folder named ``s3:``. DuckDB reaches object storage
+    through its httpfs extension, which evalhouse does not ship (DuckDB would download it
+    at run time, and nothing here downloads code)."""
+    found = _URL.match(data)
+    if not found:
+        return
+    parts = urlsplit(data)
+    shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"[:120]
+    raise CatalogError(
+        f"catalog data path {shown!r}: object storage ({found.group(1)}://) is not supported "
+        "(DuckDB would need its httpfs extension, which is not installed with evalhouse); "
+        "use a folder every machine mounts at the same path (NFS, or the bucket mounted "
+        "with mountpoint-s3 / s3fs)"
+    )
 
 
 def catalog_from_env(environ: Mapping[str, str] | None = None) -> Catalog | None:

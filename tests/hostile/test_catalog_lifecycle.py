@@ -80,3 +80,24 @@ def test_a_stuck_ingester_is_named_and_the_others_give_up_in_time(
     # The holder's death frees the lock (the server ends its transaction): ingest goes on.
     assert main([*_catalog_args(home, catalog), "ingest", "--wait", "20"]) == 0
     assert "ingested 1 parts" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "data", ["s3://team-bucket/evalhouse", "gs://b/x", "https://key:secret@host/x", "file:///srv/x"]
+)
+def test_an_object_storage_data_path_is_refused_not_a_local_folder(
+    data: str,
+    home: Paths,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = main(
+        ["--home", str(home.home), "--catalog", "postgres:host=127.0.0.1 dbname=x"]
+        + ["--catalog-data", data, "ingest"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "object storage" in err and "not supported" in err and "secret" not in err
+    assert not any(p.name.endswith(":") for p in tmp_path.rglob("*"))  # no folder "s3:"
