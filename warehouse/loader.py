@@ -21,7 +21,6 @@ from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog, CommitConflict, CommitGuard
 from warehouse.db import (
     WarehouseBusy,
-    WarehouseError,
     is_storage_failure,
     one_line,
     write_connection,

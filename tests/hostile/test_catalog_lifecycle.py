@@ -94,8 +94,10 @@ def test_an_object_storage_data_path_is_refused_not_a_local_folder(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     code = main(
-        ["--home", str(home.home), "--catalog", "postgres:host=127.0.0.1 dbname=x"]
-        + ["--catalog-data", data, "ingest"]
+        [
+            *("--home", str(home.home), "--catalog", "postgres:host=127.0.0.1 dbname=x"),
+            *("--catalog-data", data, "ingest"),
+        ]
     )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err

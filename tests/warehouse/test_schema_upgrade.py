@@ -83,9 +83,7 @@ def test_an_older_warehouse_with_data_is_upgraded_by_ingest(store: Store) -> Non
         assert "upgraded the warehouse schema in place" in report.headline()
     with _writer(store) as con:
         assert _state(con) == (48, 4, 8)
-        assert con.execute("SELECT ddl_sha256 FROM schema_version").fetchall() == [
-            (ddl_sha256(),)
-        ]
+        assert con.execute("SELECT ddl_sha256 FROM schema_version").fetchall() == [(ddl_sha256(),)]
         views = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views()").fetchall()}
         assert {"retrieval_scores", "run_summary"} <= views
     summary = store.warehouse.sql("SELECT * FROM run_summary").frame
