@@ -100,3 +100,23 @@ def port(text: str) -> int:
     if value > 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (1..65535)")
     return value
+
+
+_DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def duration(text: str) -> float:
+    """An argparse type: a duration as ``90s``, ``15m``, ``1h``, ``7d`` (or plain seconds),
+    zero allowed; returns seconds."""
+    raw = text.strip().lower()
+    unit = _DURATION_UNITS.get(raw[-1:]) if raw else None
+    number = raw[:-1] if unit is not None else raw
+    try:
+        value = float(number) * (unit or 1.0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a duration (write 90s, 15m, 1h or 7d)"
+        ) from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a duration of 0 or more")
+    return value

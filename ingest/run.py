@@ -32,6 +32,8 @@ class IngestReport:
     seconds: float = 0.0
     interrupted: list[str] = field(default_factory=list)
     """Runs left ``running`` by a process that is gone, now recorded as interrupted."""
+    upgraded: str | None = None
+    """What upgrading a catalog's schema in place changed (one line), when it was done."""
 
     def summary(self) -> str:
         """The headline, then one line per corrupt part."""
@@ -58,6 +60,8 @@ class IngestReport:
             head += f"; {self.waiting} detail parts wait for their results part"
         if self.rebuilt:
             head = "rebuilt the warehouse from the lake; " + head
+        if self.upgraded:
+            head = f"{self.upgraded}; {head}"
         if self.corrupt:
             head += f"; skipped {len(self.corrupt)} corrupt part(s)"
         return head
@@ -150,6 +154,8 @@ def ingest(
     refs, report.waiting, report.corrupt = _refs(paths)
     with open_writer(paths.warehouse, wait_s=wait_s, catalog=catalog) as writer:
         report.rebuilt = writer.ensure_schema(rebuild=rebuild)
+        if writer.upgraded is not None:
+            report.upgraded = writer.upgraded.line()
         done = writer.loaded_paths()
         new = [r for r in refs if r.relative not in done]
         report.already_loaded = len(refs) - len(new)

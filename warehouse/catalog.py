@@ -40,16 +40,11 @@ import duckdb
 
 from engine import secrets
 from warehouse import ENV_CATALOG, ENV_CATALOG_DATA
-from warehouse.db import WarehouseError, WarehouseMissing, one_line
+from warehouse.commit_lock import COMMIT_LOCK_WAIT_S, LOCK_DB, advisory_lock, lock_conninfo
+from warehouse.db import WarehouseBusy, WarehouseError, WarehouseMissing, one_line
 
 LAKE = "lake"
 """The name the DuckLake catalog is attached under in every connection."""
-
-LOCK_DB = "evalhouse_pg"
-"""The PostgreSQL database attached (by writers only) for the advisory lock."""
-
-COMMIT_LOCK_KEY = 4_711_016
-"""The advisory lock every ingest commit (and schema change) of a catalog holds."""
 
 
 _DUCKDB_VERSION = "v1.5.5"
@@ -151,10 +146,32 @@ def parse_catalog(text: str, data: str | os.PathLike[str] | None, *, where: str)
             f"{where} needs a data folder: --catalog-data DIR or {ENV_CATALOG_DATA} (a folder "
             "every runner, ingest and dashboard machine reaches at the same path)"
         )
+    _refuse_url(str(data).strip())
     folder = Path(data).expanduser().resolve()
     if folder.exists() and not folder.is_dir():
         raise CatalogError(f"--catalog-data {folder}: not a folder")
     return Catalog(conninfo, folder)
+
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def _refuse_url(data: str) -> None:
+    """Refuse a data path that is a URL (``s3://``, ``gs://``, ``https://``, ...), which
+    would otherwise become a local folder named ``s3:``. DuckDB reaches object storage
+    through its httpfs extension, which evalhouse does not ship (DuckDB would download it
+    at run time, and nothing here downloads code)."""
+    found = _URL.match(data)
+    if not found:
+        return
+    parts = urlsplit(data)
+    shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"[:120]
+    raise CatalogError(
+        f"catalog data path {shown!r}: object storage ({found.group(1)}://) is not supported "
+        "(DuckDB would need its httpfs extension, which is not installed with evalhouse); "
+        "use a folder every machine mounts at the same path (NFS, or the bucket mounted "
+        "with mountpoint-s3 / s3fs)"
+    )
 
 
 def catalog_from_env(environ: Mapping[str, str] | None = None) -> Catalog | None:
@@ -234,9 +251,12 @@ def _stamp(paths: list[Path]) -> Path:
     return paths[0].parent / f"verified-{digest.hexdigest()[:32]}"
 
 
-def _connect(catalog: Catalog, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _connect(
+    catalog: Catalog, *, read_only: bool, wait_s: float = COMMIT_LOCK_WAIT_S
+) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB with both extensions loaded from their packages and the
-    catalog attached as ``lake`` (and made the default database)."""
+    catalog attached as ``lake`` (and made the default database); a writer waits at most
+    ``wait_s`` for the commit lock it attaches under."""
     files = _extension_files()
     stamp = _stamp(files)
     verified = stamp.exists()
@@ -265,10 +285,14 @@ def _connect(catalog: Catalog, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         else:
             # A writer may be the one that creates the DuckLake's metadata tables; two
             # creating at once collide, so writers attach under the commit lock.
-            con.execute(f"ATTACH {_sql_text(catalog.conninfo)} AS {LOCK_DB} (TYPE postgres)")
-            with advisory_lock(con):
+            lock_db = _sql_text(lock_conninfo(catalog.conninfo))
+            con.execute(f"ATTACH {lock_db} AS {LOCK_DB} (TYPE postgres)")
+            with advisory_lock(con, wait_s):
                 con.execute(f"{attach} ({options})")
         con.execute(f"USE {LAKE}")
+    except WarehouseBusy:
+        con.close()
+        raise
     except duckdb.Error as exc:
         con.close()
         if read_only and "creating a new DuckLake is explicitly disabled" in str(exc):
@@ -280,25 +304,6 @@ def _connect(catalog: Catalog, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         con.close()
         raise CatalogError(f"cannot use --catalog-data {catalog.data_path}: {exc}") from None
     return con
-
-
-@contextmanager
-def advisory_lock(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Hold the catalog's commit lock: a PostgreSQL transaction-level advisory lock taken
-    on a cursor of ``con`` (whose ``evalhouse_pg`` is attached), released when the block
-    ends, or by the server if the process dies."""
-    holder = con.cursor()
-    try:
-        holder.execute("BEGIN TRANSACTION")
-        holder.execute(
-            "SELECT * FROM postgres_query($db, $sql)",
-            {"db": LOCK_DB, "sql": f"SELECT pg_advisory_xact_lock({COMMIT_LOCK_KEY})::text"},
-        ).fetchall()
-        yield
-    finally:
-        with suppress(duckdb.Error):
-            holder.execute("ROLLBACK")
-        holder.close()
 
 
 # ----------------------------------------------------------------------------- readers
@@ -365,14 +370,18 @@ def close_readers() -> None:
 class CommitGuard:
     """Serialises the commits of every ingester of one catalog (see the module docstring)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, catalog: Catalog) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, catalog: Catalog, wait_s: float = COMMIT_LOCK_WAIT_S
+    ) -> None:
         self.con = con
         self.catalog = catalog
+        self.wait_s = wait_s
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the catalog's commit lock (see ``advisory_lock``)."""
-        with advisory_lock(self.con):
+        """Hold the catalog's commit lock, waiting at most ``wait_s`` for it (see
+        ``warehouse.commit_lock``)."""
+        with advisory_lock(self.con, self.wait_s):
             yield
 
     def fresh(
@@ -391,24 +400,27 @@ _writers: dict[Catalog, duckdb.DuckDBPyConnection] = {}
 _writers_lock = threading.Lock()
 
 
-def _writer_instance(catalog: Catalog) -> duckdb.DuckDBPyConnection:
+def _writer_instance(catalog: Catalog, wait_s: float) -> duckdb.DuckDBPyConnection:
     """The process's read-write instance over ``catalog`` (kept: a run ingests after
     every flush, and loading the extensions costs about a second each time)."""
     with _writers_lock:
         con = _writers.get(catalog)
         if con is None:
-            con = _connect(catalog, read_only=False)
+            con = _connect(catalog, read_only=False, wait_s=wait_s)
             _writers[catalog] = con
         return con
 
 
 @contextmanager
-def write_connection(catalog: Catalog) -> Iterator[tuple[duckdb.DuckDBPyConnection, CommitGuard]]:
-    """A read-write connection to the catalog and the guard of its commits."""
-    con = _writer_instance(catalog).cursor()
+def write_connection(
+    catalog: Catalog, *, wait_s: float = COMMIT_LOCK_WAIT_S
+) -> Iterator[tuple[duckdb.DuckDBPyConnection, CommitGuard]]:
+    """A read-write connection to the catalog and the guard of its commits (which waits
+    at most ``wait_s`` for the commit lock)."""
+    con = _writer_instance(catalog, wait_s).cursor()
     try:
         con.execute(f"USE {LAKE}")
-        yield con, CommitGuard(con, catalog)
+        yield con, CommitGuard(con, catalog, wait_s)
     finally:
         with suppress(duckdb.Error):
             con.close()

@@ -21,12 +21,18 @@ from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog, CommitConflict, CommitGuard
 from warehouse.db import (
     WarehouseBusy,
-    WarehouseError,
     is_storage_failure,
     one_line,
     write_connection,
 )
-from warehouse.schema import RUNS_LOG, SCHEMA_VERSION, ddl, ddl_sha256, quote_ident, view_sql
+from warehouse.schema import RUNS_LOG, ddl, ddl_sha256, quote_ident
+from warehouse.upgrade import (
+    UpgradeReport,
+    create_views,
+    drop_views,
+    upgrade_in_place,
+    write_version,
+)
 
 
 @dataclass(frozen=True)
@@ -51,37 +57,21 @@ def schema_is_current(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def drop_everything(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop every view and table (a rebuild starts from the lake)."""
-    for (name,) in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main' "
-        "AND database_name = current_database()"
-    ).fetchall():
-        con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)} CASCADE")
+    """Drop every view and table (a rebuild starts from the lake). No ``CASCADE``: DuckLake
+    refuses it, and nothing here depends on a table but the views, dropped first."""
+    drop_views(con)
     for (name,) in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' "
         "AND database_name = current_database()"
     ).fetchall():
-        con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)} CASCADE")
+        con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
 
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create tables, ledger and views, and record the schema version."""
     con.execute(ddl())
     create_views(con)
-    con.execute("DELETE FROM schema_version")
-    con.execute(
-        "INSERT INTO schema_version VALUES ($v, $sha, $at)",
-        {"v": SCHEMA_VERSION, "sha": ddl_sha256(), "at": utcnow()},
-    )
-
-
-def create_views(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create every view from ``sql/views`` in name order."""
-    for name, text in view_sql():
-        try:
-            con.execute(text)
-        except duckdb.Error as exc:
-            raise WarehouseError(f"view file warehouse/sql/views/{name} failed: {exc}") from exc
+    write_version(con)
 
 
 def loaded_paths(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -113,7 +103,7 @@ def refresh_runs(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> None
     ids = {"ids": list(run_ids)}
     con.execute("DELETE FROM runs WHERE run_id IN (SELECT unnest($ids))", ids)
     con.execute(
-        "INSERT INTO runs SELECT log.* REPLACE (coalesce(lab.name, log.name) AS name) "
+        "INSERT INTO runs BY NAME SELECT log.* REPLACE (coalesce(lab.name, log.name) AS name) "
         f"FROM (SELECT * FROM {RUNS_LOG} WHERE run_id IN (SELECT unnest($ids)) "
         "QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY updated_at DESC) = 1) AS log "
         "LEFT JOIN run_labels_current AS lab USING (run_id)",
@@ -165,9 +155,13 @@ class WarehouseWriter:
     def __init__(self, con: duckdb.DuckDBPyConnection, guard: CommitGuard | None = None) -> None:
         self.con = con
         self.guard = guard
+        self.upgraded: UpgradeReport | None = None
+        """What ``ensure_schema`` changed when it upgraded a catalog in place."""
 
     def ensure_schema(self, *, rebuild: bool) -> bool:
-        """Create the schema; drop and recreate it when asked or when it is outdated.
+        """Create the schema, or bring an outdated one up to date; drop and recreate it
+        when asked. A file is rebuilt from its lake; a catalog (the lakes of many
+        machines) is upgraded in place (``warehouse.upgrade``), its rows kept.
 
         Returns whether existing tables were dropped (the lake is loaded again).
         """
@@ -175,23 +169,41 @@ class WarehouseWriter:
             return False
         if self.guard is None:
             return self._recreate_schema()
-        # Several ingesters may find an empty catalog at once: one creates, the others
-        # find it current once they hold the lock.
+        # Several ingesters may find an empty or outdated catalog at once: one creates or
+        # upgrades it, the others find it current once they hold the lock.
         with self.guard.lock():
             if not rebuild and schema_is_current(self.con):
                 return False
-            return self._recreate_schema()
+            if rebuild or not self._has_tables():
+                return self._recreate_schema()
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                self.upgraded = upgrade_in_place(self.con)
+                self.con.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(duckdb.Error):
+                    self.con.execute("ROLLBACK")
+                raise
+            return False
 
-    def _recreate_schema(self) -> bool:
+    def _has_tables(self) -> bool:
         row = self.con.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' "
             "AND database_name = current_database()"
         ).fetchone()
-        had_tables = bool(row and row[0])
+        return bool(row and row[0])
+
+    def _recreate_schema(self) -> bool:
+        had_tables = self._has_tables()
         self.con.execute("BEGIN TRANSACTION")
-        drop_everything(self.con)
-        create_schema(self.con)
-        self.con.execute("COMMIT")
+        try:
+            drop_everything(self.con)
+            create_schema(self.con)
+            self.con.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                self.con.execute("ROLLBACK")
+            raise
         return had_tables
 
     def loaded_paths(self) -> set[str]:
@@ -272,7 +284,7 @@ class WarehouseWriter:
                     if self.guard.fresh(_RUN_PARTS, _run_ids(parts, corrupt)) != baseline:
                         raise CommitConflict
                     self.con.execute("COMMIT")
-        except (duckdb.Error, CommitConflict) as exc:
+        except BaseException as exc:  # a lock not taken (WarehouseBusy) rolls back too
             if not is_storage_failure(exc):  # a full disk may not even roll back
                 with contextlib.suppress(duckdb.Error):
                     self.con.execute("ROLLBACK")
@@ -341,7 +353,7 @@ def open_writer(
     """The writer over a write connection: of the file at ``path`` (retries for the lock,
     then ``WarehouseBusy``), or of ``catalog`` when one is given."""
     if catalog is not None:
-        with lakecat.write_connection(catalog) as (con, guard):
+        with lakecat.write_connection(catalog, wait_s=wait_s) as (con, guard):
             try:
                 yield WarehouseWriter(con, guard)
             except duckdb.Error as exc:

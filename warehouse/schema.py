@@ -3,7 +3,8 @@
 Nothing here is written by hand per column: ``ddl()`` turns every model in
 ``engine.models.LAKE_TABLES`` into a CREATE TABLE, so the lake and the warehouse can
 not drift apart. The DDL's sha256 is the schema version: when the models change, the
-warehouse is rebuilt from the lake (the source of truth) on the next ingest.
+next ingest rebuilds a warehouse file from its lake (the source of truth) and upgrades a
+DuckLake catalog in place (``warehouse.upgrade``).
 """
 
 from __future__ import annotations

@@ -17,8 +17,10 @@ default path never imports it. Every node must see the evalhouse home at the sam
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import shutil
+import socket
 import tempfile
 import time
 from collections import Counter, deque
@@ -28,12 +30,13 @@ from typing import Any
 
 from engine.candidates.plan import plan_for_run, template_errors
 from engine.clock import utcnow
+from engine.columns import columns
 from engine.errors import InputError
 from engine.lake import read_table
-from engine.models import RunConfig, TestCase
+from engine.models import LAKE_TABLES, RunConfig, TestCase
 from engine.run.components import Components, build_components, build_scorers
 from engine.run.executors import PAUSE_POLL_S, Pending, Scope
-from engine.run.identity import RunError
+from engine.run.identity import RunError, evalhouse_version
 from engine.run.lanes import build_lanes
 from engine.run.pipeline import SamplePipeline
 from engine.run.writer import SUMMARY_COLUMNS, SampleKeyTuple, publish
@@ -43,6 +46,50 @@ from engine.settings import Paths
 INSTALL_HINT = "Ray is not installed: pip install 'evalhouse[scale]'"
 MAX_ATTEMPTS = 3
 """Times a shard is sent to a worker that dies under it before the run gives up."""
+
+AUTH_MODE_ENV = "RAY_AUTH_MODE"
+"""Ray's switch for token authentication (on by default for clusters of Ray 2.60)."""
+
+
+def code_version() -> str:
+    """The evalhouse version and a fingerprint of the lake's record columns: a worker must
+    run the driver's, or it would write parts the driver's ingest reads differently."""
+    digest = hashlib.sha256()
+    for table, model in sorted(LAKE_TABLES.items()):
+        for column in columns(model):
+            digest.update(f"{table}.{column.name}:{column.duckdb_type};".encode())
+    return f"{evalhouse_version()} (records {digest.hexdigest()[:12]})"
+
+
+def check_version(driver: str) -> None:
+    """``RunError`` naming both versions when this worker runs other code than the driver."""
+    mine = code_version()
+    if driver != mine:
+        raise RunError(
+            f"the Ray worker on {socket.gethostname()} runs evalhouse {mine} and the driver "
+            f"{driver}: install the driver's evalhouse on every node, then resume the run"
+        )
+
+
+def _token_auth(address: str | None) -> None:
+    """Turn Ray's token authentication on for a cluster when this machine has a token
+    (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) and the user
+    did not choose a mode: a Ray 2.60 cluster refuses a driver without it."""
+    if address is None or os.environ.get(AUTH_MODE_ENV):
+        return
+    token_file = os.environ.get("RAY_AUTH_TOKEN_PATH") or str(Path.home() / ".ray" / "auth_token")
+    if os.environ.get("RAY_AUTH_TOKEN") or Path(token_file).is_file():
+        os.environ[AUTH_MODE_ENV] = "token"
+
+
+def _start_failed(address: str | None, exc: Exception) -> RunError:
+    where = f"Ray at {address}" if address else "a local Ray"
+    if type(exc).__name__ == "AuthenticationError" or "authentication" in str(exc).lower():
+        return RunError(
+            f"{where} refused this driver: the cluster uses token authentication; put its "
+            "token in ~/.ray/auth_token (or RAY_AUTH_TOKEN) and set RAY_AUTH_MODE=token"
+        )
+    return RunError(f"cannot start {where}: {exc}")
 
 
 def ray_available() -> bool:
@@ -98,6 +145,7 @@ class RayPool:
             # Read by Ray when it is imported: node addresses become 127.0.0.1, so every
             # server of the local Ray listens on the loopback interface only.
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        _token_auth(address)
         import ray
 
         if ray.is_initialized():  # a caller (a notebook, a test) connected already
@@ -115,8 +163,7 @@ class RayPool:
         except Exception as exc:
             if temp_dir is not None:
                 shutil.rmtree(temp_dir, ignore_errors=True)
-            where = f"Ray at {address}" if address else "a local Ray"
-            raise RunError(f"cannot start {where}: {exc}") from exc
+            raise _start_failed(address, exc) from exc
         return cls(ray, True, temp_dir)
 
     @property
@@ -130,7 +177,9 @@ class RayPool:
             # max_retries=0: a shard whose worker died is resent by the driver, which first
             # learns from the lake which of its samples were published (no duplicates).
             self._task = self.ray.remote(num_cpus=1, max_retries=0)(score_shard)
-        return self._task.remote(config.model_dump_json(), str(paths.home), run_id, shard)
+        return self._task.remote(
+            config.model_dump_json(), str(paths.home), run_id, shard, code_version()
+        )
 
     def close(self) -> None:
         """Disconnect; a local Ray started for the run is stopped and its files removed."""
@@ -333,8 +382,12 @@ async def _evaluate(state: _WorkerState, shard: Shard) -> list[Any]:
     return outputs
 
 
-def score_shard(config_json: str, home: str, run_id: str, shard: Shard) -> list[dict[str, Any]]:
-    """The Ray task: score ``shard``, publish it to the lake, return its summary rows."""
+def score_shard(
+    config_json: str, home: str, run_id: str, shard: Shard, driver_version: str
+) -> list[dict[str, Any]]:
+    """The Ray task: score ``shard``, publish it to the lake, return its summary rows.
+    Refused (``RunError``, before any work) on a worker whose code is not the driver's."""
+    check_version(driver_version)
     state = _worker_state(config_json, home, run_id)
     outputs = state.loop.run_until_complete(_evaluate(state, shard))
     published = publish(Paths(home=Path(home)), run_id, outputs)

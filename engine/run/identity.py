@@ -12,6 +12,7 @@ is refused, or (``start_new_if_live``, what ``evalhouse run`` asks) starts a run
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import json
 import os
 import secrets
@@ -282,3 +283,12 @@ def mark_abandoned_runs(paths: Paths, now: datetime | None = None) -> list[str]:
 
 
 _STATE_COLUMNS = ["run_id", "status", "host", "updated_at"]
+
+
+def evalhouse_version() -> str:
+    """The installed evalhouse's version (recorded with every run, and compared between a
+    Ray driver and its workers)."""
+    try:
+        return importlib.metadata.version("evalhouse")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.metadata
 import signal
 import socket
 import subprocess
@@ -35,7 +34,7 @@ from engine.run.components import Components, build_components, build_scorers
 from engine.run.control import POLL_S, pause_requested, request_continue
 from engine.run.conversing import TurnJournal
 from engine.run.executors import Executor, LocalWorkers, Scope
-from engine.run.identity import RunError, RunIdentity
+from engine.run.identity import RunError, RunIdentity, evalhouse_version
 from engine.run.lanes import Lane, build_lanes
 from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
@@ -68,13 +67,6 @@ class RunOutcome:
     cost_usd: float
     exit_code: int
     """0 ok, 1 more failed samples than ``max_failed_fraction`` allows, 130 cancelled."""
-
-
-def _version() -> str:
-    try:
-        return importlib.metadata.version("evalhouse")
-    except importlib.metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 def _git_commit() -> str | None:
@@ -278,7 +270,7 @@ class Runner:
             embedder=self.meta.get("embedder", self.config.embedder),
             claim_threshold=self.meta.get("claim_threshold"),
             judge_prompt_version=self.meta.get("judge_prompt_version", ""),
-            version=_version(),
+            version=evalhouse_version(),
             git_commit=self.meta.get("git"),
             host=socket.gethostname(),
             samples=len(self.cases),

@@ -15,7 +15,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("--rebuild", action="store_true", help="recreate the warehouse from the lake")
     p.add_argument(
-        "--wait", type=argtypes.seconds, default=30.0, help="seconds to wait for the lock"
+        "--wait",
+        type=argtypes.seconds,
+        default=30.0,
+        help="seconds to wait for the lock: the warehouse file's, or a catalog's commit lock "
+        "(default 30; then exit 2 naming the holder)",
     )
     p.set_defaults(func=run)
 

@@ -1,0 +1,81 @@
+"""``evalhouse maintain``: compact a DuckLake catalog, expire old snapshots, delete unused
+and orphaned files; once, or every ``--every`` until stopped (the operator's job: the
+analysts' SQL refuses DuckLake's maintenance functions)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from evalhouse import argtypes, home
+from evalhouse.console import EXIT_CANCELLED, EXIT_OK, UsageError, err
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``maintain`` subcommand and its flags."""
+    from warehouse import FILE_GRACE_S, SNAPSHOT_KEEP_S
+
+    p = sub.add_parser(
+        "maintain",
+        parents=[home.home_options()],
+        help="compact the DuckLake catalog: merge small files, expire snapshots, delete orphans",
+    )
+    p.add_argument(
+        "--keep",
+        type=argtypes.duration,
+        default=SNAPSHOT_KEEP_S,
+        help="snapshots older than this expire, ending time travel to them (default 7d)",
+    )
+    p.add_argument(
+        "--grace",
+        type=argtypes.duration,
+        default=FILE_GRACE_S,
+        help="unused or orphaned files older than this are deleted (default 1h: longer than "
+        "an ingest takes to commit the files it writes)",
+    )
+    p.add_argument(
+        "--every",
+        type=argtypes.duration,
+        default=None,
+        help="run again after this long (e.g. 1h), until stopped; a failed round is reported "
+        "and the next one still runs",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Maintain the catalog once, or every ``--every`` until Ctrl-C (exit 130)."""
+    from warehouse.maintenance import maintain
+
+    home.paths(args)
+    catalog = home.catalog()
+    if catalog is None:
+        raise UsageError(
+            "maintain works on a DuckLake catalog (--catalog postgres:... or "
+            "EVALHOUSE_CATALOG); the warehouse file needs none"
+        )
+    if args.every is None:
+        print(maintain(catalog, keep_s=args.keep, grace_s=args.grace).line())
+        return EXIT_OK
+    if args.every <= 0:
+        raise UsageError("--every must be longer than 0")
+    try:
+        while True:
+            _round(catalog, args)
+            time.sleep(args.every)
+    except KeyboardInterrupt:
+        return EXIT_CANCELLED
+
+
+def _round(catalog: object, args: argparse.Namespace) -> None:
+    """One scheduled round: its line, or its error in one line (the schedule goes on: a
+    catalog that is down now may be up at the next round)."""
+    from warehouse.catalog import Catalog
+    from warehouse.errors import WarehouseError
+    from warehouse.maintenance import maintain
+
+    assert isinstance(catalog, Catalog)
+    try:
+        print(maintain(catalog, keep_s=args.keep, grace_s=args.grace).line(), flush=True)
+    except WarehouseError as exc:
+        err(f"{exc.title}: {exc} (next round in {args.every:.0f} s)")

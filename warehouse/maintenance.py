@@ -1,0 +1,133 @@
+"""Maintenance of a DuckLake catalog: fewer, larger files and fewer snapshots.
+
+Every ingest commit is a snapshot and writes a few small Parquet files (or inlines small
+inserts into the catalog's PostgreSQL tables); at fifty engineers ingesting after every
+flush that is hundreds of thousands of snapshots and over a million files. Nothing ever
+deletes a file by itself: old snapshots keep theirs for time travel, and an ingester killed
+between writing its files and committing leaves them behind, referenced by nothing.
+
+``maintain`` runs DuckLake's own functions (those of the installed extension, DuckLake
+format 1.0), in this order, each in its own transaction:
+
+1. ``ducklake_flush_inlined_data``: inlined rows are written out to Parquet;
+2. ``ducklake_merge_adjacent_files``: small files of a table are merged into larger ones;
+3. ``ducklake_expire_snapshots``: snapshots older than ``keep_s`` go (time travel to them
+   ends); the files only they referenced, the merged-away ones included, are scheduled
+   for deletion. Merging before expiring lets one pass free the merged-away files;
+4. ``ducklake_cleanup_old_files``: files scheduled for deletion more than ``grace_s`` ago
+   are deleted;
+5. ``ducklake_delete_orphaned_files``: files in the data folder that the catalog does not
+   know, older than ``grace_s``, are deleted (what killed ingesters left). The grace
+   period protects an ingester that is writing its files right now and commits later.
+
+No row changes: the report counts every table's rows before and after. Maintenance does
+not take the commit lock (it may run for minutes, and ingest commits go on meanwhile; a
+DuckLake conflict is retried by the ingester). These functions are refused in analysts'
+SQL (``ducklake_*`` in ``warehouse.db``); this module is the operator's way in.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import duckdb
+
+from warehouse import FILE_GRACE_S, SNAPSHOT_KEEP_S
+from warehouse.catalog import LAKE, Catalog, CatalogError, write_connection
+from warehouse.db import one_line
+from warehouse.schema import quote_ident
+
+
+@dataclass
+class Census:
+    """What a catalog holds at one moment."""
+
+    snapshots: int
+    files: int
+    """Parquet files in the data folder (referenced or not)."""
+    rows: dict[str, int]
+
+
+@dataclass
+class MaintenanceReport:
+    """The catalog before and after, and what each step did."""
+
+    before: Census
+    after: Census
+    steps: dict[str, int] = field(default_factory=dict)
+    """Rows each DuckLake function returned (tables flushed, merges, snapshots expired,
+    files deleted)."""
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        """One human line with the figures an operator checks."""
+        b, a = self.before, self.after
+        same = "unchanged" if b.rows == a.rows else "CHANGED"
+        return (
+            f"maintained the catalog in {self.seconds:.1f} s: snapshots {b.snapshots} -> "
+            f"{a.snapshots}, data files {b.files} -> {a.files}, rows {same} "
+            f"({sum(a.rows.values())})"
+        )
+
+
+def census(con: duckdb.DuckDBPyConnection, catalog: Catalog) -> Census:
+    """Count snapshots, data files and the rows of every table."""
+    row = con.execute(f"SELECT count(*) FROM ducklake_snapshots('{LAKE}')").fetchone()
+    tables = [
+        str(r[0])
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = $db "
+            "AND schema_name = 'main' ORDER BY table_name",
+            {"db": LAKE},
+        ).fetchall()
+    ]
+    rows = {}
+    for table in tables:
+        found = con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()
+        rows[table] = int(found[0]) if found else 0
+    files = (
+        sum(1 for _ in catalog.data_path.rglob("*.parquet")) if catalog.data_path.is_dir() else 0
+    )
+    return Census(int(row[0]) if row else 0, files, rows)
+
+
+def _steps(keep_s: float, grace_s: float) -> list[tuple[str, str, dict[str, object]]]:
+    """(name, SQL, parameters) of each step. Ages are taken from the server's clock when
+    the step runs (``now()``), so a grace of 0 also covers files the earlier steps just
+    scheduled for deletion. Run with ``CALL`` and read as Arrow: ``SELECT count(*) FROM
+    ducklake_...()`` returns a count but commits nothing (measured), and the functions
+    return TIMESTAMP WITH TIME ZONE columns, which DuckDB's Python rows need pytz for."""
+    keep: dict[str, object] = {"us": int(keep_s * 1e6)}
+    grace: dict[str, object] = {"us": int(grace_s * 1e6)}
+    older = "older_than => now() - to_microseconds($us::BIGINT)"
+    return [
+        ("flushed", f"CALL ducklake_flush_inlined_data('{LAKE}')", {}),
+        ("merged", f"CALL ducklake_merge_adjacent_files('{LAKE}')", {}),
+        ("expired", f"CALL ducklake_expire_snapshots('{LAKE}', {older})", keep),
+        ("deleted", f"CALL ducklake_cleanup_old_files('{LAKE}', {older})", grace),
+        ("orphans", f"CALL ducklake_delete_orphaned_files('{LAKE}', {older})", grace),
+    ]
+
+
+def maintain(
+    catalog: Catalog, *, keep_s: float = SNAPSHOT_KEEP_S, grace_s: float = FILE_GRACE_S
+) -> MaintenanceReport:
+    """Run the maintenance steps (module docstring) on ``catalog``; ``CatalogError`` in
+    one line when a step fails (the steps done before it stay done: each is complete)."""
+    started = time.perf_counter()
+    with write_connection(catalog) as (con, _guard):
+        report = MaintenanceReport(census(con, catalog), census(con, catalog))
+        for name, sql, params in _steps(keep_s, grace_s):
+            try:
+                done = con.execute(sql, params or None).to_arrow_table().num_rows
+            except duckdb.Error as exc:
+                raise CatalogError(
+                    f"maintenance of {catalog.label} stopped at {name!r}: "
+                    f"{catalog.redact(one_line(str(exc)))[:300]}; the steps before it are done, "
+                    "run it again"
+                ) from None
+            report.steps[name] = done
+        report.after = census(con, catalog)
+    report.seconds = time.perf_counter() - started
+    return report
