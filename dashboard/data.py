@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 import streamlit as st
 
-from dashboard.noise import NoiseCheck, bootstrap_check, iteration_check
+from engine.noise import NoiseCheck, bootstrap_check, iteration_check
 from engine.ratings import bradley_terry
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set

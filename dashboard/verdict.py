@@ -131,3 +131,26 @@ def verdict_rows(verdict: Verdict) -> pl.DataFrame:
             "95% interval": pl.String,
         },
     )
+
+
+def alerts_banner(firing: pl.DataFrame) -> None:
+    """One line per alert rule of the series that is firing (``evalhouse`` alerts), above
+    the verdict: the on-call engineer's page and the PM's should tell the same story."""
+    import streamlit as st
+
+    from dashboard.components.safe import safe_text
+
+    for row in firing.iter_rows(named=True):
+        where = f" on {row['domain']}" if row["domain"] else ""
+        if row["kind"] == "worse_than_baseline":
+            what = "worse than its baseline beyond noise"
+        else:
+            bound = "minimum" if row["kind"] == "min" else "maximum"
+            what = f"at {row['value']:.4g} ({bound} {row['threshold']:g})"
+        st.warning(
+            safe_text(
+                f"Alert {row['rule']!r} firing since {row['since']:%Y-%m-%d %H:%M}: "
+                f"{row['metric']}{where} {what} (run {row['fired_in']})."
+            ),
+            icon=":material/notifications_active:",
+        )

@@ -58,13 +58,13 @@ def evaluate_alerts(paths: Paths, run_id: str, rules: tuple[AlertRule, ...]) -> 
     from warehouse.alerts import alert_inputs
 
     home.ingest_now(paths, quiet=True)  # the run's last records and the latest states
-    watched = {(r.metric, r.domain or "") for r in rules}
+    watched = {r.watches for r in rules}
     inputs = alert_inputs(paths.warehouse, run_id, watched, catalog=home.catalog())
     records = []
     firing = 0
     for rule in rules:
         key = (rule.name, rule.domain or "")
-        value = inputs.values.get((rule.metric, rule.domain or ""))
+        value = inputs.values.get(rule.watches)
         state = decide(rule, value, inputs.states.get(key))
         firing += (state == "firing") or (state is None and inputs.states.get(key) == "firing")
         if state is None or value is None:

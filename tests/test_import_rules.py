@@ -49,6 +49,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.lake",
             "engine.ratings",
             "engine.stats",
+            "engine.noise",
             "engine.pricing",
             "engine.processes",
             "engine.providers",

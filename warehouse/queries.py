@@ -862,6 +862,20 @@ def alert_domain_metric(wh: Warehouse, run_id: str, metric: str, domain: str) ->
     return None if value is None else float(value)
 
 
+@named_query
+def alert_sample_values(wh: Warehouse, run_id: str, metric: str, domain: str) -> pl.DataFrame:
+    """sample_id, candidate, value: each sample's mean of a per-sample metric in a run (one
+    domain, or all for '')."""
+    return wh.named("alert_sample_values", run_id=run_id, metric=metric, domain=domain)
+
+
+@named_query
+def firing_alerts(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """Alert rules of the run's series firing now: rule, domain, metric, kind, value,
+    threshold, since, fired_in."""
+    return wh.named("firing_alerts", run_id=run_id)
+
+
 # ----------------------------------------------------------------------------- conversations
 
 

@@ -11,7 +11,7 @@ from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.url_state import changed, set_url, url_index, url_list
-from dashboard.verdict import domain_verdict, verdict_rows
+from dashboard.verdict import alerts_banner, domain_verdict, verdict_rows
 from warehouse import queries as q
 from warehouse.queries import Filters, metric_label
 
@@ -105,6 +105,7 @@ metric_names = {
 }
 verdict = domain_verdict(frame, metric_names, baseline is not None)
 with verdict_slot:
+    alerts_banner(data.query(q.firing_alerts, run_id))
     worse = bool(verdict.worse)
     (st.error if worse else st.success if verdict.changes else st.info)(
         f"**{verdict.headline()}**", icon=":material/trending_down:" if worse else None

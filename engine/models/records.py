@@ -466,7 +466,10 @@ class AlertRecord(Frozen):
     value: float | None = None
     """The metric's value in the run."""
     threshold: float
-    """The rule's minimum or maximum."""
+    """The rule's minimum or maximum (0 for a change against the baseline)."""
+    kind: Literal["min", "max", "worse_than_baseline"] = "min"
+    """What the rule tests: a minimum, a maximum, or the change against the series'
+    baseline beyond noise (``value`` is then the upper end of its 95% interval)."""
     message: str
     """The text posted to the webhook (Slack's ``text``)."""
     notified: bool = False

@@ -287,6 +287,7 @@ CREATE TABLE IF NOT EXISTS "alerts" (
     "state" VARCHAR NOT NULL,
     "value" DOUBLE,
     "threshold" DOUBLE NOT NULL,
+    "kind" VARCHAR,
     "message" VARCHAR NOT NULL,
     "notified" BOOLEAN,
     "error" VARCHAR,
