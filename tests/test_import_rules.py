@@ -77,6 +77,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.alerts",
             "engine.compare_runs",
             "engine.reanalysis",
+            "engine.drift",
             "engine.demo",
             "engine.demo_run",
         ),
