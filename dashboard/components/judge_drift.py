@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data
+from dashboard.components import tables
 from engine.drift import split_delta
 from warehouse.drift_queries import drift_run_series, judge_drift_split
 from warehouse.queries import metric_label
@@ -59,9 +60,8 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
             f"'{judges['series']}'` to measure the judge on the series' anchors."
         )
         return
-    st.dataframe(
+    tables.grid(
         split_table(split),
-        hide_index=True,
         column_config={
             c: st.column_config.NumberColumn(c, format="%+.1f")
             for c in ("Observed Δ", "Judge drift", "System change")
