@@ -119,13 +119,16 @@ def trend_chart(
     title: str | None = None,
     *,
     fit: bool = True,
+    events: pl.DataFrame | None = None,
 ) -> alt.LayerChart:
     """Score over runs, one line per domain, over tier bands.
 
     ``frame``: run_id, run_name, started_at, status, domain, samples, metric, score
     (``queries.trends``); hovering a point shows run name, date, status and sample count.
     With ``fit`` the y axis spans the data (weekly moves of a few points stay visible), else
-    the whole 0-100; a run that did not complete is drawn as a hollow point.
+    the whole 0-100; a run that did not complete is drawn as a hollow point. ``events``
+    (started_at, run_name, old_judge, new_judge: ``judge_changes``) draws a dashed rule at
+    each run whose judge changed, so a step there is not read as the system's alone.
     """
     data = frame.filter(pl.col("metric") == metric)
     scores = data["score"].drop_nulls()
@@ -161,12 +164,31 @@ def trend_chart(
             alt.Tooltip("score:Q", format=".1f"),
         ],
     )
+    layers: list[alt.Chart | alt.LayerChart] = [tier_bands(thresholds, y_scale), line, points]
+    if events is not None and not events.is_empty():
+        layers.append(judge_change_rules(events))
     chart: alt.LayerChart = (
-        alt.layer(tier_bands(thresholds, y_scale), line, points)
-        .resolve_scale(color="independent")
-        .properties(height=320)
+        alt.layer(*layers).resolve_scale(color="independent").properties(height=320)
     )
     return chart
+
+
+def judge_change_rules(events: pl.DataFrame) -> alt.Chart:
+    """A dashed vertical rule at each run whose judge changed (``queries`` judge_changes),
+    with the old and new judge on hover."""
+    rules: alt.Chart = (
+        alt.Chart(events.select("started_at", "run_name", "old_judge", "new_judge"))
+        .mark_rule(color="#6a3d9a", strokeDash=[6, 4], strokeWidth=2)
+        .encode(
+            x="started_at:T",
+            tooltip=[
+                alt.Tooltip("run_name:N", title="judge changed at"),
+                alt.Tooltip("old_judge:N", title="old judge"),
+                alt.Tooltip("new_judge:N", title="new judge"),
+            ],
+        )
+    )
+    return rules
 
 
 def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:

@@ -24,6 +24,7 @@ from engine.noise import NoiseCheck, bootstrap_check, iteration_check
 from engine.ratings import bradley_terry
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
+from warehouse import drift_queries as _drift_queries  # noqa: F401  (registers its queries)
 from warehouse import queries as q
 from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult

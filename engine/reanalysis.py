@@ -40,7 +40,8 @@ class Reanalysis:
     """Cases of the run the new ground truth does not have (not scored)."""
 
 
-def _stored_cases(paths: Paths, run_id: str) -> dict[str, TestCase]:
+def stored_cases(paths: Paths, run_id: str) -> dict[str, TestCase]:
+    """The cases a run kept (lake table ``cases``), by id: re-analysis and drift re-score them."""
     table = read_table(paths.lake, "cases", run_id, 0, columns=("sample_id", "case_json"))
     return {
         str(row["sample_id"]): TestCase.model_validate_json(str(row["case_json"]))
@@ -48,7 +49,7 @@ def _stored_cases(paths: Paths, run_id: str) -> dict[str, TestCase]:
     }
 
 
-def _stored_answers(paths: Paths, run_id: str) -> dict[str, str]:
+def stored_answers(paths: Paths, run_id: str) -> dict[str, str]:
     """The first iteration's answer of each sample of the run's recorded or target lane."""
     table = read_table(
         paths.lake, "results", run_id, 1, columns=("sample_id", "candidate", "response")
@@ -74,13 +75,13 @@ def plan_reanalysis(
     old = stored_config(state)
     if old is None:
         raise ReanalysisError(f"run {run_id!r}: its stored config cannot be read")
-    cases = _stored_cases(paths, run_id)
+    cases = stored_cases(paths, run_id)
     if not cases:
         raise ReanalysisError(
             f"run {run_id!r} kept no cases (it ran before runs kept them); run the test set "
             "again instead"
         )
-    answers = _stored_answers(paths, run_id)
+    answers = stored_answers(paths, run_id)
     truth = {case.id: case for case in load_test_set(ground_truth).cases}
     shared = [sid for sid in cases if sid in truth and sid in answers]
     if not shared:

@@ -53,3 +53,16 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def paired_interval(differences: Sequence[float]) -> tuple[float, float | None, float | None]:
+    """Mean of paired differences (the same items measured twice) with the ends of its 95%
+    t-interval; the ends are None below two pairs. Pairing is what lets a judge change be
+    told apart on a few dozen anchors: each item's own difficulty cancels out."""
+    if not differences:
+        raise ValueError("no differences")
+    mean = sum(differences) / len(differences)
+    width = t_interval_width(differences)
+    if width is None:
+        return mean, None, None
+    return mean, mean - width / 2, mean + width / 2

@@ -79,6 +79,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.compare_runs",
             "engine.reanalysis",
             "engine.monitor",
+            "engine.drift",
             "engine.demo",
             "engine.demo_run",
         ),

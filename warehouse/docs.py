@@ -38,6 +38,14 @@ _TABLE_INTROS = {
     "alerts": "Alert rules (`alerts:` in a run config) that began to fire or cleared after "
     "a run, one row per change per series (a rule still firing writes nothing): what "
     "`evalhouse run` posted to the webhook.",
+    "drift_anchors": "The frozen anchor set of each series: earlier cases whose stored "
+    "answers every judge-drift check re-judges, drawn evenly across domains from the "
+    "series' baseline at its first check and never chosen again (lake "
+    "`drift_anchors/run_id=<anchor run>/iteration=0`).",
+    "judge_drift": "Judge-drift checks, one row per metric: the mean paired shift (new judge "
+    "- old judge) on the anchors' same answers, 0-100 points with its 95% interval; written "
+    "by `evalhouse drift` and by a run whose judge differs from its baseline's (lake "
+    "`judge_drift/run_id=<check id>/iteration=0`).",
     "reviews": "People's judgments of a sample, saved from the dashboard's Sample page (lake "
     "`reviews/run_id=<run>/iteration=<n>`, one part per save): the response, each expected "
     "claim, each judge verdict. View `review_latest` keeps each reviewer's latest per item.",

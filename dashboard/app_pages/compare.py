@@ -13,6 +13,7 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.head_to_head import head_to_head
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
+from dashboard.components.reanalysis_note import show_reanalysis_relation
 from dashboard.components.side_by_side import side_by_side
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
@@ -70,6 +71,9 @@ else:
     candidate = c2.selectbox(
         "Challenger candidate", rest, index=url_index("candidate", rest), key="compare_cand_chal"
     )
+
+if candidate is None:
+    show_reanalysis_relation(challenger, baseline)
 
 c1, c2 = st.columns(2)
 metrics = [*ALL_METRICS, *data.query(q.run_graders, (challenger, baseline))]

@@ -9,6 +9,7 @@ from dashboard.components import tables
 from dashboard.components.badges import tier_legend
 from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
+from dashboard.components.judge_drift import show_judge_change
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.url_state import changed, set_url, url_index, url_list
 from dashboard.verdict import alerts_banner, domain_verdict, verdict_rows
@@ -44,6 +45,7 @@ baseline = chosen or None
 # The answer a product manager comes for goes first; it is filled in once the table is known.
 verdict_slot = st.container()
 
+show_judge_change(run_id, baseline)
 base_cards = None if baseline is None else data.query(q.run_cards, baseline)
 show_run_cards(run_cards(data.query(q.run_cards, run_id), base_cards))
 st.caption(

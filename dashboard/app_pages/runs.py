@@ -12,7 +12,9 @@ import streamlit as st
 from dashboard import data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
+from dashboard.components.identity import access, require_sign_in
 from dashboard.components.pickers import pick_run, runs_or_stop
+from dashboard.components.reanalysis_form import reanalysis_section
 from dashboard.components.review_form import ingest_button
 from dashboard.components.safe import safe_text
 from dashboard.components.synthesis import show_low_faithfulness
@@ -101,6 +103,15 @@ st.caption(
     "the completeness failures, with examples and what to try."
 )
 show_low_faithfulness(run_id, data.query(q.run_low_faithfulness, run_id))
+
+st.subheader("Re-analyse against new ground truth")
+st.caption(
+    "Score this run's stored answers again against a new ground-truth file (a test set "
+    "whose ids are the run's case ids): a new run of the same series, no target call; "
+    "Compare then shows it as same answers, new truth."
+)
+rules = access()
+reanalysis_section(rules, require_sign_in(rules), run_id)
 
 st.subheader("Rename, tag or archive")
 st.caption(

@@ -13,6 +13,7 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from dashboard.components.url_state import set_url, url_index, url_list
 from warehouse import queries as q
+from warehouse.drift_queries import judge_changes
 from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label, retrieval_order
 
 st.title("Trends")
@@ -81,7 +82,21 @@ fit = st.toggle(
 
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)
-st.altair_chart(charts.trend_chart(frame, metric, tiers, title=metric_label(metric), fit=fit))
+events = data.query(judge_changes).filter(
+    (pl.col("series") == series) & pl.col("run_id").is_in(shown_runs)
+)
+st.altair_chart(
+    charts.trend_chart(frame, metric, tiers, title=metric_label(metric), fit=fit, events=events)
+)
+if not events.is_empty():
+    st.caption(
+        "Dashed rules: runs whose judge changed ("
+        + "; ".join(
+            f"{r['run_name']}: {r['old_judge']} → {r['new_judge']}"
+            for r in events.iter_rows(named=True)
+        )
+        + "). The Overview of such a run splits its change into judge drift and system change."
+    )
 st.caption(
     f"Bands: the tiers of the latest run ({latest}): excellent ≥ {tiers.excellent:g}, "
     f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Every metric in its 0-100 "

@@ -85,7 +85,7 @@ def _spec_from_form(rules: Access) -> RunConfig | None:
     )
 
 
-def _estimate_then_launch(
+def estimate_then_launch(
     spec: RunConfig,
     rules: Access,
     *,
@@ -152,7 +152,7 @@ def _rerun_section(rules: Access) -> None:
     spec = _stored_config(info).model_copy(
         update={"name": name, "test_set": str(info["test_set"]), "project_digest": None}
     )
-    _estimate_then_launch(
+    estimate_then_launch(
         spec, rules, key="launch_rerun", only=tuple(ids), extra={"rerun_of": run_id}
     )
 
@@ -240,7 +240,7 @@ def launch_sidebar(rules: Access, user: str) -> None:
         with st.expander("Launch run", icon=":material/rocket_launch:"):
             spec = _spec_from_form(rules)
             if spec is not None:
-                _estimate_then_launch(spec, rules, key="launch_new")
+                estimate_then_launch(spec, rules, key="launch_new")
         with st.expander("Re-run samples", icon=":material/replay:"):
             _rerun_section(rules)
     _progress(allowed)

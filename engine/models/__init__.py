@@ -42,6 +42,7 @@ from engine.models.config import (
     option_bounds,
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
+from engine.models.drift_records import DriftAnchorRecord, JudgeDriftRecord
 from engine.models.inputs import (
     Conversation,
     ConversationTurn,
@@ -95,6 +96,7 @@ __all__ = [
     "Conversation",
     "ConversationScoreRecord",
     "ConversationTurn",
+    "DriftAnchorRecord",
     "ExpectedAnswer",
     "ExpectedClaim",
     "Frozen",
@@ -104,6 +106,7 @@ __all__ = [
     "HttpEndpointOptions",
     "Importance",
     "IterationMetricsRecord",
+    "JudgeDriftRecord",
     "ModelPrice",
     "OptionError",
     "PairWinner",

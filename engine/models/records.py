@@ -18,6 +18,7 @@ from engine.models.base import (
     Verdict,
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
+from engine.models.drift_records import DriftAnchorRecord, JudgeDriftRecord
 from engine.models.reviews import ReviewRecord, RunLabelRecord
 
 
@@ -497,6 +498,8 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "run_labels": RunLabelRecord,
     "reviews": ReviewRecord,
     "alerts": AlertRecord,
+    "drift_anchors": DriftAnchorRecord,
+    "judge_drift": JudgeDriftRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalhouse import alerting, home, run_options
+from evalhouse import alerting, drifting, home, run_options
 from evalhouse.argtypes import Parser
 from evalhouse.console import EXIT_OK, UsageError, err
 
@@ -98,5 +98,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if rules and outcome.status != "cancelled" and not args.no_ingest:
         alerting.evaluate_alerts(paths, outcome.run_id, rules)
+    if outcome.status == "completed" and not args.no_ingest:
+        drifting.check_run_drift(paths, outcome.run_id)  # a judge change: how much is the judge's
     print(outcome.run_id)
     return int(outcome.exit_code)

@@ -15,6 +15,7 @@ from engine.lake import write_part
 from engine.settings import Paths
 from tests.conftest import Store
 from tests.factories import T0, result_record, run_record
+from warehouse import drift_queries as _drift_queries  # noqa: F401  (registers its queries)
 from warehouse import queries as q
 
 

@@ -294,6 +294,30 @@ CREATE TABLE IF NOT EXISTS "alerts" (
     "evaluated_at" TIMESTAMP NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS "drift_anchors" (
+    "run_id" VARCHAR NOT NULL,
+    "series" VARCHAR NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "domain" VARCHAR NOT NULL,
+    "frozen_at" TIMESTAMP NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS "judge_drift" (
+    "check_id" VARCHAR NOT NULL,
+    "run_id" VARCHAR,
+    "baseline_run_id" VARCHAR,
+    "series" VARCHAR NOT NULL,
+    "anchor_run_id" VARCHAR NOT NULL,
+    "metric" VARCHAR NOT NULL,
+    "old_judge" VARCHAR NOT NULL,
+    "new_judge" VARCHAR NOT NULL,
+    "mean_shift" DOUBLE NOT NULL,
+    "ci_low" DOUBLE,
+    "ci_high" DOUBLE,
+    "n" BIGINT NOT NULL,
+    "checked_at" TIMESTAMP NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "runs_log" (
     "run_id" VARCHAR NOT NULL,
     "name" VARCHAR NOT NULL,

@@ -1,0 +1,73 @@
+"""A judge change on the Overview: a note naming the old and new judge, and the observed
+change of each judge metric split into the judge's drift (measured on the series' frozen
+anchors) and the system's change (observed - drift, with the drift's interval)."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from dashboard import data
+from dashboard.components import tables
+from engine.drift import split_delta
+from warehouse.drift_queries import drift_run_series, judge_drift_split
+from warehouse.queries import metric_label
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "" if low is None or high is None else f"[{low:+.1f}, {high:+.1f}]"
+
+
+def split_table(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows of ``judge_drift_split`` as the Overview shows them (0-100 points)."""
+    rows = []
+    for r in frame.iter_rows(named=True):
+        observed = r["observed_delta"]
+        system = low = high = None
+        if observed is not None:
+            system, low, high = split_delta(observed, r["mean_shift"], r["ci_low"], r["ci_high"])
+        rows.append(
+            {
+                "Metric": metric_label(r["metric"]),
+                "Observed Δ": observed,
+                "Judge drift": r["mean_shift"],
+                "Drift 95%": _interval(r["ci_low"], r["ci_high"]),
+                "System change": system,
+                "System 95%": _interval(low, high),
+                "Anchors": r["n"],
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def show_judge_change(run_id: str, baseline: str | None) -> None:
+    """When the run's judge differs from the baseline's: say so, and split the observed
+    change when a drift check against that baseline was recorded."""
+    if baseline is None:
+        return
+    judges = data.query(drift_run_series, run_id)
+    base = data.query(drift_run_series, baseline)
+    if judges is None or base is None or judges["judge"] == base["judge"]:
+        return
+    st.info(
+        f"Judge changed: {base['judge']} (baseline) → {judges['judge']}. Part of every judge "
+        "metric's change is the judge's, not the system's."
+    )
+    split = data.query(judge_drift_split, run_id, baseline)
+    if split.is_empty():
+        st.caption(
+            "No drift check against this baseline yet: run `evalhouse drift --series "
+            f"'{judges['series']}'` to measure the judge on the series' anchors."
+        )
+        return
+    tables.grid(
+        split_table(split),
+        column_config={
+            c: st.column_config.NumberColumn(c, format="%+.1f")
+            for c in ("Observed Δ", "Judge drift", "System change")
+        },
+    )
+    st.caption(
+        "0-100 points. Judge drift: both judges scored the same stored answers (the "
+        "series' anchors); system change = observed Δ − drift, its interval the drift's."
+    )
