@@ -545,18 +545,44 @@ def run_samples(
     *,
     domain: str | None = None,
     search: str | None = None,
+    outcome: str | None = None,
+    flag: str | None = None,
+    metric: str | None = None,
+    low: float = 0.0,
+    high: float = 100.0,
     limit: int = PAGE_SIZE,
     offset: int = 0,
 ) -> pl.DataFrame:
-    """One page of a run's result rows, with ``total_rows`` for the pager."""
+    """One page of a run's result rows, with ``total_rows`` for the pager, filtered (see the
+    SQL file) by domain, text (id, query, response, expected claims), rubric outcome, flag
+    and a metric's range."""
+    if outcome not in (None, "passed", "failed", "error"):
+        raise ValueError(f"unknown outcome {outcome!r}")
+    if metric is not None and metric not in SAMPLE_FILTER_METRICS:
+        raise ValueError(f"unknown metric {metric!r}")
     return wh.named(
         "run_samples",
         run_id=run_id,
         domain=domain,
         search=search or None,
+        outcome=outcome,
+        flag=flag,
+        metric=metric,
+        low=low,
+        high=high,
         limit=limit,
         offset=offset,
     )
+
+
+SAMPLE_FILTER_METRICS = ANALYZER_METRICS
+"""Metrics the Sample page's finder filters by range, all 0-100 (``run_samples.sql``)."""
+
+
+@named_query
+def run_flags(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """flag, rows: the review flags a run's rows carry."""
+    return wh.named("run_flags", run_id=run_id)
 
 
 @named_query

@@ -15,6 +15,7 @@ from dashboard.components.answer import show_answer_note
 from dashboard.components.badges import tier_badge
 from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
+from dashboard.components.links import sample_url
 from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.review_form import review_section
 from dashboard.components.safe import safe_text
@@ -37,7 +38,10 @@ if wanted_run is not None and wanted_run not in run_ids:
     )
 run_id = pick_run(runs, "sample_run")
 if changed("sample_run", run_id):
-    set_url(sample=None, iteration=None, candidate=None, domain=None, page=None, q=None)
+    set_url(
+        sample=None, iteration=None, candidate=None, domain=None, page=None, q=None,
+        outcome=None, flag=None, metric=None,
+    )  # fmt: skip
 set_url(run=run_id)
 sample_id = params.get("sample")
 
@@ -53,15 +57,50 @@ with st.expander("Find a sample", expanded=sample_id is None):
         key="sample_domain",
     )
     search = c2.text_input(
-        "Sample id or query contains", value=params.get("q", ""), key="sample_search"
+        "Text in the id, query, response or an expected claim",
+        value=params.get("q", ""),
+        key="sample_search",
     )
     page_no = c3.number_input("Page", min_value=1, value=url_int("page"), step=1, key="sample_page")
-    set_url(domain=domain, q=search, page=int(page_no))
+    f1, f2, f3, f4 = st.columns([1, 1, 1, 2])
+    outcomes = ["", "passed", "failed", "error"]
+    outcome = f1.selectbox(
+        "Outcome",
+        outcomes,
+        index=url_index("outcome", outcomes),
+        format_func=lambda o: o or "Any outcome",
+        key="sample_outcome",
+    )
+    flags = ["", *data.query(q.run_flags, run_id)["flag"]]
+    flag = f2.selectbox(
+        "Flag",
+        flags,
+        index=url_index("flag", flags),
+        format_func=lambda f: f or "Any flag",
+        key="sample_flag",
+    )
+    metrics = ["", *q.SAMPLE_FILTER_METRICS]
+    metric = f3.selectbox(
+        "Metric range",
+        metrics,
+        index=url_index("metric", metrics),
+        format_func=lambda m: m.capitalize() if m else "Any score",
+        key="sample_metric",
+    )
+    low, high = f4.slider(
+        "Between", 0.0, 100.0, (0.0, 100.0), step=5.0, key="sample_range", disabled=not metric
+    )
+    set_url(domain=domain, q=search, page=int(page_no), outcome=outcome, flag=flag, metric=metric)
     listing = data.query(
         q.run_samples,
         run_id,
         domain=domain or None,
         search=search or None,
+        outcome=outcome or None,
+        flag=flag or None,
+        metric=metric or None,
+        low=low,
+        high=high,
         offset=(int(page_no) - 1) * PAGE_SIZE,
     )
     total = int(listing["total_rows"][0]) if listing.height else 0
@@ -128,6 +167,10 @@ if detail["result"].is_empty():
 result = detail["result"].row(0, named=True)
 
 st.subheader(" · ".join(safe_text(v) for v in (sample_id, result["domain"], result["ai_provider"])))
+with st.popover("Link to this sample", icon=":material/link:"):
+    # A code box: its copy button puts the link on the clipboard in one click.
+    link = sample_url(st.context.url or "", run_id, sample_id, int(iteration), candidate)
+    st.code(link, language=None, wrap_lines=True)
 st.caption("Query")
 st.text(result["query"])
 if result["error"]:

@@ -31,6 +31,17 @@ def sample_link(run_id: str, sample_id: str, iteration: int = 1, candidate: str 
     )
 
 
+def sample_url(page_url: str, run_id: str, sample_id: str, iteration: int, candidate: str) -> str:
+    """The full address of one sample on the Sample page, from the address of the page the
+    viewer is on (``st.context.url``: the server as the viewer reached it, proxy included)."""
+    from urllib.parse import urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(page_url or "http://127.0.0.1:8501/")
+    query = urlencode(sample_params(run_id, sample_id, iteration, candidate))
+    base = parts.path.rsplit("/", 1)[0]  # the app's root, under a proxy's path prefix too
+    return urlunsplit((parts.scheme, parts.netloc, f"{base}/sample", query, ""))
+
+
 def sample_picker(
     frame: pl.DataFrame,
     *,

@@ -1,14 +1,34 @@
--- One page of a run's result rows (optionally one domain, or ids/queries containing
--- $search), with the total row count for the pager; `answer` from the view result_scores
--- (answered, abstained, no answer, error).
+-- One page of a run's result rows with the total row count for the pager; `answer` from the
+-- view result_scores (answered, abstained, no answer, error). Filters, each optional:
+-- $domain; $search in the sample id, query, response or an expected claim's text; $outcome
+-- passed / failed (the rubric) / error; $flag one review flag (abstained, low_confidence,
+-- contradicted_claim...); $metric (an analyzer metric, 0-100) between $low and $high.
 SELECT
-    sample_id, iteration, candidate, domain, ai_provider, query, answer,
-    accuracy, completeness, attribution, error,
+    s.sample_id, s.iteration, s.candidate, s.domain, s.ai_provider, s.query, s.answer,
+    s.accuracy, s.completeness, s.attribution, s.error,
     count(*) OVER () AS total_rows
-FROM result_scores
-WHERE run_id = $run_id
-  AND ($domain IS NULL OR domain = $domain)
-  AND ($search IS NULL OR contains(lower(sample_id), lower($search))
-       OR contains(lower(query), lower($search)))
-ORDER BY sample_id, iteration, candidate
+FROM result_scores s
+JOIN results r USING (run_id, iteration, sample_id, candidate)
+WHERE s.run_id = $run_id
+  AND ($domain IS NULL OR s.domain = $domain)
+  AND ($search IS NULL
+       OR contains(lower(s.sample_id), lower($search))
+       OR contains(lower(s.query), lower($search))
+       OR contains(lower(coalesce(r.response, '')), lower($search))
+       OR EXISTS (
+           SELECT 1 FROM claims c
+           WHERE c.run_id = s.run_id AND c.iteration = s.iteration
+             AND c.sample_id = s.sample_id AND c.candidate = s.candidate
+             AND contains(lower(c.claim_text), lower($search))))
+  AND ($outcome IS NULL
+       OR ($outcome = 'passed' AND r.passed)
+       OR ($outcome = 'failed' AND NOT r.passed)
+       OR ($outcome = 'error' AND s.error IS NOT NULL))
+  AND ($flag IS NULL OR list_contains(r.flags, $flag))
+  AND ($metric IS NULL OR (CASE $metric
+        WHEN 'accuracy' THEN s.accuracy
+        WHEN 'completeness' THEN s.completeness
+        WHEN 'attribution' THEN s.attribution
+    END) BETWEEN $low AND $high)
+ORDER BY s.sample_id, s.iteration, s.candidate
 LIMIT $limit OFFSET $offset;
