@@ -12,9 +12,11 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.judge_drift import show_judge_change
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.url_state import changed, set_url, url_index, url_list
+from dashboard.report import overview_metric_names, render_report
 from dashboard.verdict import alerts_banner, domain_verdict, verdict_rows
+from engine.clock import utcnow
 from warehouse import queries as q
-from warehouse.queries import Filters, metric_label
+from warehouse.queries import Filters
 
 st.title("Overview")
 
@@ -97,15 +99,7 @@ if frame.is_empty():
     st.warning("No results match these filters.")
     st.stop()
 
-metric_names = {
-    **q.METRIC_LABELS,
-    **{
-        c.removesuffix("_mean"): metric_label(c.removesuffix("_mean"))
-        for c in frame.columns
-        if c.startswith(q.EXTRA_PREFIXES) and c.endswith("_mean")
-    },
-}
-verdict = domain_verdict(frame, metric_names, baseline is not None)
+verdict = domain_verdict(frame, overview_metric_names(frame), baseline is not None)
 with verdict_slot:
     alerts_banner(data.query(q.firing_alerts, run_id))
     worse = bool(verdict.worse)
@@ -139,11 +133,32 @@ tables.grid(
     },
 )
 # The download has the table's shape and rounding: what the reader sees is what they get.
-download_csv(
-    tables.overview_display(frame, tiers, only_beyond=only_beyond)[0],
-    f"overview-{run_id}.csv",
-    key="overview_csv",
-)
+c1, c2 = st.columns(2)
+with c1:
+    download_csv(
+        tables.overview_display(frame, tiers, only_beyond=only_beyond)[0],
+        f"overview-{run_id}.csv",
+        key="overview_csv",
+    )
+run_row = data.query(q.run_info, run_id)
+if run_row is not None:
+    report = render_report(
+        dict(run_row),
+        None if baseline is None else dict(data.query(q.run_info, baseline) or {}) or None,
+        frame,
+        verdict,
+        tables.overview_display(frame, tiers),
+        now=utcnow(),
+    )
+    c2.download_button(
+        "Download report (HTML)",
+        report,
+        file_name=f"report-{run_id}.html",
+        mime="text/html",
+        icon=":material/description:",
+        help="The verdict, charts and table in one file that opens offline: attach it.",
+        key="overview_report",
+    )
 
 st.subheader("Tier distribution")
 mix = data.query(q.tier_distribution, run_id, filters)
