@@ -433,3 +433,28 @@ def retrieval_rank_chart(frame: pl.DataFrame) -> alt.Chart:
         .properties(height=alt.Step(28))
     )
     return chart
+
+
+def box_chart(
+    frame: pl.DataFrame,
+    *,
+    low: str,
+    q1: str,
+    median: str,
+    q3: str,
+    high: str,
+    title: str,
+    facet: str | None = None,
+) -> alt.LayerChart | alt.FacetChart:
+    """Box plots from five numbers computed in SQL (one row per domain): a line from lowest
+    to highest, a box over the quartiles, a tick at the median; one panel per ``facet``."""
+    base = alt.Chart(frame).encode(y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=260)))
+    tooltip = ["domain:N", *([f"{facet}:N"] if facet else []), f"{median}:Q", f"{q1}:Q", f"{q3}:Q"]
+    layers = alt.layer(
+        base.mark_rule(color="#8c959f").encode(x=alt.X(f"{low}:Q", title=title), x2=f"{high}:Q"),
+        base.mark_bar(size=12, color="#9ec5fe").encode(x=f"{q1}:Q", x2=f"{q3}:Q", tooltip=tooltip),
+        base.mark_tick(color="#1f6feb", thickness=2, size=14).encode(x=f"{median}:Q"),
+    )
+    if facet is None:
+        return layers.properties(width=520)
+    return layers.properties(width=230).facet(column=alt.Column(f"{facet}:N", title=None))

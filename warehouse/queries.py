@@ -902,6 +902,13 @@ def firing_alerts(wh: Warehouse, run_id: str) -> pl.DataFrame:
     return wh.named("firing_alerts", run_id=run_id)
 
 
+@named_query
+def metric_distribution(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """domain, metric, samples, low, q1, median, q3, high: each analyzer metric's spread
+    over a run's samples, per domain."""
+    return wh.named("metric_distribution", run_id=run_id)
+
+
 # ----------------------------------------------------------------------------- conversations
 
 

@@ -113,9 +113,23 @@ m3.metric("Unchanged", totals["unchanged"])
 
 st.subheader("Per domain")
 st.altair_chart(charts.compare_counts_chart(counts))
+if counts["median_delta"].drop_nulls().len():
+    st.caption("Per-sample change per domain: lowest to highest, middle half, median.")
+    st.altair_chart(
+        charts.box_chart(
+            counts,
+            low="worst_delta",
+            q1="q1_delta",
+            median="median_delta",
+            q3="q3_delta",
+            high="best_delta",
+            title="change per sample (points)",
+        )
+    )
 # The change first: at 1024 px the columns after the counts scrolled out of sight.
 first = ["domain", "mean_delta", "worst_delta", "regressed", "improved"]
-tables.show(counts.select(*first, pl.exclude(first)))
+boxes = ["q1_delta", "median_delta", "q3_delta", "best_delta"]
+tables.show(counts.select(*first, pl.exclude(*first, *boxes)))
 download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
 
 st.subheader("Per sample")

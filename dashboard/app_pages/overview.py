@@ -160,6 +160,24 @@ if run_row is not None:
         key="overview_report",
     )
 
+st.subheader("Score distribution")
+spread = data.query(q.metric_distribution, run_id)
+if spread.height:
+    st.caption("Per domain: lowest to highest score, the middle half as a box, the median a tick.")
+    st.altair_chart(
+        charts.box_chart(
+            spread,
+            low="low",
+            q1="q1",
+            median="median",
+            q3="q3",
+            high="high",
+            title="score (0-100)",
+            facet="metric",
+        )
+    )
+    download_csv(spread, f"distribution-{run_id}.csv", key="overview_distribution_csv")
+
 st.subheader("Tier distribution")
 mix = data.query(q.tier_distribution, run_id, filters)
 st.altair_chart(charts.tier_distribution_chart(mix))

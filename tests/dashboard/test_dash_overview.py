@@ -72,7 +72,7 @@ def test_no_baseline_and_csv(app: AppFactory, fixture_home: Paths) -> None:
     row = rows_by(at)["acme.example", "Accuracy"]
     assert row["Δ"] == "" and row["Noise"] == "no baseline"
     buttons = [b for b in at.get("download_button")]
-    assert len(buttons) == 3  # the table, the HTML report and the tier mix
+    assert len(buttons) == 4  # the table, the HTML report, the distribution and the tier mix
 
 
 def test_candidate_filter(app: AppFactory, fixture_home: Paths) -> None:

@@ -55,7 +55,12 @@ SELECT
     count(*) FILTER (WHERE abs(delta) <= $tolerance) AS unchanged,
     count(*) FILTER (WHERE delta IS NULL) AS not_scored,
     avg(delta) AS mean_delta,
-    min(delta) AS worst_delta
+    min(delta) AS worst_delta,
+    -- the box of the per-sample changes (Compare's distribution chart)
+    quantile_cont(delta, 0.25) AS q1_delta,
+    median(delta) AS median_delta,
+    quantile_cont(delta, 0.75) AS q3_delta,
+    max(delta) AS best_delta
 FROM paired
 GROUP BY domain
 ORDER BY regressed DESC, worst_delta ASC NULLS LAST, domain;
