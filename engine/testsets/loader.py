@@ -32,6 +32,7 @@ from engine.testsets.formats.datasets import LangfuseLoader, PhoenixLoader
 from engine.testsets.formats.deepeval import DeepEvalLoader, HarnessLoader
 from engine.testsets.formats.native import NativeLoader
 from engine.testsets.formats.promptfoo import PromptfooLoader, config_prompts
+from engine.testsets.formats.promptfoo_results import PromptfooResultsLoader
 from engine.testsets.formats.ragas import Ragas01Loader, RagasLoader
 from engine.testsets.inference import infer_mapping
 from engine.testsets.promptfoo_files import expand_tests
@@ -44,6 +45,7 @@ def _loaders(prompts: tuple[str, ...], mapped: bool) -> tuple[FormatLoader, ...]
     """The loaders in detection order; native (strict) is left out when columns are mapped."""
     chain: list[FormatLoader] = [] if mapped else [NativeLoader()]
     chain += [
+        PromptfooResultsLoader(),
         PromptfooLoader(prompts),
         RagasLoader(),
         Ragas01Loader(),
