@@ -30,7 +30,7 @@ from engine.testsets.values import context_items, is_blank, list_value, optional
 QUERY_VARS = ("question", "query", "input", "prompt", "user_input", "text")
 CONTEXT_VARS = ("context", "contexts", "retrieved_context", "retrieval_context")
 RESPONSE_VARS = ("response", "output", "answer")
-_SHARED_VARS = ("domain", "brand_names", "tags", "id")
+SHARED_VARS = ("domain", "brand_names", "tags", "id")
 REFERENCE_TYPES = ("factuality", "similar", "equals", "model-graded-factuality")
 CLAIM_TYPES = ("contains", "icontains")
 _ASSERT_PREFIX = re.compile(r"^\s*(not-)?([a-z][a-z0-9-]*)\s*:\s?(.*)$", re.DOTALL)
@@ -88,11 +88,11 @@ class PromptfooLoader:
         query_key, query = self._query(variables)
         extra_vars = {
             k: v for k, v in variables.items() if k not in used and k != query_key and k not in
-            _SHARED_VARS
+            SHARED_VARS
         }  # fmt: skip
         if extra_vars:
             metadata["vars"] = extra_vars
-        shared = {k: variables[k] for k in _SHARED_VARS if k in variables}
+        shared = {k: variables[k] for k in SHARED_VARS if k in variables}
         own_id = test.get("id", (test.get("metadata") or {}).get("id"))
         if not is_blank(own_id):
             shared["id"] = own_id
@@ -130,7 +130,11 @@ class PromptfooLoader:
         for key in QUERY_VARS:
             if not is_blank(variables.get(key)):
                 return key, text(variables[key], f"vars.{key}", required=True)
-        strings = {k: v for k, v in variables.items() if isinstance(v, str) and v.strip()}
+        # The context, a recorded answer or a shared key is never the question.
+        skip = {*CONTEXT_VARS, *RESPONSE_VARS, *SHARED_VARS}
+        strings = {
+            k: v for k, v in variables.items() if isinstance(v, str) and v.strip() and k not in skip
+        }
         if len(strings) == 1:
             key = next(iter(strings))
             return key, strings[key]

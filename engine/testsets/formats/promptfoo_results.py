@@ -33,9 +33,15 @@ from typing import Any
 
 from engine.models import TestCase
 from engine.testsets.base import Row, RowError
-from engine.testsets.formats.promptfoo import QUERY_VARS, PromptfooLoader
+from engine.testsets.formats.promptfoo import (
+    CONTEXT_VARS,
+    QUERY_VARS,
+    RESPONSE_VARS,
+    SHARED_VARS,
+    PromptfooLoader,
+)
 from engine.testsets.inference import best_named
-from engine.testsets.values import is_blank, prompt_text
+from engine.testsets.values import answer_text, is_blank, prompt_text
 
 RESULT_KEYS = frozenset({"testCase", "response", "promptIdx", "testIdx", "gradingResult"})
 """Keys only an ``EvaluateResult`` has; two of them mark a row as one."""
@@ -118,7 +124,9 @@ def _provider_label(header: str) -> tuple[str, str]:
         except json.JSONDecodeError:
             prompt = None
         if isinstance(prompt, dict):
-            return str(prompt.get("provider") or ""), str(prompt.get("label") or prompt.get("raw") or "")
+            return str(prompt.get("provider") or ""), str(
+                prompt.get("label") or prompt.get("raw") or ""
+            )
     match = _LABELLED.match(header)
     return (match.group(1), match.group(2)) if match else ("", header)
 
@@ -179,7 +187,11 @@ class PromptfooResultsLoader:
             update["ai_provider"] = provider
         if not case.expected_answer.text.strip():
             key = best_named(variables, "reference")
-            if key and isinstance(variables[key], str | int | float) and not is_blank(variables[key]):
+            if (
+                key
+                and isinstance(variables[key], str | int | float)
+                and not is_blank(variables[key])
+            ):
                 expected = case.expected_answer.model_copy(update={"text": str(variables[key])})
                 update["expected_answer"] = expected
         return case.model_copy(update=update)
@@ -188,7 +200,10 @@ class PromptfooResultsLoader:
 def _has_query_var(variables: Mapping[str, Any]) -> bool:
     """Whether a var names the question (then it, not the whole rendered prompt, is the
     query: the prompt's instructions are not what the user asked)."""
-    strings = [k for k, v in variables.items() if isinstance(v, str) and v.strip()]
+    skip = {*CONTEXT_VARS, *RESPONSE_VARS, *SHARED_VARS}
+    strings = [
+        k for k, v in variables.items() if isinstance(v, str) and v.strip() and k not in skip
+    ]
     return any(k in QUERY_VARS for k in strings) or len(strings) == 1
 
 
@@ -198,7 +213,7 @@ def _output(result: Mapping[str, Any]) -> str | None:
     value = response.get("output") if isinstance(response, dict) else None
     if is_blank(value):
         return None
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else answer_text(value, "response.output")
 
 
 def _rendered_prompt(prompt: Any) -> str:
@@ -226,8 +241,10 @@ def _kept(result: Mapping[str, Any], provider: str) -> dict[str, Any]:
     """What promptfoo decided about this output, kept beside the case."""
     grading = result.get("gradingResult")
     prompt = result.get("prompt")
+    raw_provider = result.get("provider")
     kept = {
         "provider": provider,
+        "provider_id": raw_provider.get("id") if isinstance(raw_provider, dict) else None,
         "prompt_label": prompt.get("label") if isinstance(prompt, dict) else None,
         "prompt_idx": result.get("promptIdx"),
         "test_idx": result.get("testIdx"),
