@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalhouse import argtypes, config_file, home
 from evalhouse.console import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from engine.models import AnalyzerConfig
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _analyzer(config: dict[str, Any], args: argparse.Namespace) -> Any:
+def _analyzer(config: dict[str, Any], args: argparse.Namespace) -> AnalyzerConfig:
     """The ``analyzer:`` section of the run config (the defaults without one)."""
     from pydantic import ValidationError
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.testsets import TestSetError, load_test_set
 from engine.models import AnalyzerConfig, CompletenessConfig
+from engine.testsets import TestSetError, load_test_set
 from engine.testsets.inspect import case_capabilities, render_inspection
 
 PEERS = Path(__file__).resolve().parents[1] / "data" / "testsets" / "peers"

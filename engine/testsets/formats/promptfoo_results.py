@@ -69,7 +69,15 @@ def is_result_table(header: Sequence[str]) -> bool:
     for i in range(len(lowered) - 1):
         if lowered[i + 1 : i + 1 + len(TABLE_GROUP)] == list(TABLE_GROUP):
             return True
-    return any(_LABELLED.match(h.strip()) and "]" in h for h in header)
+    return any(_is_output_header(h) for h in header)
+
+
+def _is_output_header(name: str) -> bool:
+    """``[provider] label``, or the JSON prompt object very old releases wrote."""
+    name = name.strip()
+    if name.startswith("{"):
+        return '"raw"' in name or '"provider"' in name
+    return bool(_LABELLED.match(name)) and name.lower() not in TABLE_GROUP
 
 
 def table_results(header: Sequence[str], record: Sequence[str]) -> list[dict[str, Any]]:
@@ -79,9 +87,7 @@ def table_results(header: Sequence[str], record: Sequence[str]) -> list[dict[str
     outputs: list[int] = []
     for i, name in enumerate(header):
         grouped = lowered[i + 1 : i + 1 + len(TABLE_GROUP)] == list(TABLE_GROUP)
-        if grouped or (not outputs and _LABELLED.match(name.strip())):
-            outputs.append(i)
-        elif outputs and _LABELLED.match(name.strip()) and lowered[i] not in TABLE_GROUP:
+        if grouped or _is_output_header(name):
             outputs.append(i)
     first = outputs[0] if outputs else len(header)
     variables: dict[str, Any] = {}
@@ -97,7 +103,12 @@ def table_results(header: Sequence[str], record: Sequence[str]) -> list[dict[str
         cell = record[i]
         grouped = lowered[i + 1 : i + 2] == ["status"]
         group = record[i + 1 : i + 1 + len(TABLE_GROUP)] if grouped else []
-        status, output = (group[0].upper(), cell) if group else _status_cell(cell)
+        if group:
+            status, output = group[0].strip().upper(), cell
+            score = _number(group[1]) if len(group) > 1 else None
+            reason = group[3] if len(group) > 3 else ""
+        else:
+            status, output, score, reason = _status_cell(cell)
         result: dict[str, Any] = {
             "testIdx": None,
             "promptIdx": prompt_idx,
@@ -107,8 +118,8 @@ def table_results(header: Sequence[str], record: Sequence[str]) -> list[dict[str
             "prompt": {"label": label, "raw": ""},
             "response": {} if status == "ERROR" else {"output": output},
             "success": status == "PASS",
-            "score": _number(group[1]) if len(group) > 1 else None,
-            "gradingResult": {"reason": group[3]} if len(group) > 3 and group[3] else None,
+            "score": score,
+            "gradingResult": {"reason": reason} if reason else None,
             "error": output if status == "ERROR" else None,
         }
         out.append(result)
@@ -131,20 +142,26 @@ def _provider_label(header: str) -> tuple[str, str]:
     return (match.group(1), match.group(2)) if match else ("", header)
 
 
-def _status_cell(cell: str) -> tuple[str, str]:
-    """A ``[PASS] (1.00)\\n\\noutput`` cell of an older release as status and output;
-    a failure written as ``[FAIL] reason\\n---\\noutput`` keeps the part after ``---``."""
+def _status_cell(cell: str) -> tuple[str, str, float | None, str]:
+    """A ``[PASS] (1.00)\n\noutput\n\nPass Reason: ...`` cell of an older release as
+    status, output, score and reason; a failure written as ``[FAIL] reason\n---\noutput``
+    keeps the part after ``---``."""
     match = _STATUS.match(cell)
     if not match:
-        return "", cell
+        return "", cell, None, ""
+    score = _number(match.group(2).strip("()").split(",")[0]) if match.group(2) else None
     rest = cell[match.end() :]
     if "\n---\n" in rest:
         rest = rest.split("\n---\n", 1)[1]
-    rest = re.sub(r"\n\n(Pass|Fail) Reason: .*\Z", "", rest, flags=re.DOTALL)
-    return match.group(1), rest.strip()
+    reason = ""
+    found = re.search(r"\n\n(?:Pass|Fail) Reason: (.*)\Z", rest, flags=re.DOTALL)
+    if found:
+        reason, rest = found.group(1).strip(), rest[: found.start()]
+    return match.group(1), rest.strip(), score, reason
 
 
 def _number(cell: str) -> float | None:
+    """A score cell as a number; None when blank or not a number."""
     try:
         return float(cell)
     except ValueError:
