@@ -31,6 +31,9 @@ QUERY_VARS = ("question", "query", "input", "prompt", "user_input", "text")
 CONTEXT_VARS = ("context", "contexts", "retrieved_context", "retrieval_context")
 RESPONSE_VARS = ("response", "output", "answer")
 SHARED_VARS = ("domain", "brand_names", "tags", "id")
+CONTEXT_JOINER = "\n\n"
+"""Between the passages of a context written as one string (evalhouse's promptfoo export:
+promptfoo runs a test once per element of a list var, so a context must be one text)."""
 REFERENCE_TYPES = ("factuality", "similar", "equals", "model-graded-factuality")
 CLAIM_TYPES = ("contains", "icontains")
 _ASSERT_PREFIX = re.compile(r"^\s*(not-)?([a-z][a-z0-9-]*)\s*:\s?(.*)$", re.DOTALL)
@@ -109,6 +112,16 @@ class PromptfooLoader:
             context=context_items(variables[context_key], context_key) if context_key else None,
             metadata=metadata,
         )
+        passages = metadata.pop("passages", None)
+        if (
+            isinstance(passages, list)
+            and all(isinstance(p, str) for p in passages)
+            and context_key
+            and variables.get(context_key) == CONTEXT_JOINER.join(passages)
+        ):
+            # An evalhouse export: the passages it joined, exactly (a passage may hold a
+            # blank line); a var edited since is read as written.
+            case = case.model_copy(update={"context": tuple(passages), "metadata": metadata})
         truth = metadata.pop("ground_truth", None)
         if isinstance(truth, list) and truth:
             try:
