@@ -33,7 +33,9 @@ CASES = [
         "id": "q2", "domain": "acme.com", "query": "Does Acme offer a free trial?",
         "response": "Yes, 14 days.",
         "expected_answer": {"text": "Acme offers a 14-day free trial."},
-        "context": ["Every plan starts with a 14-day free trial."],
+        # A passage with a blank line and one with "|": each stays one passage.
+        "context": ["Every plan starts with a 14-day free trial.\n\nNo card is needed.",
+                    "Plans: Pro | Business"],
     },
 ]  # fmt: skip
 OUTPUTS = [

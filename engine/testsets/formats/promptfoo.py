@@ -112,7 +112,7 @@ class PromptfooLoader:
             context=context_items(variables[context_key], context_key) if context_key else None,
             metadata=metadata,
         )
-        passages = metadata.pop("passages", None)
+        passages = metadata.get("passages")
         if (
             isinstance(passages, list)
             and all(isinstance(p, str) for p in passages)
@@ -121,6 +121,7 @@ class PromptfooLoader:
         ):
             # An evalhouse export: the passages it joined, exactly (a passage may hold a
             # blank line); a var edited since is read as written.
+            metadata.pop("passages")
             case = case.model_copy(update={"context": tuple(passages), "metadata": metadata})
         truth = metadata.pop("ground_truth", None)
         if isinstance(truth, list) and truth:
