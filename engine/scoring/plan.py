@@ -96,11 +96,12 @@ def _grouped(segments: Sequence[Segment], response: str, masked: str, limit: int
     return groups
 
 
-def _expected_claims(
+def expected_claims(
     case: TestCase, config: AnalyzerConfig
 ) -> tuple[tuple[tuple[ExpectedClaim, str], ...], ClaimsSource]:
     """The case's claims with their embedding texts; derived from the expected answer's
-    text when the case has none (and ``derive_claims`` is on)."""
+    text when the case has none (and ``derive_claims`` is on). ``evalhouse inspect`` calls
+    this too, so what it promises is what the run scores."""
     given, source = case.expected_answer.claims, "given"
     if not given and config.completeness.derive_claims and case.expected_answer.text.strip():
         given, source = derive_claims(case.expected_answer.text), "derived"
@@ -118,7 +119,7 @@ def has_reference(case: TestCase) -> bool:
 
 def plan_sample(case: TestCase, response: str, config: AnalyzerConfig) -> Plan:
     expected_text = embedding_text(mask_markup(case.expected_answer.text)[0])
-    claims, claims_source = _expected_claims(case, config)
+    claims, claims_source = expected_claims(case, config)
     chunks = tuple(c for c in map(_chunk_units, case.ground_truth) if c is not None)
     if not chunks and not expected_text and not claims:
         raise AnalysisError(

@@ -12,6 +12,8 @@ is ``<format>-<container>``, the container being jsonl, json, csv or yaml):
   ``context``, ``retrieval_context``); ``harness``: ``input``/``expected_output`` CSV.
 - ``promptfoo``: ``promptfooconfig.yaml`` tests (inline, ``file://``), tests CSV with
   ``__expected``.
+- ``promptfoo-results``: promptfoo's own result files (``eval -o`` JSON, YAML, JSONL, CSV
+  and ``promptfoo export``), one case per (test, prompt, provider) with its recorded output.
 - ``langfuse`` / ``phoenix``: dataset item exports (input, expected output, metadata).
 - ``answer-synthesis``: ``{queryLogId, question, answer, context}``.
 - ``otlp`` / ``langfuse-traces``: exported production traces (OTLP/JSON spans with the
@@ -43,7 +45,8 @@ from engine.testsets.base import (
 from engine.testsets.loader import derive_domain, load_test_set
 
 FORMATS = (
-    "native", "ragas", "ragas01", "deepeval", "harness", "promptfoo", "langfuse", "phoenix",
+    "native", "ragas", "ragas01", "deepeval", "harness", "promptfoo-results", "promptfoo",
+    "langfuse", "phoenix",
     "answer-synthesis", "columns", "otlp", "langfuse-traces",
 )  # fmt: skip
 

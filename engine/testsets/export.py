@@ -10,10 +10,17 @@ Each format is the one its loader reads back (``export -> import`` gives the sam
   own result tables carry metric columns;
 - ``deepeval``: a JSON array of test cases (``input``, ``actual_output``,
   ``expected_output``, ``context``, ``retrieval_context``, ``name``) with the domain,
-  claims and scores in ``additional_metadata``;
+  claims and scores in ``additional_metadata``; CSV when the output ends in ``.csv``, the
+  lists joined with ``|`` as DeepEval's ``save_as`` writes them and its loader splits them
+  (a passage that holds ``|`` makes its cell a JSON list instead);
 - ``promptfoo``: a YAML list of tests (``tests: file://...``): ``vars.question``,
-  ``vars.context``, ``vars.response``, the reference as a ``factuality`` assertion, id,
-  domain, claims, ground truth and scores in ``metadata`` (promptfoo has no field for them).
+  ``vars.context`` as ONE string (passages joined by a blank line: promptfoo runs a test
+  once per element of a list var), ``vars.response``, the reference as a ``factuality``
+  assertion, the whole query as the description, and id, domain, the passages, claims,
+  ground truth and scores in ``metadata`` (promptfoo has no field for them).
+
+An output file's extension must be one its format is written as (``OUTPUT_SUFFIXES``):
+a ``.csv`` never silently receives JSON.
 """
 
 from __future__ import annotations
@@ -26,8 +33,19 @@ from pathlib import Path
 from typing import Any
 
 from engine.models import TestCase
+from engine.testsets.formats.promptfoo import CONTEXT_JOINER
 
 EXPORT_FORMATS = ("ragas", "deepeval", "promptfoo", "jsonl", "csv")
+OUTPUT_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "ragas": (".jsonl", ".csv"),
+    "deepeval": (".json", ".csv"),
+    "promptfoo": (".yaml", ".yml"),
+    "jsonl": (".jsonl", ".ndjson"),
+    "csv": (".csv",),
+    "dpo": (".jsonl",),
+}
+"""The extensions each export format (``dpo`` included) is written as; an output without
+an extension (a pipe, ``/dev/stdout``) takes the format's first."""
 SCORE_KEYS = (
     "accuracy", "completeness", "attribution", "coverage_percent", "judge_faithfulness",
     "judge_completeness", "passed", "claim_faithfulness", "rag_correctness",
@@ -51,7 +69,10 @@ def export_text(items: Sequence[Item], fmt: str, *, csv_output: bool = False) ->
             return _csv([{k: _cell(v) for k, v in r.items()} for r in rows])
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     if fmt == "deepeval":
-        return json.dumps([_deepeval(c, s) for c, s in items], ensure_ascii=False, indent=2)
+        cases = [_deepeval(c, s) for c, s in items]
+        if csv_output:
+            return _csv([_deepeval_csv_row(case) for case in cases])
+        return json.dumps(cases, ensure_ascii=False, indent=2)
     if fmt == "promptfoo":
         import yaml
 
@@ -140,16 +161,47 @@ def _deepeval(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _deepeval_csv_row(case: Mapping[str, Any]) -> dict[str, Any]:
+    """A DeepEval test case as a ``save_as`` CSV row: lists joined with ``|``."""
+    row = dict(case)
+    for key in ("context", "retrieval_context"):
+        items = row[key]
+        if items is None:
+            row[key] = ""
+        elif any("|" in item for item in items):
+            row[key] = json.dumps(items, ensure_ascii=False)  # "|" would split a passage
+        else:
+            row[key] = "|".join(items)
+    return {k: _cell(v) for k, v in row.items()}
+
+
+def unsupported_suffix(fmt: str, output: Path) -> str:
+    """Why ``output`` cannot hold ``fmt`` ('' when it can): a format is written as one of
+    its ``OUTPUT_SUFFIXES``, never as another under a misleading name."""
+    suffix = output.suffix.lower()
+    allowed = OUTPUT_SUFFIXES.get(fmt, ())
+    if not suffix or suffix in allowed:
+        return ""
+    return (
+        f"--output {output}: --format {fmt} is written as {' or '.join(allowed)}, "
+        f"not {suffix}; name the file accordingly"
+    )
+
+
 def _promptfoo(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
     variables: dict[str, Any] = {"question": case.query}
     if case.context is not None:
-        variables["context"] = list(case.context)
+        variables["context"] = CONTEXT_JOINER.join(case.context)
     if case.response is not None:
         variables["response"] = case.response
     asserts = []
     if case.expected_answer.text:
         asserts.append({"type": "factuality", "value": case.expected_answer.text})
-    test: dict[str, Any] = {"description": case.query[:80], "vars": variables}
+    description = case.metadata.get("description")
+    test: dict[str, Any] = {
+        "description": description if isinstance(description, str) else case.query,
+        "vars": variables,
+    }
     if asserts:
         test["assert"] = asserts
     test["metadata"] = {
@@ -160,6 +212,8 @@ def _promptfoo(case: TestCase, scores: Mapping[str, Any]) -> dict[str, Any]:
         "ground_truth": [c.model_dump(mode="json") for c in case.ground_truth],
         "evalhouse": _scores(scores),
     }
+    if case.context is not None:
+        test["metadata"]["passages"] = list(case.context)  # the joined var splits back exactly
     return test
 
 

@@ -128,7 +128,12 @@ def infer_mapping(columns: Iterable[str], native: Iterable[str] = ()) -> Inferen
     return Inference(mapping, runner_up)
 
 
+def best_named(names: Iterable[str], field: str) -> str | None:
+    """The name among ``names`` that best says ``field`` (None when none does)."""
+    ranked = sorted(((score(n, field), n) for n in names), key=lambda pair: -pair[0])
+    return ranked[0][1] if ranked and ranked[0][0] > 0 else None
+
+
 def query_like(names: Iterable[str]) -> str | None:
     """The name among ``names`` that best says "the question" (None when none does)."""
-    ranked = sorted(((score(n, "query"), n) for n in names), key=lambda pair: -pair[0])
-    return ranked[0][1] if ranked and ranked[0][0] > 0 else None
+    return best_named(names, "query")

@@ -5,7 +5,8 @@ Each metric of a case is either computed or null, and a null has one reason:
 - no response: every metric waits for a target (``--target``) to generate one;
 - accuracy needs a reference (expected answer, claims or ground truth); a case with only
   retrieved context is scored against that context; with neither, the sample errors;
-- completeness needs expected claims;
+- completeness needs expected claims, given or derived from the expected answer (as the
+  run derives them, with the same function);
 - attribution needs a brand name or a domain that is a host name (``attributable``);
 - judge faithfulness and RAG metrics need context (retrieved, or the ground truth).
 """
@@ -15,8 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from engine.models import ANALYZER_METRICS, TestCase
+from engine.models import ANALYZER_METRICS, AnalyzerConfig, TestCase
 from engine.scoring.attribution import attributable
+from engine.scoring.plan import expected_claims, has_reference
 from engine.testsets.base import LoadedTestSet
 from engine.testsets.conversations import case_conversation
 
@@ -37,18 +39,32 @@ class CaseCapabilities:
     """Caveats of scored metrics (accuracy against context, say)."""
 
 
-def case_capabilities(case: TestCase) -> CaseCapabilities:
-    """The metrics ``case`` can get with the recorded response (or a target's)."""
+def case_capabilities(case: TestCase, config: AnalyzerConfig | None = None) -> CaseCapabilities:
+    """The metrics ``case`` can get with the recorded response (or a target's), decided
+    by the functions the run's analyzer plans with (``has_reference``, ``expected_claims``
+    with the run's ``derive_claims``), so inspect never promises what the run does not do."""
+    config = config or AnalyzerConfig()
     null: dict[str, str] = {}
     notes: list[str] = []
     given_truth = [c for c in case.ground_truth if not c.chunk_id.startswith("ctx#")]
-    has_reference = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
-    if not has_reference and not case.ground_truth:
-        null["accuracy"] = "no reference and no context: nothing to compare (error row)"
-    elif not has_reference and not given_truth:
+    answer = bool(case.expected_answer.text.strip() or case.expected_answer.claims)
+    if not has_reference(case):
+        null["accuracy"] = (
+            "no reference and no context: nothing to compare (error row)"
+            if config.require_reference
+            else "no reference and no context (flag no_reference)"
+        )
+    elif not answer and not given_truth:
         notes.append("accuracy: no reference, measured against the retrieved context")
-    if not case.expected_answer.claims:
-        null["completeness"] = "no expected claims"
+    claims, source = expected_claims(case, config)
+    if not claims:
+        null["completeness"] = (
+            "no expected claims and no expected answer to derive them from"
+            if config.completeness.derive_claims
+            else "no expected claims (derive_claims is off)"
+        )
+    elif source == "derived":
+        notes.append(f"completeness: {len(claims)} claim(s) derived from the expected answer")
     if not attributable(case.domain, case.brand_names):
         null["attribution"] = f"no brand names and domain {case.domain!r} is not a host name"
     if not case.effective_context:
@@ -57,12 +73,14 @@ def case_capabilities(case: TestCase) -> CaseCapabilities:
     return CaseCapabilities(case.id, case.domain, scored, null, case.response is None, tuple(notes))
 
 
-def render_inspection(test_set: LoadedTestSet, *, limit: int = 20) -> str:
-    """The report ``evalhouse inspect`` prints: format, counts, mapping, per-case metrics,
-    skipped rows."""
+def render_inspection(
+    test_set: LoadedTestSet, *, limit: int = 20, config: AnalyzerConfig | None = None
+) -> str:
+    """The report ``evalhouse inspect`` prints: format, counts, mapping, per-case metrics
+    (for the analyzer settings the run would use), skipped rows and missing files."""
     if test_set.format.startswith("conversations"):
         return _render_conversations(test_set, limit)
-    caps = [case_capabilities(c) for c in test_set.cases]
+    caps = [case_capabilities(c, config) for c in test_set.cases]
     mapping = ", ".join(f"{k}={v}" for k, v in test_set.column_map.items()) or (
         f"{test_set.inferred} (read from the column names; --map overrides)"
         if test_set.inferred
@@ -100,7 +118,7 @@ def render_inspection(test_set: LoadedTestSet, *, limit: int = 20) -> str:
             lines.append(f"      null -> {nulls}")
         lines += [f"      note -> {note}" for note in cap.notes]
     if test_set.problems:
-        lines += ["", "skipped rows:"]
+        lines += ["", "skipped rows and missing files:"]
         lines += [f"  {p}" for p in test_set.problems[:limit]]
         if len(test_set.problems) > limit:
             lines.append(f"  ... and {len(test_set.problems) - limit} more")

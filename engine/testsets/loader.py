@@ -32,9 +32,10 @@ from engine.testsets.formats.datasets import LangfuseLoader, PhoenixLoader
 from engine.testsets.formats.deepeval import DeepEvalLoader, HarnessLoader
 from engine.testsets.formats.native import NativeLoader
 from engine.testsets.formats.promptfoo import PromptfooLoader, config_prompts
+from engine.testsets.formats.promptfoo_results import PromptfooResultsLoader
 from engine.testsets.formats.ragas import Ragas01Loader, RagasLoader
 from engine.testsets.inference import infer_mapping
-from engine.testsets.promptfoo_files import expand_tests
+from engine.testsets.promptfoo_files import expand_tests, prompt_files
 from engine.testsets.reading import Container, decode, read_bytes, read_container
 from engine.testsets.traces import TraceFile, read_traces
 from engine.testsets.values import first_url, host_of
@@ -44,6 +45,7 @@ def _loaders(prompts: tuple[str, ...], mapped: bool) -> tuple[FormatLoader, ...]
     """The loaders in detection order; native (strict) is left out when columns are mapped."""
     chain: list[FormatLoader] = [] if mapped else [NativeLoader()]
     chain += [
+        PromptfooResultsLoader(),
         PromptfooLoader(prompts),
         RagasLoader(),
         Ragas01Loader(),
@@ -91,7 +93,9 @@ def load_test_set(
         return conversation_test_set(path)
     prompts: tuple[str, ...] = ()
     if container.kind == "yaml" or _is_promptfoo_json(container):
-        prompts = config_prompts(container.document)
+        from_files, missing = prompt_files(container.document, path.parent)
+        prompts = config_prompts(container.document) + from_files
+        container.problems.extend(missing)
         expand_tests(container, path.parent, max_row_bytes, max_file_bytes, len(raw))
     mapping = dict(column_map or {})
     if mapping:

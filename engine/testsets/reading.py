@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,11 @@ from engine.files import (
     read_user_bytes,
 )
 from engine.testsets.base import MAX_FILE_BYTES, Problem, Row, TestSetError
+from engine.testsets.formats.promptfoo_results import (
+    is_result_table,
+    nested_results,
+    table_results,
+)
 from engine.testsets.values import is_index_column
 
 _BOM = b"\xef\xbb\xbf"
@@ -146,7 +152,10 @@ def parse_json(name: str, text: str, limit: int) -> Container:
             f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
     key: str | None = None
-    if isinstance(doc, dict):
+    nested = nested_results(doc)
+    if nested is not None:
+        items = nested  # promptfoo's eval output / export: results.results
+    elif isinstance(doc, dict):
         key = next((k for k in ARRAY_KEYS if isinstance(doc.get(k), list)), None)
         if key is None:
             if "testCases" in doc:
@@ -166,7 +175,8 @@ def parse_json(name: str, text: str, limit: int) -> Container:
         )
     if not items:
         raise TestSetError(f"{name}: empty test set (the array has no test cases)")
-    positions = _element_offsets(text, _array_start(text, after_key=key), len(items))
+    start = _nested_start(text) if nested is not None else _array_start(text, after_key=key)
+    positions = _element_offsets(text, start, len(items))
     out = Container("json", [], document=doc)
     for index, item in enumerate(items):
         begin, end = positions[index] if index < len(positions) else (0, 0)
@@ -195,7 +205,10 @@ def parse_yaml(name: str, text: str, limit: int) -> Container:
     except UserFileError as exc:
         raise TestSetError(str(exc)) from exc
     items: Any = doc
-    if isinstance(doc, dict):
+    nested = nested_results(doc)
+    if nested is not None:
+        items = nested  # promptfoo's eval output / export in YAML: results.results
+    elif isinstance(doc, dict):
         if "tests" not in doc:
             found = ", ".join(sorted(map(str, doc))[:10]) or "none"
             raise TestSetError(f"{name}: a YAML test set needs a 'tests:' list (found: {found})")
@@ -220,6 +233,13 @@ def parse_yaml(name: str, text: str, limit: int) -> Container:
             continue
         out.rows.append(Row(line, size, item, index + 1, container="yaml"))
     return out
+
+
+def _nested_start(text: str) -> int | None:
+    """Offset just after the '[' of ``results.results`` (the outer ``results`` holds an
+    object, so the first ``"results": [`` is the inner array); None when not found."""
+    match = re.search(r'"results"\s*:\s*\[', text)
+    return match.end() if match else None
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -281,6 +301,8 @@ def parse_csv(name: str, text: str, limit: int, delimiter: str) -> Container:
         raise TestSetError(f"{name}: empty file (no header row)") from exc
     except csv.Error as exc:
         raise TestSetError(f"{name}: line 1: unreadable CSV header ({exc})") from exc
+    if is_result_table(header):
+        return _result_table(name, reader, header, limit)
     keep = [i for i, h in enumerate(header) if not is_index_column(h)]
     # Spreadsheet headers vary in case ("Question"); JSON keys do not, and keep theirs.
     columns = [header[i].strip().lower() for i in keep]
@@ -313,6 +335,40 @@ def parse_csv(name: str, text: str, limit: int, delimiter: str) -> Container:
             continue
         value = {columns[j]: record[i] for j, i in enumerate(keep)}
         out.rows.append(Row(line, size, value, data_index, container="csv"))
+    if not out.rows and not out.problems:
+        raise TestSetError(f"{name}: no data rows after the header")
+    return out
+
+
+def _result_table(name: str, reader: Any, header: list[str], limit: int) -> Container:
+    """promptfoo's ``-o out.csv``: each record holds one output per prompt column (its
+    header repeats ``Status``, ``Score``... per prompt), so each becomes several rows."""
+    out = Container("csv", [])
+    previous_end, data_index = reader.line_num, 0
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            out.problems.append(Problem(name, previous_end + 1, f"unreadable CSV row ({exc})"))
+            break
+        line, previous_end = previous_end + 1, reader.line_num
+        if not any(cell.strip() for cell in record):
+            continue
+        data_index += 1
+        size = sum(len(cell.encode("utf-8")) for cell in record)
+        if size > limit or len(record) != len(header):
+            reason = (
+                too_big(size, limit)
+                if size > limit
+                else f"row has {len(record)} fields, header has {len(header)}"
+            )
+            out.problems.append(Problem(name, line, reason))
+            continue
+        for result in table_results(header, record):
+            result["testIdx"] = data_index - 1
+            out.rows.append(Row(line, size, result, data_index, container="json"))
     if not out.rows and not out.problems:
         raise TestSetError(f"{name}: no data rows after the header")
     return out

@@ -28,6 +28,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Read the run back, rebuild its cases, write the format (never half a file)."""
+    from engine.testsets.export import unsupported_suffix
+
+    if args.output is not None and (why := unsupported_suffix(args.format, args.output)):
+        raise UsageError(why)
     paths = home.paths(args)
     if args.format == "dpo":
         return _dpo(args, paths.warehouse)

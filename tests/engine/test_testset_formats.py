@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.models import AnalyzerConfig, CompletenessConfig
 from engine.testsets import TestSetError, load_test_set
 from engine.testsets.inspect import case_capabilities, render_inspection
 
@@ -255,7 +256,13 @@ def test_capabilities_say_why_each_metric_is_null() -> None:
     goldens = load_test_set(PEERS / "deepeval_goldens.json").cases
     cap = case_capabilities(goldens[0])
     assert cap.needs_target
-    assert cap.null["completeness"] == "no expected claims"
+    # The run derives claims from the expected output; inspect says so instead of null.
+    assert "completeness" in cap.scored
+    assert any("derived from the expected answer" in note for note in cap.notes)
+    off = AnalyzerConfig(completeness=CompletenessConfig(derive_claims=False))
+    assert case_capabilities(goldens[0], off).null["completeness"] == (
+        "no expected claims (derive_claims is off)"
+    )
     assert "domain 'deepeval_goldens' is not a host name" in cap.null["attribution"]
     assert "accuracy" in cap.scored
 

@@ -30,7 +30,10 @@ from engine.testsets.values import context_items, is_blank, list_value, optional
 QUERY_VARS = ("question", "query", "input", "prompt", "user_input", "text")
 CONTEXT_VARS = ("context", "contexts", "retrieved_context", "retrieval_context")
 RESPONSE_VARS = ("response", "output", "answer")
-_SHARED_VARS = ("domain", "brand_names", "tags", "id")
+SHARED_VARS = ("domain", "brand_names", "tags", "id")
+CONTEXT_JOINER = "\n\n"
+"""Between the passages of a context written as one string (evalhouse's promptfoo export:
+promptfoo runs a test once per element of a list var, so a context must be one text)."""
 REFERENCE_TYPES = ("factuality", "similar", "equals", "model-graded-factuality")
 CLAIM_TYPES = ("contains", "icontains")
 _ASSERT_PREFIX = re.compile(r"^\s*(not-)?([a-z][a-z0-9-]*)\s*:\s?(.*)$", re.DOTALL)
@@ -88,11 +91,11 @@ class PromptfooLoader:
         query_key, query = self._query(variables)
         extra_vars = {
             k: v for k, v in variables.items() if k not in used and k != query_key and k not in
-            _SHARED_VARS
+            SHARED_VARS
         }  # fmt: skip
         if extra_vars:
             metadata["vars"] = extra_vars
-        shared = {k: variables[k] for k in _SHARED_VARS if k in variables}
+        shared = {k: variables[k] for k in SHARED_VARS if k in variables}
         own_id = test.get("id", (test.get("metadata") or {}).get("id"))
         if not is_blank(own_id):
             shared["id"] = own_id
@@ -109,6 +112,17 @@ class PromptfooLoader:
             context=context_items(variables[context_key], context_key) if context_key else None,
             metadata=metadata,
         )
+        passages = metadata.get("passages")
+        if (
+            isinstance(passages, list)
+            and all(isinstance(p, str) for p in passages)
+            and context_key
+            and variables.get(context_key) == CONTEXT_JOINER.join(passages)
+        ):
+            # An evalhouse export: the passages it joined, exactly (a passage may hold a
+            # blank line); a var edited since is read as written.
+            metadata.pop("passages")
+            case = case.model_copy(update={"context": tuple(passages), "metadata": metadata})
         truth = metadata.pop("ground_truth", None)
         if isinstance(truth, list) and truth:
             try:
@@ -130,7 +144,11 @@ class PromptfooLoader:
         for key in QUERY_VARS:
             if not is_blank(variables.get(key)):
                 return key, text(variables[key], f"vars.{key}", required=True)
-        strings = {k: v for k, v in variables.items() if isinstance(v, str) and v.strip()}
+        # The context, a recorded answer or a shared key is never the question.
+        skip = {*CONTEXT_VARS, *RESPONSE_VARS, *SHARED_VARS}
+        strings = {
+            k: v for k, v in variables.items() if isinstance(v, str) and v.strip() and k not in skip
+        }
         if len(strings) == 1:
             key = next(iter(strings))
             return key, strings[key]
