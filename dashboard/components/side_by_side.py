@@ -12,6 +12,7 @@ from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.highlighter import legend_html, render_response
 from dashboard.components.safe import safe_text
+from dashboard.components.text_diff import diff_counts, diff_html
 from warehouse.queries import SampleRef
 
 
@@ -64,9 +65,21 @@ def _side(title: str, ref: SampleRef) -> None:
 
 
 def side_by_side(baseline: tuple[str, SampleRef], challenger: tuple[str, SampleRef]) -> None:
-    """Draw the two sides in two columns: ``(title, sample)`` each, baseline on the left."""
+    """Draw the two sides in two columns: ``(title, sample)`` each, baseline on the left,
+    then a word diff of the two answers."""
     left, right = st.columns(2)
     with left:
         _side(*baseline)
     with right:
         _side(*challenger)
+    answers = [_response(ref) for _, ref in (baseline, challenger)]
+    if all(a is not None for a in answers) and answers[0] != answers[1]:
+        before, after = str(answers[0]), str(answers[1])
+        removed, added = diff_counts(before, after)
+        with st.expander(f"What changed in the answer: {removed} words out, {added} in"):
+            st.html(diff_html(before, after))
+
+
+def _response(ref: SampleRef) -> str | None:
+    result = data.query(data.sample_detail, ref)["result"]
+    return None if result.is_empty() else str(result["response"][0] or "")

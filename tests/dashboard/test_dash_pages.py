@@ -199,6 +199,9 @@ def test_compare_side_by_side(app: AppFactory, fixture_home: Paths) -> None:
     responses = [h.proto.body for h in at.get("html") if "eh-response" in h.proto.body]
     assert len(responses) == 2
     assert "&lt;script&gt;" in responses[1] and "<script>" not in responses[1]
+    diffs = [h.proto.body for h in at.get("html") if "eh-diff" in h.proto.body]
+    assert len(diffs) == 1 and "<ins>" in diffs[0]
+    assert "<script>" not in diffs[0].replace("<style>", "")
 
 
 def test_no_page_script_prints_a_bare_string() -> None:
