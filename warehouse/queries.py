@@ -909,6 +909,22 @@ def metric_distribution(wh: Warehouse, run_id: str) -> pl.DataFrame:
     return wh.named("metric_distribution", run_id=run_id)
 
 
+@named_query
+def review_next(wh: Warehouse, run_id: str, limit: int | None = None) -> pl.DataFrame:
+    """A run's unreviewed samples, machine disagreements first, then the least sure claim
+    verdicts (``review_next.sql``)."""
+    from engine.models import TierThresholds
+    from engine.scoring.judging import CONFIDENCE_BAR
+
+    return wh.named(
+        "review_next",
+        run_id=run_id,
+        good=TierThresholds().good,
+        unsure_below=CONFIDENCE_BAR,
+        limit=limit or REVIEW_QUEUE_LIMIT,
+    )
+
+
 # ----------------------------------------------------------------------------- conversations
 
 

@@ -103,10 +103,23 @@ with st.expander("Find a sample", expanded=sample_id is None):
         high=high,
         offset=(int(page_no) - 1) * PAGE_SIZE,
     )
-    total = int(listing["total_rows"][0]) if listing.height else 0
-    st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
-    shown_listing = listing.drop("total_rows")
-    tables.show(shown_listing)
+    queue = st.toggle(
+        "Review queue",
+        key="sample_review_queue",
+        help="Samples nobody has reviewed: where the analyzer and the judge disagree first, "
+        "then the least sure claim verdicts.",
+    )
+    if queue:
+        listing = data.query(q.review_next, run_id)
+        st.caption(
+            f"{listing.height} unreviewed samples to look at first (machines disagree, then "
+            "least sure verdicts)."
+        )
+        tables.show(listing)
+    else:
+        total = int(listing["total_rows"][0]) if listing.height else 0
+        st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
+        tables.show(listing.drop("total_rows"))
     if listing.height:
         keys = [
             f"{s}|{i}|{c}"

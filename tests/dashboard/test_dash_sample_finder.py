@@ -55,3 +55,25 @@ def test_a_copyable_link_opens_the_sample() -> None:
     assert sample_url("https://evals.example/team/trends", "r", "s", 1, "") == (
         "https://evals.example/team/sample?run=r&sample=s&iteration=1"
     )
+
+
+def test_the_review_queue_puts_disagreement_and_doubt_first(
+    app: AppFactory, fixture_home: Paths
+) -> None:
+    wh = Warehouse(fixture_home.warehouse)
+    queue = q.review_next(wh, "r2")
+    reviewed = set(
+        wh.sql("SELECT sample_id FROM reviews WHERE run_id = 'r2'").frame["sample_id"].to_list()
+    )
+    assert queue.height and not reviewed & set(queue["sample_id"])
+    keys = [
+        (not r["machines_disagree"], r["lowest_confidence"] is None, r["lowest_confidence"] or 0)
+        for r in queue.iter_rows(named=True)
+    ]
+    assert keys == sorted(keys)
+    for r in queue.iter_rows(named=True):
+        if r["passed"] is not None and r["accuracy"] is not None:
+            assert r["machines_disagree"] == (r["passed"] != (r["accuracy"] >= 70))
+    at = app(fixture_home, "sample", run="r2")
+    at.toggle(key="sample_review_queue").set_value(True).run()
+    assert any("unreviewed samples to look at first" in c.value for c in at.caption)
