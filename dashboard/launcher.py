@@ -203,15 +203,23 @@ def _signal(pid: int, sig: int) -> None:
 
 
 def _run_arguments(
-    paths: Paths, config_file: Path, only: tuple[str, ...] = (), *, estimate: bool = False
+    paths: Paths,
+    config_file: Path,
+    only: tuple[str, ...] = (),
+    *,
+    estimate: bool = False,
+    resume: str | None = None,
 ) -> list[str]:
-    """The ``evalhouse run`` command line of a config file (every option is in the file)."""
+    """The ``evalhouse run`` command line of a config file (every option is in the file),
+    resuming run ``resume`` when given."""
     args = [
         *evalhouse_command(), "run", "--home", str(paths.home.resolve()),
         "--config", str(config_file),
     ]  # fmt: skip
     if only:
         args += ["--only", ",".join(only)]
+    if resume:
+        args += ["--resume", resume]
     return [*args, "--estimate"] if estimate else args
 
 
@@ -273,6 +281,7 @@ def launch(
     *,
     only: tuple[str, ...] = (),
     extra: dict[str, str] | None = None,
+    resume: str | None = None,
 ) -> Launch:
     """Start ``evalhouse run`` (or ``compare-runs``) detached from the dashboard and record
     the launch. Paths are stored absolute: the run starts in the home folder, and the
@@ -290,7 +299,7 @@ def launch(
         command = compare_arguments(paths, spec)
     else:
         config = write_config(spec, folder / f"{launch_id}.config.json")
-        command = _run_arguments(paths, config, only)
+        command = _run_arguments(paths, config, only, resume=resume)
     env = {**os.environ, "EVALHOUSE_HOME": str(paths.home.resolve())}
     pid = launch_detached(
         command,

@@ -171,6 +171,19 @@ def _stored_config(info: Mapping[str, Any]) -> RunConfig:
         )
 
 
+def _resume_button(item: launcher.Launch, run_id: str) -> None:
+    """Resume a cancelled launch: the same config, scoring only what the run lacks."""
+    if st.button(
+        "Resume",
+        key=f"launch_resume_{item.launch_id}",
+        icon=":material/play_arrow:",
+        help="Scores what the run has not scored yet, in the same run.",
+    ):
+        again = launcher.launch(data.home_paths(), item.spec, only=item.only, resume=run_id)
+        st.session_state["launch_last"] = again.launch_id
+        st.toast(f"Resuming {safe_text(item.spec.name)}")
+
+
 def _pause_buttons(item: launcher.Launch) -> None:
     """Pause a launched run (samples in flight finish, nothing new starts) or let it go on."""
     run_id = item.live_run_id()
@@ -221,8 +234,8 @@ def _progress(may_cancel: bool) -> None:
                 with st.spinner("Cancelling…"):
                     status = item.cancel()
                 st.toast(f"{safe_text(item.spec.name)}: {status}")
-            if status.startswith("cancelled") and run_id:
-                st.caption(f"Resume with: evalhouse run --resume {safe_text(run_id)}")
+            if status.startswith("cancelled") and run_id and may_cancel:
+                _resume_button(item, run_id)
             log = launcher.tail(item.log_path, 1500).strip()
             st.code(
                 "\n".join(log.splitlines()[-12:]) or "(no output yet)",

@@ -139,6 +139,17 @@ def test_cancel_stops_the_run_cleanly_and_leaves_it_resumable(tmp_path: Path) ->
         .frame["status"][0]
     )
     assert status == "cancelled"
+    # Resume (the panel's button): the same run scores only what it lacks, each sample once
+    again = launcher.launch(paths, config, resume=run_id)
+    deadline = time.monotonic() + 300
+    while again.exit_code() is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert again.exit_code() == 0, launcher.tail(again.log_path)
+    assert again.run_id() == run_id
+    ids = Warehouse(paths.warehouse).sql(
+        "SELECT sample_id FROM results WHERE run_id = $r", {"r": run_id}
+    ).frame["sample_id"]
+    assert ids.len() == ids.n_unique() == 330
 
 
 def test_an_uploaded_test_set_is_the_one_that_runs(
