@@ -113,8 +113,11 @@ def estimate_then_launch(
         st.error("The estimate failed")
         st.code(text or "(no output)", language=None, wrap_lines=True)
         return
-    # wrapped: the sidebar is narrow, and a cut-off estimate hides the time and cost
-    st.code(text, language=None, wrap_lines=True)
+    # One line in the narrow sidebar; the breakdown a click away.
+    summary = next((ln for ln in text.splitlines() if ln.startswith("estimate:")), "")
+    st.markdown(f"**{safe_text(summary.removeprefix('estimate:').strip() or 'Estimated')}**")
+    with st.expander("Details"):
+        st.code(text, language=None, wrap_lines=True)
     if st.button("Launch", key=f"{key}_launch", type="primary", icon=":material/play_arrow:"):
         started = launcher.launch(paths, spec, only=only, extra=extra)
         st.session_state["launch_last"] = started.launch_id

@@ -53,10 +53,17 @@ class Estimate:
     seconds: float
     notes: tuple[str, ...] = ()
 
+    def one_line(self) -> str:
+        """The estimate in one line: ``1,650 calls · $0.41 · about 2m10s``."""
+        minutes, secs = divmod(round(self.seconds), 60)
+        calls = self.target_calls + self.judge_calls
+        return f"{calls:,} calls · ${self.cost_usd:.2f} · about {minutes}m{secs:02d}s"
+
     def render(self) -> str:
-        """A few human-readable lines."""
+        """A few human-readable lines, the one-line summary first."""
         minutes, secs = divmod(round(self.seconds), 60)
         lines = [
+            f"estimate:      {self.one_line()}",
             f"target calls:  {self.target_calls:,}",
             f"judge calls:   {self.judge_calls:,}",
             f"tokens:        {self.input_tokens:,} in / {self.output_tokens:,} out",
