@@ -138,14 +138,16 @@ class BatchQueue:
         self._known = {key: batch for batch, keys in known.items() for key in keys}
         self._batch_keys = known
 
-    async def ask(self, key: str, body: dict[str, Any]) -> Answer | None:
+    async def ask(self, key: str, body: dict[str, Any]) -> tuple[Answer | None, bool]:
         """The reply to ``body`` from a batch, or None when the batch could not answer it
-        (the caller then asks live)."""
+        (the caller then asks live), and whether this caller pays for it: a prompt asked
+        again while it waits is one line, paid by its first caller (as a cache hit)."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             self._loop = loop
             self._reset()
         future = self._futures.get(key)
+        first = future is None
         if future is None:
             future = self._futures[key] = loop.create_future()
             batch_id = self._known.get(key)
@@ -160,7 +162,7 @@ class BatchQueue:
                 if self._flusher is None or self._flusher.done():
                     self._flusher = self._spawn(self._flush_when_settled())
         # Shielded: a cancelled sample must not cancel the answer other callers share.
-        return await asyncio.shield(future)
+        return await asyncio.shield(future), first
 
     def _spawn(self, coro: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)

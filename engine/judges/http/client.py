@@ -218,9 +218,9 @@ class HttpJudgeClient:
         """The first reply to a prompt: from a batch when in batch mode and the batch
         answered it (at the batch price), else live."""
         if self.batch is not None:
-            reply = await self.batch.ask(key, self._body(messages, system))
+            reply, pays = await self.batch.ask(key, self._body(messages, system))
             if isinstance(reply, ChatReply):
-                return reply, self._usage(reply, batch=True)
+                return reply, self._usage(reply, batch=True) if pays else Usage()
         reply = await self._post(messages, system)
         return reply, self._usage(reply)
 
