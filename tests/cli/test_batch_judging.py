@@ -144,3 +144,20 @@ def test_batch_mode_needs_an_openai_judge(home: Paths, tmp_path: Path, capsys: A
     )  # fmt: skip
     assert code == 2
     assert "openai: judge" in capsys.readouterr().err
+
+
+def test_the_estimate_shows_both_prices(home: Paths, tmp_path: Path, capsys: Any) -> None:
+    test_set = _demo(tmp_path, 4)
+    costs = {}
+    for mode in ("live", "batch"):
+        code = main(
+            ["run", "--test-set", str(test_set), "--name", "e", "--judge", "openai:gpt-4o-mini",
+             "--judge-mode", mode, "--home", str(home.home), "--estimate"]
+        )  # fmt: skip
+        assert code == 0
+        out = capsys.readouterr().out
+        cost_line = next(line for line in out.splitlines() if line.startswith("cost:"))
+        costs[mode] = float(cost_line.split("$")[1])
+        if mode == "batch":
+            assert "judge mode batch" in out and "live" in out
+    assert costs["batch"] == pytest.approx(costs["live"] / 2, abs=1e-4)  # shown to 4 places
