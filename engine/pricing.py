@@ -33,6 +33,10 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 }
 """model name (or prefix) -> (input, output) USD per million tokens."""
 
+BATCH_PRICE_FACTOR = 0.5
+"""What a call answered through a provider's Batch API costs, as a fraction of the live
+price (OpenAI bills batch input and output tokens at half the synchronous rate)."""
+
 
 def _pair(value: Any) -> tuple[float, float]:
     if isinstance(value, Mapping):
@@ -60,12 +64,16 @@ class PriceTable:
             return None
         return self._prices[max(candidates, key=len)]
 
-    def cost(self, model: str, input_tokens: int, output_tokens: int) -> float:
-        """Cost of one call in US dollars (0.0 for unknown models)."""
+    def cost(
+        self, model: str, input_tokens: int, output_tokens: int, *, batch: bool = False
+    ) -> float:
+        """Cost of one call in US dollars (0.0 for unknown models); ``batch``: answered
+        through the Batch API, at ``BATCH_PRICE_FACTOR`` of the price."""
         prices = self.prices(model)
         if prices is None:
             return 0.0
-        return (input_tokens * prices[0] + output_tokens * prices[1]) / 1_000_000
+        live = (input_tokens * prices[0] + output_tokens * prices[1]) / 1_000_000
+        return live * BATCH_PRICE_FACTOR if batch else live
 
 
 def model_prices(spec: str, overrides: Mapping[str, Any] | None = None) -> tuple[float, float]:

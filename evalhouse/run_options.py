@@ -51,6 +51,7 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--max-failed", "max_failed_fraction", "FRACTION"),
     RunFlag("--until-ci", "until_ci", "METRIC=WIDTH"),
     RunFlag("--cascade", "cascade"),
+    RunFlag("--judge-mode", "judge_mode", "live|batch"),
     RunFlag("--candidates", "candidates", "ID,ID"),
     RunFlag("--graders", "graders", "ID,ID"),
     RunFlag("--project", "project", "DIR"),

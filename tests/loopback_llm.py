@@ -17,7 +17,13 @@ or with the pytest fixture ``loopback_llm`` (import it into a test module).
 Endpoints:
 - ``POST /v1/chat/completions`` (OpenAI, Ollama, vLLM, LM Studio);
 - ``POST /v1/messages`` (Anthropic);
-- ``POST /v1/embeddings`` (OpenAI embeddings: deterministic hashed vectors by default).
+- ``POST /v1/embeddings`` (OpenAI embeddings: deterministic hashed vectors by default);
+- the OpenAI Batch API (:class:`LoopbackBatches`): ``POST /v1/files`` (multipart, purpose
+  batch), ``POST /v1/batches``, ``GET /v1/batches/{id}`` and ``GET /v1/files/{id}/content``.
+  Each line of a batch is answered as its chat request would be (script, then responder)
+  when the batch ends; ``batches.hold`` keeps batches in progress, ``batches.end`` picks
+  the final status, ``batches.answered`` cuts the answered lines short and
+  ``batches.fail_line`` fails chosen lines.
 
 The content of a reply is wrapped in the wire format of the endpoint that was called,
 with a ``usage`` block (token counts scripted or estimated as words).
@@ -36,6 +42,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+from tests.loopback_batches import LoopbackBatches
 
 
 @dataclass(frozen=True)
@@ -147,6 +155,8 @@ class LoopbackLLM:
         """Every request received, in arrival order."""
         self.max_in_flight = 0
         """Most requests handled at the same time."""
+        self.batches = LoopbackBatches(self._answer_line)
+        """The Batch API's state and controls."""
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._in_flight = 0
@@ -218,6 +228,12 @@ class LoopbackLLM:
             out = self.responder(provider, body)
             return Reply(content=out) if isinstance(out, str) else out
         return Reply()
+
+    def _answer_line(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A batch line answered as its chat request would be: (status, wire body)."""
+        reply = self._next_reply("openai", body)
+        prompt = Request("/v1/chat/completions", {}, body).prompt_text
+        return reply.status, _wire_body("openai", reply, body, prompt)
 
     def _enter(self, request: Request) -> None:
         with self._lock:
@@ -307,16 +323,51 @@ def _make_handler(owner: LoopbackLLM) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             return  # keep test output quiet
 
+        def do_GET(self) -> None:
+            request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, None)
+            owner._enter(request)
+            try:
+                path = self.path.split("?")[0]
+                if path.startswith("/v1/batches/"):
+                    status, obj = owner.batches.status(path.removeprefix("/v1/batches/"))
+                    self._send(status, json.dumps(obj).encode(), {})
+                    return
+                parts = path.split("/")
+                content = None
+                if len(parts) == 5 and parts[:3] == ["", "v1", "files"] and parts[4] == "content":
+                    content = owner.batches.content(parts[3])
+                if content is None:
+                    self._send(404, b'{"error": "not found"}', {})
+                    return
+                self._send(200, content, {})
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            finally:
+                owner._leave()
+
+        def _batch_post(self, path: str, raw: bytes, body: dict[str, Any] | None) -> bool:
+            """Answer the Batch API's POSTs; False for any other path."""
+            if path == "/v1/files":
+                status, obj = owner.batches.upload(raw, self.headers.get("Content-Type") or "")
+            elif path == "/v1/batches":
+                status, obj = owner.batches.create(body or {})
+            else:
+                return False
+            self._send(status, json.dumps(obj).encode(), {})
+            return True
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:
                 body: dict[str, Any] | None = json.loads(raw) if raw else None
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, UnicodeDecodeError):
                 body = None
             request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
             owner._enter(request)
             try:
+                if self._batch_post(self.path.split("?")[0], raw, body):
+                    return
                 provider = _PATHS.get(self.path.split("?")[0])
                 if provider is None or body is None:
                     self._send(404 if provider is None else 400, b'{"error": "bad request"}', {})

@@ -46,6 +46,8 @@ def build_judge(
     retries: int | None = None,
     batch_claims: bool = True,
     verifier: ClaimVerifier | None = None,
+    judge_mode: str = "live",
+    batch_ledger: Path | None = None,
 ) -> Judge:
     """The judge named by ``spec``. Raises JudgeError for an unknown spec or a missing key.
 
@@ -53,7 +55,9 @@ def build_judge(
     attempt; when given it replaces ``max_retries``. These are the only retries of a judge
     call: nothing above the HTTP layer retries again. ``batch_claims`` verifies all of a
     sample's claims in one call (False: one call per claim and one per context chunk).
-    ``verifier`` decides the local judge's claims (None: its rules and combiner)."""
+    ``verifier`` decides the local judge's claims (None: its rules and combiner).
+    ``judge_mode`` ``batch`` sends an ``openai:`` judge's prompts through the Batch API,
+    the batches it creates recorded in ``batch_ledger`` (None: not resumable)."""
     spec = spec.strip()
     if spec == "local":
         return LocalJudge(embedder, verifier=verifier)
@@ -66,6 +70,8 @@ def build_judge(
         timeout=timeout,
         max_retries=max_retries if retries is None else retries,
         batch_claims=batch_claims,
+        judge_mode=judge_mode,
+        batch_ledger=batch_ledger,
     )
 
 
@@ -79,6 +85,8 @@ def build_llm_judge(
     timeout: float = 60.0,
     max_retries: int = 4,
     batch_claims: bool = True,
+    judge_mode: str = "live",
+    batch_ledger: Path | None = None,
 ) -> HttpJudge:
     """The LLM judge named by ``spec`` (``openai:MODEL``, ``anthropic:MODEL``,
     ``ollama:MODEL``), without the embedder only the local judge needs. Raises JudgeError."""
@@ -88,6 +96,8 @@ def build_llm_judge(
         raise JudgeError(
             f"unknown judge {spec!r}: use local, openai:MODEL, anthropic:MODEL or ollama:MODEL"
         )
+    if judge_mode == "batch" and provider != "openai":
+        raise JudgeError(f"judge mode batch needs an openai: judge (the Batch API), not {spec!r}")
     cache = JudgeCache(cache_dir) if cache_dir is not None else None
     table = PriceTable(prices)
     common: dict[str, Any] = {
@@ -103,10 +113,10 @@ def build_llm_judge(
         if not key:
             raise JudgeError("openai judge needs the OPENAI_API_KEY environment variable")
         url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-        return OpenAICompatJudge(
-            HttpJudgeClient(OpenAIWire("openai"), base_url=url, api_key=key, **common),
-            batch_claims=batch_claims,
-        )
+        client = HttpJudgeClient(OpenAIWire("openai"), base_url=url, api_key=key, **common)
+        if judge_mode == "batch":
+            client.use_batch(batch_ledger)
+        return OpenAICompatJudge(client, batch_claims=batch_claims)
     if provider == "ollama":
         # Ollama often runs on another machine or port than the default.
         url = base_url or os.environ.get("OLLAMA_BASE_URL") or OLLAMA_BASE_URL

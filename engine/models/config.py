@@ -375,6 +375,9 @@ class RunConfig(Frozen):
     reply also names the chunks stating each claim (RAG precision without calls of its
     own); ``per_prompt`` keeps one call per claim and one per context chunk
     (``--option judge_calls=per_prompt``)."""
+    judge_mode: Literal["live", "batch"] = "live"
+    """``batch`` (``openai:`` judges): judge prompts go to the OpenAI Batch API at half the
+    price, answered within its 24 h window; resumable, and what a batch fails is asked live."""
     retrieval_k: tuple[int, ...] = RETRIEVAL_KS
     """Cut-offs k of the retrieval metrics Hit@k, NDCG@k, precision@k and recall@k
     (``--retrieval-k 1,3,5,10``); MRR reads the whole ranking."""
@@ -437,6 +440,15 @@ class RunConfig(Frozen):
         if value is not None and not value:
             raise ValueError("names no id")
         return value
+
+    @model_validator(mode="after")
+    def _batch_mode_fits(self) -> RunConfig:
+        if self.judge_mode == "batch":
+            if not self.judge.strip().startswith("openai:"):
+                raise ValueError("judge_mode batch needs an openai: judge (the OpenAI Batch API)")
+            if self.executor != "local":
+                raise ValueError("judge_mode batch runs in this process: drop --ray")
+        return self
 
     @property
     def uses_graders(self) -> bool:

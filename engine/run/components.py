@@ -72,11 +72,13 @@ class Components:
                 await close()
 
 
-def build_components(config: RunConfig, paths: Paths) -> Components:
-    """Build target, embedder, analyzer and judge from the config (the real path)."""
+def build_components(config: RunConfig, paths: Paths, run_id: str | None = None) -> Components:
+    """Build target, embedder, analyzer and judge from the config (the real path);
+    ``run_id`` places the run's batch ledger (``--judge-mode batch``) in its state."""
     from engine.embedders.factory import build_embedder
     from engine.embedders.store import EmbeddingStore
     from engine.judges.factory import build_judge
+    from engine.judges.http.batch_queue import ledger_path
     from engine.scoring.analyzer import ResponseAnalyzer
     from engine.scoring.judging import judge_sample
     from engine.verifier.choice import build_verifier
@@ -101,6 +103,8 @@ def build_components(config: RunConfig, paths: Paths) -> Components:
         retries=config.retries,
         batch_claims=config.judge_calls == "batched",
         verifier=build_verifier(config.verifier, concurrency=config.concurrency),
+        judge_mode=config.judge_mode,
+        batch_ledger=ledger_path(paths.progress, run_id) if run_id else None,
     )
 
     async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:

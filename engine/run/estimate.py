@@ -23,7 +23,7 @@ from engine.candidates.plan import run_files, template_errors, with_project
 from engine.graders.options import JUDGED_TYPES
 from engine.lake import list_parts
 from engine.models import Conversation, RunConfig, TestCase
-from engine.pricing import model_prices
+from engine.pricing import BATCH_PRICE_FACTOR, model_prices
 from engine.scorers import SCORERS, CallEstimate
 from engine.scorers.base import AnswerEstimate, sample_kind
 from engine.scorers.judge import (
@@ -202,12 +202,20 @@ def estimate_run(
         )
     if config.cascade and config.judge != "local":
         notes.append(_cascade_note(config, cases, lanes))
+    judging = scoring.cost_usd * n  # every scorer's calls are the judge's
+    if config.judge_mode == "batch":
+        batch = judging * BATCH_PRICE_FACTOR
+        notes.append(
+            f"judge mode batch: judge calls ${batch:.4f} at the Batch API price "
+            f"(${judging:.4f} live; answers within 24 h, what a batch fails is paid live)"
+        )
+        judging = batch
     return Estimate(
         target_calls=target.calls * n,
         judge_calls=scoring.calls * n,
         input_tokens=(target.input_tokens + scoring.input_tokens) * n,
         output_tokens=(target.output_tokens + scoring.output_tokens) * n,
-        cost_usd=(target.cost_usd + scoring.cost_usd) * n,
+        cost_usd=target.cost_usd * n + judging,
         seconds=seconds,
         notes=tuple(notes),
     )

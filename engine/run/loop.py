@@ -171,10 +171,14 @@ class Runner:
     def _in_flight(self, parts: Components) -> int:
         """Samples the local workers keep in flight: ``concurrency``, or, with worker
         processes and nothing remote to call (recorded answers, the local judge), enough
-        to fill a batch in every worker."""
-        if parts.pool is None:
-            return self.config.concurrency
+        to fill a batch in every worker. With ``judge_mode: batch`` every sample of an
+        iteration is in flight at once, so each round of judge prompts is one batch (the
+        judge's own semaphore still bounds its live calls)."""
         config = self.config
+        if config.judge_mode == "batch":
+            return max(config.concurrency, len(self.cases) * max(1, len(self.lanes)))
+        if parts.pool is None:
+            return config.concurrency
         remote = config.target != "recorded" or config.candidates is not None
         if remote or config.judge != "local" or not pooled_judge(config):
             return config.concurrency
@@ -182,7 +186,7 @@ class Runner:
 
     def _build(self) -> Components:
         try:
-            parts = build_components(self.config, self.paths)
+            parts = build_components(self.config, self.paths, self.run_id)
         except InputError:
             raise
         except Exception as exc:

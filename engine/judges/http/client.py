@@ -12,6 +12,10 @@
 - Cache: successful, validated replies only, keyed by provider, model, prompt version,
   prompt hash and temperature (:mod:`engine.judges.http.cache`).
 - Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.pricing`.
+- Batch mode (:meth:`HttpJudgeClient.use_batch`, OpenAI-compatible only): a first ask that
+  misses the cache waits in a :class:`~engine.judges.http.batch_queue.BatchQueue` and is
+  answered from a Batch API batch at the batch price; what the batch does not answer, and
+  every repair, goes live.
 - Secrets: the API key is read from the environment by the factory, sent in a header,
   registered with :mod:`engine.secrets` and masked in every message this module raises
   or logs.
@@ -28,10 +32,13 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from engine.http import HttpSession, RetryPolicy, SendError, send_with_retries
 from engine.judges.base import JudgeGaveUp, JudgeResponseError, Usage
+from engine.judges.http.batch_api import BatchApi
+from engine.judges.http.batch_queue import BatchLedger, BatchQueue
 from engine.judges.http.cache import JudgeCache, cache_key
 from engine.judges.http.prompt import Prompt, load_prompt
 from engine.pricing import PriceTable
@@ -77,6 +84,9 @@ class WireFormat(Protocol):
         """The reply text and token usage; raises KeyError/TypeError/ValueError if malformed."""
         ...
 
+
+PricedReply = tuple[ChatReply, Usage]
+"""A reply and what it cost."""
 
 # --------------------------------------------------------------------------- client
 
@@ -128,6 +138,43 @@ class HttpJudgeClient:
         self._http = HttpSession(max_connections=concurrency)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._semaphore: asyncio.Semaphore | None = None
+        self.batch: BatchQueue | None = None
+        """Set by ``use_batch``: first asks go to the Batch API."""
+
+    def use_batch(self, ledger: Path | None) -> BatchQueue:
+        """Batch mode: first asks are queued into Batch API batches, recorded in the
+        ledger file ``ledger`` (None: not resumable) and their answers in the cache."""
+        api = BatchApi(
+            self._http,
+            self.base_url,
+            self.wire.headers(self._api_key),
+            self.policy,
+            f"{self.wire.provider} judge {self.model}",
+        )
+        self.batch = BatchQueue(
+            api,
+            self.wire.parse,
+            BatchLedger(ledger) if ledger is not None else None,
+            store=self._store_batch_reply,
+        )
+        return self.batch
+
+    def _store_batch_reply(self, key: str, reply: ChatReply) -> None:
+        # Stored as it arrives, before a sample validates it: a run stopped meanwhile
+        # finds it on resume. A reply its validator refuses is asked again live.
+        if self.cache is not None:
+            self.cache.put(key, self._entry("batch", reply))
+
+    def _entry(self, prompt_id: str, reply: ChatReply) -> dict[str, Any]:
+        return {
+            "provider": self.wire.provider,
+            "model": self.model,
+            "prompt": prompt_id,
+            "temperature": self.temperature,
+            "content": reply.content,
+            "input_tokens": reply.input_tokens,
+            "output_tokens": reply.output_tokens,
+        }
 
     def __repr__(self) -> str:  # never show the key
         return f"HttpJudgeClient({self.wire.provider}:{self.model} @ {redact(self.base_url)})"
@@ -156,13 +203,29 @@ class HttpJudgeClient:
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the current loop; the cache's entries reach disk."""
+        if self.batch is not None:
+            await self.batch.aclose()
         await self._http.aclose()
         if self.cache is not None:
             await asyncio.to_thread(self.cache.flush)
 
-    async def _post(self, messages: list[dict[str, str]], system: str) -> ChatReply:
+    def _body(self, messages: list[dict[str, str]], system: str) -> dict[str, Any]:
         body = self.wire.body(self.model, messages, system, self.temperature)
         body.setdefault("max_tokens", self.max_tokens)
+        return body
+
+    async def _first(self, key: str, messages: list[dict[str, str]], system: str) -> PricedReply:
+        """The first reply to a prompt: from a batch when in batch mode and the batch
+        answered it (at the batch price), else live."""
+        if self.batch is not None:
+            reply, pays = await self.batch.ask(key, self._body(messages, system))
+            if isinstance(reply, ChatReply):
+                return reply, self._usage(reply, batch=True) if pays else Usage()
+        reply = await self._post(messages, system)
+        return reply, self._usage(reply)
+
+    async def _post(self, messages: list[dict[str, str]], system: str) -> ChatReply:
+        body = self._body(messages, system)
         label = f"{self.wire.provider} judge {self.model}"
         try:
             sent = await send_with_retries(
@@ -183,11 +246,13 @@ class HttpJudgeClient:
             raise JudgeGaveUp(redact(f"{label}: {err}")) from None
         return sent.value
 
-    def _usage(self, reply: ChatReply) -> Usage:
+    def _usage(self, reply: ChatReply, *, batch: bool = False) -> Usage:
         return Usage(
             input_tokens=reply.input_tokens,
             output_tokens=reply.output_tokens,
-            cost_usd=self.prices.cost(self.model, reply.input_tokens, reply.output_tokens),
+            cost_usd=self.prices.cost(
+                self.model, reply.input_tokens, reply.output_tokens, batch=batch
+            ),
             calls=1,
         )
 
@@ -215,8 +280,7 @@ class HttpJudgeClient:
                 except (json.JSONDecodeError, JudgeResponseError, KeyError, TypeError, ValueError):
                     pass  # an entry written by an older validator: ask again
         messages = [{"role": "user", "content": user}]
-        reply = await self._post(messages, system)
-        usage = self._usage(reply)
+        reply, usage = await self._first(key, messages, system)
         try:
             value = validate(extract_json(reply.content))
         except (json.JSONDecodeError, JudgeResponseError, KeyError, TypeError, ValueError) as e:
@@ -246,18 +310,7 @@ class HttpJudgeClient:
                     f"after one repair: {self.scrub(_describe(e2))}"
                 ) from None
         if self.cache is not None:
-            self.cache.put(
-                key,
-                {
-                    "provider": self.wire.provider,
-                    "model": self.model,
-                    "prompt": prompt.id,
-                    "temperature": self.temperature,
-                    "content": reply.content,
-                    "input_tokens": reply.input_tokens,
-                    "output_tokens": reply.output_tokens,
-                },
-            )
+            self.cache.put(key, self._entry(prompt.id, reply))
         return value, usage
 
 
