@@ -146,9 +146,11 @@ def test_cancel_stops_the_run_cleanly_and_leaves_it_resumable(tmp_path: Path) ->
         time.sleep(0.5)
     assert again.exit_code() == 0, launcher.tail(again.log_path)
     assert again.run_id() == run_id
-    ids = Warehouse(paths.warehouse).sql(
-        "SELECT sample_id FROM results WHERE run_id = $r", {"r": run_id}
-    ).frame["sample_id"]
+    ids = (
+        Warehouse(paths.warehouse)
+        .sql("SELECT sample_id FROM results WHERE run_id = $r", {"r": run_id})
+        .frame["sample_id"]
+    )
     assert ids.len() == ids.n_unique() == 330
 
 
