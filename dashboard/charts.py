@@ -8,6 +8,10 @@ import polars as pl
 from dashboard.components.badges import TIER_COLORS, TIER_ORDER
 from engine.models import TierThresholds
 
+FACET_WIDTH = 150
+"""Width of one panel of a chart with three side by side: with the domain labels they fit
+the 724 px a 1024 px screen leaves beside the sidebar."""
+
 _TIER_SCALE = alt.Scale(domain=list(TIER_ORDER), range=[TIER_COLORS[t] for t in TIER_ORDER])
 
 
@@ -28,13 +32,15 @@ def tier_distribution_chart(frame: pl.DataFrame) -> alt.Chart:
             x=alt.X(
                 "sum(samples):Q", title="samples", stack="normalize", axis=alt.Axis(format="%")
             ),
-            y=alt.Y("domain:N", title=None),
-            color=alt.Color("tier:N", scale=_TIER_SCALE, title="tier"),
+            y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=160)),
+            color=alt.Color(
+                "tier:N", scale=_TIER_SCALE, title="tier", legend=alt.Legend(orient="bottom")
+            ),
             order=alt.Order("tier_rank:Q"),
             column=alt.Column("metric:N", title=None),
             tooltip=["domain:N", "metric:N", "tier:N", "samples:Q"],
         )
-        .properties(width=220)
+        .properties(width=FACET_WIDTH)
     )
     return chart
 
@@ -246,9 +252,12 @@ def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
                 title="% of responses",
                 axis=alt.Axis(tickCount=5),
             ),
-            y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=220)),
+            y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=160)),
             yOffset=alt.YOffset("ai_provider:N"),
-            color=alt.Color("ai_provider:N", legend=alt.Legend(title="AI provider")),
+            # legend below: beside three panels it pushed the chart past a 1024 px screen
+            color=alt.Color(
+                "ai_provider:N", legend=alt.Legend(title="AI provider", orient="bottom")
+            ),
             column=alt.Column(
                 "mention:N",
                 title=None,
@@ -262,7 +271,7 @@ def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
                 alt.Tooltip("percent:Q", format=".1f"),
             ],
         )
-        .properties(width=220, height=alt.Step(14))
+        .properties(width=FACET_WIDTH, height=alt.Step(14))
     )
     return chart
 
@@ -448,7 +457,7 @@ def box_chart(
 ) -> alt.LayerChart | alt.FacetChart:
     """Box plots from five numbers computed in SQL (one row per domain): a line from lowest
     to highest, a box over the quartiles, a tick at the median; one panel per ``facet``."""
-    base = alt.Chart(frame).encode(y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=260)))
+    base = alt.Chart(frame).encode(y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=200)))
     tooltip = ["domain:N", *([f"{facet}:N"] if facet else []), f"{median}:Q", f"{q1}:Q", f"{q3}:Q"]
     layers = alt.layer(
         base.mark_rule(color="#8c959f").encode(x=alt.X(f"{low}:Q", title=title), x2=f"{high}:Q"),
@@ -456,5 +465,6 @@ def box_chart(
         base.mark_tick(color="#1f6feb", thickness=2, size=14).encode(x=f"{median}:Q"),
     )
     if facet is None:
-        return layers.properties(width=520)
-    return layers.properties(width=230).facet(column=alt.Column(f"{facet}:N", title=None))
+        return layers.properties(width=440)
+    # one panel under another: side by side they overflowed a 1024 px screen
+    return layers.properties(width=440).facet(row=alt.Row(f"{facet}:N", title=None))

@@ -314,3 +314,38 @@ def test_compare_page_judges_head_to_head(served: tuple[str, Paths]) -> None:
         finally:
             browser.close()
     assert foreign == [], foreign
+
+
+NARROW = 1024
+
+
+def test_no_page_scrolls_sideways_at_1024(served: tuple[str, Paths]) -> None:
+    """A laptop at 1024 px with the sidebar open leaves the page about 720 px: every page,
+    charts included, fits it (three-panel charts overflowed it before)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, _paths = served
+    ARTIFACTS.mkdir(exist_ok=True)
+    wide: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": NARROW, "height": 2400})
+        try:
+            for name, (path, landmark) in PAGES.items():
+                page.goto(f"{url}/{path}")
+                main = page.get_by_test_id("stMain")
+                main.get_by_text(landmark).first.wait_for(timeout=90_000)
+                if CHARTS_AT_LEAST.get(name):
+                    page.locator(
+                        "[data-testid='stVegaLiteChart'] svg g[class^='mark-']"
+                    ).first.wait_for(state="attached", timeout=90_000)
+                page.wait_for_timeout(1500)
+                page.screenshot(path=str(ARTIFACTS / f"page-{name}-{NARROW}.png"), full_page=True)
+                scroll, client = page.evaluate(
+                    "() => { const m = document.querySelector('[data-testid=stMain]');"
+                    " return [m.scrollWidth, m.clientWidth]; }"
+                )
+                if scroll > client + 2:
+                    wide.append(f"{name}: {scroll} px wide in {client}")
+        finally:
+            browser.close()
+    assert wide == [], wide
