@@ -175,9 +175,7 @@ async def _reword(rewriter: Rewriter, original: str, todo: Sequence[Variant]) ->
     return [Variant(v.id, v.path, v.edit, body) for v, body in zip(todo, bodies, strict=True)]
 
 
-def vary(
-    path: Path, count: int, *, seed: int = 0, rewriter: Rewriter | None = None
-) -> VaryReport:
+def vary(path: Path, count: int, *, seed: int = 0, rewriter: Rewriter | None = None) -> VaryReport:
     """Write ``count`` variants of the candidate file ``path`` next to it.
 
     Deterministic for a seed; variants already on disk are kept and not asked for again.
