@@ -26,7 +26,7 @@ REWRITE_PROMPT = Prompt(
         "You edit system prompts of an AI assistant. You receive an original prompt, the "
         "edit to make and a mechanical draft of the edited prompt. Return the draft "
         "reworded so it reads naturally, making exactly that edit and nothing else. Keep "
-        "every {{variable}} placeholder of the draft exactly as written and add none. "
+        "every placeholder in double curly braces exactly as written and add none. "
         'Reply with JSON only: {"prompt": "<the edited prompt>"}.'
     ),
     user="Original prompt:\n{{original}}\n\nEdit:\n{{edit}}\n\nDraft:\n{{draft}}",
