@@ -8,7 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
-from dashboard.components import tables
+from dashboard.components import pickers, tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.safe import safe_text
 from warehouse import queries as q
@@ -18,18 +18,7 @@ st.title("Leaderboard")
 lineage_runs = data.query(q.lineage_runs)
 if not lineage_runs.is_empty():
     st.subheader("Prompt families")
-    run_labels = {
-        str(r["run_id"]): f"{r['name']} ({r['run_id']}) · {r['candidates']} candidates"
-        for r in lineage_runs.iter_rows(named=True)
-    }
-    family_run = str(
-        st.selectbox(
-            "Run",
-            list(run_labels),
-            format_func=lambda r: run_labels.get(r, r),
-            key="leaderboard_family_run",
-        )
-    )
+    family_run = pickers.pick_run(lineage_runs, key="leaderboard_family_run")
     tree = data.query(q.candidate_family_tree, family_run)
     st.caption(
         "Each variant under the candidate it was derived from (evalhouse candidates vary), "
