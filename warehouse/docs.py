@@ -46,6 +46,10 @@ _TABLE_INTROS = {
     "- old judge) on the anchors' same answers, 0-100 points with its 95% interval; written "
     "by `evalhouse drift` and by a run whose judge differs from its baseline's (lake "
     "`judge_drift/run_id=<check id>/iteration=0`).",
+    "candidate_lineage": "Each candidate of a run with the candidate it derives from and the "
+    "edit (`evalhouse candidates vary`), as its file said when the run started (lake "
+    "`candidate_lineage/run_id=<run>/iteration=0`); query `candidate_family_tree` joins the "
+    "scores.",
     "reviews": "People's judgments of a sample, saved from the dashboard's Sample page (lake "
     "`reviews/run_id=<run>/iteration=<n>`, one part per save): the response, each expected "
     "claim, each judge verdict. View `review_latest` keeps each reviewer's latest per item.",

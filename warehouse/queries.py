@@ -1025,3 +1025,16 @@ def review_queue(
 ) -> pl.DataFrame:
     """Reviewed samples where judge and reviewers disagree most, first (of ``run_ids``)."""
     return wh.named("review_queue", limit=limit, run_ids=_run_list(run_ids))
+
+
+@named_query
+def lineage_runs(wh: Warehouse) -> pl.DataFrame:
+    """Runs whose candidates have a lineage (one derives from another), newest first."""
+    return wh.named("lineage_runs")
+
+
+@named_query
+def candidate_family_tree(wh: Warehouse, run_id: str) -> pl.DataFrame:
+    """One run's candidates depth-first (``depth``), each with parent, edit, weighted
+    score, the parent's score in the run and the difference (``delta``)."""
+    return wh.named("candidate_family_tree", run_id=run_id)

@@ -8,12 +8,44 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
-from dashboard.components import tables
+from dashboard.components import pickers, tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.safe import safe_text
 from warehouse import queries as q
 
 st.title("Leaderboard")
+
+lineage_runs = data.query(q.lineage_runs)
+if not lineage_runs.is_empty():
+    st.subheader("Prompt families")
+    family_run = pickers.pick_run(lineage_runs, key="leaderboard_family_run")
+    tree = data.query(q.candidate_family_tree, family_run)
+    st.caption(
+        "Each variant under the candidate it was derived from (evalhouse candidates vary), "
+        "with its weighted grader score in this run and the change against its parent."
+    )
+    family = tree.select(
+        pl.concat_str(
+            pl.lit("\u2003").repeat_by(pl.col("depth")).list.join(""),
+            pl.when(pl.col("depth") > 0).then(pl.lit("└ ")).otherwise(pl.lit("")),
+            pl.col("candidate"),
+        ).alias("Candidate"),
+        pl.col("parent").alias("Parent"),
+        pl.col("variant_label").alias("Variant"),
+        pl.col("edit").alias("Edit"),
+        pl.col("score").alias("Score"),
+        pl.col("delta").alias("Δ vs parent"),
+    )
+    tables.grid(
+        family,
+        column_config={
+            "Candidate": st.column_config.TextColumn("Candidate", width="medium"),
+            "Edit": st.column_config.TextColumn("Edit", width="large"),
+            "Score": st.column_config.NumberColumn("Score", format="%.3f"),
+            "Δ vs parent": st.column_config.NumberColumn("Δ vs parent", format="%+.3f"),
+        },
+    )
+    download_csv(family, f"{family_run}-family.csv", key="leaderboard_family_csv")
 
 board = data.query(q.leaderboard)
 if board.is_empty():

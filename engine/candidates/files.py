@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -170,6 +170,14 @@ def _front_matter(path: Path) -> tuple[CandidateFrontMatter, str]:
         ) from None
 
 
+def canonical_edit(edit: Mapping[str, Any] | None) -> str:
+    """An edit as canonical JSON (sorted keys, no spaces): the form ids are derived from
+    and the warehouse stores; empty for none."""
+    if not edit:
+        return ""
+    return json.dumps(edit, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def read_candidate_file(path: Path, family: str | None) -> Candidate:
     """Read one candidate file; ``family`` is its folder (None for a file at the top).
 
@@ -192,6 +200,10 @@ def read_candidate_file(path: Path, family: str | None) -> Candidate:
         check_id(cid)
     except ValueError as err:
         problems.append(FileProblem(file, "", f"the candidate id {err}; rename the file or folder"))
+    if fm.parent is not None:
+        parent = fm.parent
+        if parent == cid:
+            problems.append(FileProblem(file, "parent", "a candidate cannot be its own parent"))
     if problems:
         raise CandidateFileError(problems)
     return Candidate(
@@ -212,6 +224,7 @@ def read_candidate_file(path: Path, family: str | None) -> Candidate:
         recommended_datasets=fm.recommended_datasets,
         grader_rationale=fm.grader_rationale,
         notes=fm.notes,
+        edit=canonical_edit(fm.edit),
         endpoint=endpoint,
         source=file,
     )
@@ -259,6 +272,15 @@ def load_candidates(folder: Path, ids: list[str] | None = None) -> list[Candidat
         found[candidate.id] = candidate
     for candidate in found.values():
         if candidate.parent is not None and candidate.parent not in found:
+            if candidate.edit or candidate.parent != candidate.family:
+                problems.append(
+                    FileProblem(
+                        candidate.source,
+                        "parent",
+                        f"candidate {candidate.parent!r} is not in {folder}",
+                    )
+                )
+                continue
             base = folder / candidate.family / "base.md"
             if not any(p.file == str(base) for p in problems):
                 problems.append(

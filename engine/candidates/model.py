@@ -149,6 +149,11 @@ class CandidateFrontMatter(BaseModel):
     """Experiment notes (for people)."""
     variant_label: str | None = None
     """Short label of a variant; the file stem when absent."""
+    parent: str | None = None
+    """Id of the candidate this one was derived from (``candidates vary`` writes it); the
+    family's base when absent."""
+    edit: dict[str, Any] | None = None
+    """How it was derived from ``parent`` (``{kind: ablate, removed: ...}``)."""
     endpoint_url: str | None = None
     """http_endpoint: the URL."""
     endpoint_method: Literal["GET", "POST"] = "POST"
@@ -197,7 +202,11 @@ class Candidate(Frozen):
     family: str
     """The folder the file is in."""
     parent: str | None = None
-    """The family's base id for a variant; None for the base itself."""
+    """The candidate it derives from: the front matter's ``parent``, else the family's base
+    id for a variant; None for a base."""
+    edit: str = ""
+    """How it derives from ``parent``, as canonical JSON (``candidates vary``); empty when
+    the file records none."""
     variant_label: str | None = None
     """Short label of a variant (the file stem unless the file gives one)."""
     name: str

@@ -34,7 +34,7 @@ from engine.graders import (
     load_graders,
     resolve_specs,
 )
-from engine.models import RunConfig, TestCase
+from engine.models import CandidateLineageRecord, RunConfig, TestCase
 
 
 @dataclass(frozen=True)
@@ -136,6 +136,26 @@ def plan_candidate_run(
         weights={c.id: candidate_weights(c, graders) for c in candidates},
         case_errors=case_errors,
     )
+
+
+def lineage_records(run_id: str, plan: CandidatePlan | None) -> list[CandidateLineageRecord]:
+    """The lineage of the plan's candidates (parent and edit as their files say), so the
+    warehouse can show a family tree with scores; empty without candidates."""
+    if plan is None:
+        return []
+    return [
+        CandidateLineageRecord(
+            run_id=run_id,
+            candidate=c.id,
+            family=c.family,
+            parent=c.parent,
+            edit=c.edit,
+            variant_label=c.variant_label,
+            name=c.name,
+            prompt_sha256=hashlib.sha256(c.system_prompt.encode("utf-8")).hexdigest(),
+        )
+        for c in plan.candidates
+    ]
 
 
 def project_digest(project: Path) -> str:

@@ -52,6 +52,7 @@ from engine.models.inputs import (
     TestCase,
     TurnRole,
 )
+from engine.models.lineage_records import CandidateLineageRecord
 from engine.models.records import (
     LAKE_TABLES,
     AlertRecord,
@@ -88,6 +89,7 @@ __all__ = [
     "AttributionConfig",
     "AttributionRecord",
     "AttributionType",
+    "CandidateLineageRecord",
     "CaseRecord",
     "ClaimRecord",
     "ClaimStatus",

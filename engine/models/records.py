@@ -19,6 +19,7 @@ from engine.models.base import (
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
 from engine.models.drift_records import DriftAnchorRecord, JudgeDriftRecord
+from engine.models.lineage_records import CandidateLineageRecord
 from engine.models.reviews import ReviewRecord, RunLabelRecord
 
 
@@ -500,6 +501,7 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "alerts": AlertRecord,
     "drift_anchors": DriftAnchorRecord,
     "judge_drift": JudgeDriftRecord,
+    "candidate_lineage": CandidateLineageRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

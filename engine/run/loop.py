@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.candidates.plan import CandidatePlan, plan_for_run, project_digest
+from engine.candidates.plan import CandidatePlan, lineage_records, plan_for_run, project_digest
 from engine.clock import utcnow
 from engine.errors import InputError
 from engine.lake import partition_dir, read_table, sweep_orphans, write_part
@@ -147,6 +147,7 @@ class Runner:
             self._announce(identity.resumed, parts)
             self._write_state("running")
             self._write_cases()
+            self._write_lineage(parts.plan)
             status: RunStatus = "interrupted"
             try:
                 status = asyncio.run(self._main(parts, pipeline))
@@ -256,6 +257,16 @@ class Runner:
         if any(partition_dir(self.paths.lake, "cases", self.run_id, 0).glob("part-*.parquet")):
             return
         write_part(self.paths.lake, "cases", self.run_id, 0, case_records(self.run_id, self.cases))
+
+    def _write_lineage(self, plan: CandidatePlan | None) -> None:
+        """Each candidate's parent and edit, once per run (a resumed run has them)."""
+        records = lineage_records(self.run_id, plan)
+        table = "candidate_lineage"
+        if not records or any(
+            partition_dir(self.paths.lake, table, self.run_id, 0).glob("part-*.parquet")
+        ):
+            return
+        write_part(self.paths.lake, table, self.run_id, 0, records)
 
     def _write_state(self, status: RunStatus, finished: bool = False) -> None:
         now = self.clock()

@@ -5,6 +5,7 @@ parser from ``COMMANDS`` in the order ``--help`` lists them."""
 from __future__ import annotations
 
 from evalhouse.commands import (
+    candidates,
     check,
     compare_runs,
     dashboard,
@@ -40,6 +41,7 @@ COMMANDS = (
     sql,
     check,
     testset,
+    candidates,
     traces,
     monitor,
     compare_runs,

@@ -198,7 +198,7 @@ def test_split_front_matter() -> None:
                 "field 'temprature': is not a known field; did you mean 'temperature'? (known: "
                 "name, description, runner, user_template, provider, model, temperature, "
                 "max_tokens, recommended_graders, recommended_datasets, grader_rationale, notes, "
-                "variant_label, endpoint_url, endpoint_method, endpoint_headers, "
+                "variant_label, parent, edit, endpoint_url, endpoint_method, endpoint_headers, "
                 "endpoint_body_template, endpoint_response_path, endpoint_timeout)",
             ],
         ),

@@ -318,6 +318,17 @@ CREATE TABLE IF NOT EXISTS "judge_drift" (
     "checked_at" TIMESTAMP NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS "candidate_lineage" (
+    "run_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR NOT NULL,
+    "family" VARCHAR NOT NULL,
+    "parent" VARCHAR,
+    "edit" VARCHAR,
+    "variant_label" VARCHAR,
+    "name" VARCHAR,
+    "prompt_sha256" VARCHAR
+);
+
 CREATE TABLE IF NOT EXISTS "runs_log" (
     "run_id" VARCHAR NOT NULL,
     "name" VARCHAR NOT NULL,
