@@ -115,7 +115,7 @@ PAGES = {
     "compare": ("compare", "Per sample"),
     "leaderboard": ("leaderboard", "Win / tie / loss per domain"),
     "claims": ("claims", "Most-missed claims"),
-    "sample": ("sample?run=r2&sample=acme-q1&iteration=1", "Response"),
+    "sample": ("sample?run=r2&sample=acme-q1&iteration=1", "Expected claims"),
     "conversations": ("conversations", "Transcript"),
     "attribution": ("attribution", "Mention rates per domain"),
     "runs": ("runs", "One run"),
