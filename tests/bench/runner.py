@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.models import RunConfig, TestCase
-from engine.runner import Components, build_components, run_evaluation
+from engine.runner import Components, run_evaluation
 from engine.settings import resolve_paths
 from engine.testsets import load_test_set
 
@@ -47,6 +47,16 @@ UNIVERSAL = {
     "reasoning": "fine",
     "used": True,
 }
+
+
+def _cpu_with_workers() -> float:
+    """CPU seconds of this process and of its ended children (the run's scoring workers
+    are joined when it ends)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _has_real_analyzer() -> bool:
@@ -159,14 +169,12 @@ def llm_judge_bench(
                 judge_calls=judge_calls,
             )
             real = _has_real_analyzer()
-            components = (
-                build_components(config, paths)
-                if real
-                else _fake_analysis_components(config, paths.cache)
-            )
-            started, cpu = time.perf_counter(), time.process_time()
+            # The real path builds its own parts (and its scoring workers); a tree without
+            # the analyzer gets the fake one.
+            components = None if real else _fake_analysis_components(config, paths.cache)
+            started, cpu = time.perf_counter(), _cpu_with_workers()
             out = run_evaluation(config, paths, test_set=test_set, components=components)
-            measured, cpu = time.perf_counter() - started, time.process_time() - cpu
+            measured, cpu = time.perf_counter() - started, _cpu_with_workers() - cpu
     finally:
         server.terminate()
         stats = json.loads(server.communicate(timeout=30)[0].strip().splitlines()[-1])
@@ -188,7 +196,8 @@ def llm_judge_bench(
         f"{ideal / measured:.2f} (goal >= {goal})"
     )
     print(
-        f"llm-judge CPU: {cpu:.1f} s in this process (runner, analyzer, judge client) = "
+        f"llm-judge CPU: {cpu:.1f} s in this process and its scoring workers (runner, "
+        "analyzer, judge client) = "
         f"{cpu / samples:.3f} CPU-s per sample (goal <= 0.04); the judge server used "
         f"{stats['cpu_s']:.1f} CPU-s of the same 2 cores"
     )
