@@ -157,3 +157,15 @@ def redact_url(url: str) -> str:
         host = parts.netloc.rpartition("@")[2]
         url = parts._replace(netloc=f"{parts.username or ''}:{MASK}@{host}").geturl()
     return redact(url)
+
+
+_URL_WITH_CREDENTIALS = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/@'\"]+:[^\s/@'\"]*@[^\s'\"]+", re.I)
+_PASSWORD_SETTING = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s'\";]+)", re.I)
+
+
+def mask_text(text: str) -> str:
+    """``text`` fit for anyone to read: registered secrets, credentials in URLs and
+    ``password=`` settings of connection strings masked (a connection string quoted by a
+    driver's error may hold a password nobody registered)."""
+    text = _URL_WITH_CREDENTIALS.sub(lambda m: redact_url(m.group(0)), redact(text))
+    return _PASSWORD_SETTING.sub(r"\1***", text)

@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import logging
-import re
 
 import streamlit as st
 
 from dashboard.components.safe import safe_text
-from engine.secrets import redact, redact_url
+from engine.secrets import mask_text
 from warehouse.db import WarehouseError
 
 log = logging.getLogger("dashboard")
 
-_URL_WITH_CREDENTIALS = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/@'\"]+:[^\s/@'\"]*@[^\s'\"]+", re.I)
-_PASSWORD_SETTING = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s'\";]+)", re.I)
-
-
-def masked(text: str) -> str:
-    """``text`` fit for every viewer: registered secrets, credentials in URLs and
-    ``password=`` settings of connection strings masked (a connection string quoted by a
-    driver's error may hold a password nobody registered)."""
-    text = _URL_WITH_CREDENTIALS.sub(lambda m: redact_url(m.group(0)), redact(text))
-    return _PASSWORD_SETTING.sub(r"\1***", text)
+masked = mask_text
+"""``text`` fit for every viewer (``engine.secrets.mask_text``)."""
 
 
 HOW_TO_CREATE_DATA = (

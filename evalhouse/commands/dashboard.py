@@ -23,6 +23,13 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--address", default="127.0.0.1", help="bind address (default loopback only)"
     )
+    parser.add_argument(
+        "--health-port",
+        type=argtypes.port,
+        metavar="PORT",
+        help="also serve GET /health on this port: 200 when the warehouse (or catalog) can "
+        "be read, 503 naming what is down",
+    )
 
 
 def check_sign_in(paths: Paths, address: str) -> None:
@@ -49,4 +56,18 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"evalhouse dashboard on http://{args.address}:{args.port} (warehouse {where})", flush=True
     )
+    start_health(args, paths)
     return serve_child(dashboard_command(paths, args.port, args.address))
+
+
+def start_health(args: argparse.Namespace, paths: Paths) -> None:
+    """The ``--health-port`` endpoint beside the dashboard (``evalhouse.health``)."""
+    if getattr(args, "health_port", None) is None:
+        return
+    from evalhouse.health import serve_health
+
+    try:
+        serve_health(args.address, args.health_port, paths, home.catalog())
+    except OSError as exc:
+        raise UsageError(f"--health-port {args.health_port}: {exc.strerror or exc}") from None
+    print(f"health check on http://{args.address}:{args.health_port}/health", flush=True)

@@ -48,4 +48,5 @@ def run(args: argparse.Namespace) -> int:
         f"demo: the dashboard is starting on http://{args.address}:{args.port}; the demo runs "
         "land there one by one as they are scored (a few minutes in all)"
     )
+    dashboard.start_health(args, paths)
     return serve_child(dashboard_command(paths, args.port, args.address), while_serving=build)

@@ -82,7 +82,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             page.goto(url)
             page.get_by_text("Launch run").first.click()
             page.get_by_role("button", name="Estimate").first.click()
-            page.get_by_text("judge calls").first.wait_for(timeout=90_000)
+            page.get_by_text(" calls · $").first.wait_for(timeout=90_000)  # the one-line estimate
             page.get_by_role("button", name="Launch").click()
             status = page.get_by_text("fixture — ").first
             status.wait_for(timeout=90_000)  # a launched run loads the model first
