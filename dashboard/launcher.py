@@ -155,13 +155,17 @@ class Launch:
                 os.killpg(self.pid, signal.SIGKILL)  # the wrapper leads its own group
             self.alive()  # reap it when it is our child
         # The run's scoring workers leave within a second of it; none outlives the cancel.
+        # Only the run's own processes: the wrapper shell must live to record the exit code.
         deadline = time.monotonic() + STRAGGLERS_S
-        while group_members(self.pid) and time.monotonic() < deadline:
+        while self._stragglers() and time.monotonic() < deadline:
             time.sleep(0.1)
-        if group_members(self.pid):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, signal.SIGKILL)
+        for pid in self._stragglers():
+            _signal(pid, signal.SIGKILL)
         return self.status()
+
+    def _stragglers(self) -> list[int]:
+        """Processes of the run's group other than the wrapper shell."""
+        return [pid for pid in group_members(self.pid) if pid != self.pid]
 
     def run_id(self) -> str | None:
         """The run id the CLI printed (last line of standard output), once it has."""
