@@ -11,6 +11,7 @@ from dashboard import charts, data
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
+from dashboard.components.safe import safe_text
 from dashboard.components.url_state import set_url, url_index, url_list
 from warehouse import queries as q
 from warehouse.drift_queries import judge_changes
@@ -92,7 +93,7 @@ if not events.is_empty():
     st.caption(
         "Dashed rules: runs whose judge changed ("
         + "; ".join(
-            f"{r['run_name']}: {r['old_judge']} → {r['new_judge']}"
+            safe_text(f"{r['run_name']}: {r['old_judge']} → {r['new_judge']}")
             for r in events.iter_rows(named=True)
         )
         + "). The Overview of such a run splits its change into judge drift and system change."

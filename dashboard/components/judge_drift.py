@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.components import tables
+from dashboard.components.safe import safe_text
 from engine.drift import split_delta
 from warehouse.drift_queries import drift_run_series, judge_drift_split
 from warehouse.queries import metric_label
@@ -50,14 +51,15 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
     if judges is None or base is None or judges["judge"] == base["judge"]:
         return
     st.info(
-        f"Judge changed: {base['judge']} (baseline) → {judges['judge']}. Part of every judge "
+        f"Judge changed: {safe_text(base['judge'])} (baseline) → {safe_text(judges['judge'])}. "
+        "Part of every judge "
         "metric's change is the judge's, not the system's."
     )
     split = data.query(judge_drift_split, run_id, baseline)
     if split.is_empty():
         st.caption(
             "No drift check against this baseline yet: run `evalhouse drift --series "
-            f"'{judges['series']}'` to measure the judge on the series' anchors."
+            f"'{safe_text(judges['series'])}'` to measure the judge on the series' anchors."
         )
         return
     tables.grid(
