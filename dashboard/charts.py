@@ -467,4 +467,6 @@ def box_chart(
     if facet is None:
         return layers.properties(width=440)
     # one panel under another: side by side they overflowed a 1024 px screen
-    return layers.properties(width=440).facet(row=alt.Row(f"{facet}:N", title=None))
+    # horizontal headers: rotated, one-row panels' labels ran into each other
+    header = alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelOrient="top")
+    return layers.properties(width=440).facet(row=alt.Row(f"{facet}:N", title=None, header=header))

@@ -76,7 +76,8 @@ def side_by_side(baseline: tuple[str, SampleRef], challenger: tuple[str, SampleR
     if all(a is not None for a in answers) and answers[0] != answers[1]:
         before, after = str(answers[0]), str(answers[1])
         removed, added = diff_counts(before, after)
-        with st.expander(f"What changed in the answer: {removed} words out, {added} in"):
+        words = "word" if removed == 1 else "words"
+        with st.expander(f"What changed in the answer: {removed} {words} out, {added} in"):
             st.html(diff_html(before, after))
 
 
