@@ -13,6 +13,7 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.head_to_head import head_to_head
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
+from dashboard.components.quick_review import quick_review
 from dashboard.components.reanalysis_note import show_reanalysis_relation
 from dashboard.components.side_by_side import side_by_side
 from dashboard.components.url_state import changed, set_url, url_index, url_int
@@ -206,6 +207,11 @@ else:
             + (f" · {candidate}" if candidate else ""),
             SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
         ),
+    )
+    quick_review(
+        SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
+        key="compare_review",
+        title="Review the challenger's answer",
     )
 
 head_to_head(baseline, challenger, baseline_candidate, candidate)

@@ -17,6 +17,7 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.highlighter import legend_html, render_pages, render_response
 from dashboard.components.links import sample_url
 from dashboard.components.pickers import pick_run, runs_or_stop
+from dashboard.components.quick_review import quick_review
 from dashboard.components.review_form import review_section
 from dashboard.components.safe import safe_text
 from dashboard.components.url_state import changed, set_url, url_index, url_int
@@ -131,12 +132,13 @@ with st.expander("Find a sample", expanded=sample_id is None):
             format_func=lambda k: " · ".join(p for p in k.split("|") if p),
             key="sample_pick",
         )
+        s_id, it, cand = pick.split("|")
         if st.button("Open sample", key="sample_open"):
-            s_id, it, cand = pick.split("|")
             st.query_params.update({"run": run_id, "sample": s_id, "iteration": it})
             if cand:
                 st.query_params["candidate"] = cand
             st.rerun()
+        quick_review(SampleRef(run_id, s_id, int(it), cand), key="finder_review")
 
 if sample_id is None:
     st.info("Choose a sample above, or follow a link from the Compare or Claims pages.")

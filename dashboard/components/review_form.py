@@ -25,6 +25,71 @@ MAX_ITEMS = 60
 
 INGEST_TIMEOUT_S = 180.0
 
+REVIEWER_KEY = "reviewer_name"
+"""Session key of the name a reviewer typed: asked once, then offered in every form."""
+
+_SAVED_KEY = "saved_review_labels"
+"""Session key of labels saved in this session, shown until an ingest brings them back."""
+
+Labels = dict[tuple[str, str], tuple[str, str]]
+"""A reviewer's current labels of one sample: ``(item, item_id) -> (label, comment)``."""
+
+
+def known_reviewer() -> str | None:
+    """Who is reviewing: the signed-in user, else the name typed earlier in this session."""
+    rules = access()
+    if rules.user_header is not None:
+        return signed_in_user(rules)
+    name = str(st.session_state.get(REVIEWER_KEY, "")).strip()
+    return name or None
+
+
+def current_labels(ref: SampleRef, reviewer: str | None) -> Labels:
+    """The reviewer's latest label of each item of the sample: from the warehouse, then
+    what they saved in this session (newer, and maybe not ingested yet)."""
+    if reviewer is None:
+        return {}
+    earlier = data.query(q.sample_reviews, ref).filter(pl.col("reviewer") == reviewer)
+    labels: Labels = {
+        (str(r["item"]), str(r["item_id"] or "")): (str(r["label"]), str(r["comment"] or ""))
+        for r in earlier.iter_rows(named=True)
+    }
+    saved: dict[tuple[SampleRef, str], Labels] = st.session_state.get(_SAVED_KEY, {})
+    labels.update(saved.get((ref, reviewer), {}))
+    return labels
+
+
+def save_marks(ref: SampleRef, reviewer: str, comment: str, marks: list[ReviewMark]) -> bool:
+    """Save a review to the lake, say so (or why not), and remember the reviewer and the
+    labels for the forms of this session; True when saved."""
+    try:
+        save_review(
+            data.home_paths().lake,
+            run_id=ref.run_id,
+            iteration=ref.iteration,
+            sample_id=ref.sample_id,
+            candidate=ref.candidate,
+            reviewer=reviewer,
+            comment=comment,
+            marks=marks,
+        )
+    except FeedbackError as exc:
+        st.error(safe_text(exc))
+        return False
+    name = reviewer.strip()
+    if access().user_header is None:
+        st.session_state[REVIEWER_KEY] = name
+    saved: dict[tuple[SampleRef, str], Labels] = st.session_state.setdefault(_SAVED_KEY, {})
+    saved.setdefault((ref, name), {}).update(
+        {(m.item, m.item_id): (m.label, comment.strip()) for m in marks}
+    )
+    return True
+
+
+def _choice(options: list[str], current: tuple[str, str] | None) -> int:
+    """The radio index of a current label (0, "not reviewed", when there is none)."""
+    return options.index(current[0]) if current and current[0] in options else 0
+
 
 def _claim_status(row: dict[str, Any]) -> str:
     status = row.get("status")
@@ -74,16 +139,28 @@ def ingest_button(key: str) -> None:
         st.rerun()
 
 
-def _marks(
-    prefix: str, result: dict[str, Any], claims: pl.DataFrame, verdicts: pl.DataFrame
-) -> list[ReviewMark]:
-    """The form's widgets, read back as the items the reviewer marked."""
-    marks: list[ReviewMark] = []
+def rubric_label(result: dict[str, Any]) -> str | None:
+    """What evalhouse said of the response: the rubric's pass or fail."""
     passed = result.get("passed")
-    rubric = None if passed is None else ("pass" if passed else "fail")
+    return None if passed is None else ("pass" if passed else "fail")
+
+
+def _marks(
+    prefix: str,
+    result: dict[str, Any],
+    claims: pl.DataFrame,
+    verdicts: pl.DataFrame,
+    labels: Labels,
+) -> list[ReviewMark]:
+    """The form's widgets, set to the reviewer's current labels, read back as the items
+    the reviewer marked."""
+    marks: list[ReviewMark] = []
+    rubric = rubric_label(result)
+    options = _options("response")
     label = st.radio(
         "The response is",
-        _options("response"),
+        options,
+        index=_choice(options, labels.get(("response", ""))),
         horizontal=True,
         key=f"{prefix}_response",
         help="correct: right and complete; partly: right but incomplete or partly wrong; "
@@ -95,10 +172,12 @@ def _marks(
         st.markdown(f"**Expected claims** ({min(claims.height, MAX_ITEMS)} of {claims.height})")
     for row in claims.head(MAX_ITEMS).iter_rows(named=True):
         status = _claim_status(row)
+        options = _options("claim")
         label = st.radio(
             f"{safe_text(row['claim_id'])}: {safe_text(row['claim_text'])} "
             f"(evalhouse: {safe_text(status)})",
-            _options("claim"),
+            options,
+            index=_choice(options, labels.get(("claim", str(row["claim_id"])))),
             horizontal=True,
             key=f"{prefix}_claim_{row['claim_id']}",
         )
@@ -108,10 +187,12 @@ def _marks(
     if verdicts.height:
         st.markdown(f"**Judge verdicts** ({min(verdicts.height, MAX_ITEMS)} of {verdicts.height})")
     for row in verdicts.head(MAX_ITEMS).iter_rows(named=True):
+        options = _options("verdict")
         label = st.radio(
             f"{row['claim_index']}: {safe_text(row['claim_text'])} "
             f"(judge: {safe_text(row['verdict'])})",
-            _options("verdict"),
+            options,
+            index=_choice(options, labels.get(("verdict", str(row["claim_index"])))),
             horizontal=True,
             key=f"{prefix}_verdict_{row['claim_index']}",
         )
@@ -153,32 +234,31 @@ def review_section(
     if not rules.may_review(user):
         st.caption("Reviewing is for users the operator lets review.")
         return
+    reviewer_now = known_reviewer()
+    labels = current_labels(ref, reviewer_now)
+    if labels:
+        st.caption(
+            f"The form shows {safe_text(reviewer_now or '')}'s current labels; saving again "
+            "replaces the items you change."
+        )
     with st.form(key=prefix, clear_on_submit=False):
-        marks = _marks(prefix, result, claims, verdicts)
-        comment = st.text_area("Comment", key=f"{prefix}_comment")
+        marks = _marks(prefix, result, claims, verdicts, labels)
+        comments = {c for _, c in labels.values() if c}
+        comment = st.text_area(
+            "Comment", value=next(iter(comments)) if len(comments) == 1 else "",
+            key=f"{prefix}_comment",
+        )  # fmt: skip
         if rules.user_header is None:
-            reviewer = st.text_input("Your name", key=f"{prefix}_reviewer")
+            reviewer = st.text_input(
+                "Your name", value=reviewer_now or "", key=f"{prefix}_reviewer"
+            )
         else:  # signed in: the review is theirs, not a name anyone could type
             reviewer = user or ""
             st.caption(f"Reviewing as {safe_text(reviewer)}")
         submitted = st.form_submit_button("Save review")
-    if submitted:
-        try:
-            save_review(
-                data.home_paths().lake,
-                run_id=ref.run_id,
-                iteration=ref.iteration,
-                sample_id=ref.sample_id,
-                candidate=ref.candidate,
-                reviewer=reviewer,
-                comment=comment,
-                marks=marks,
-            )
-        except FeedbackError as exc:
-            st.error(safe_text(exc))
-        else:
-            st.success(
-                f"Saved {len(marks)} item reviews by {safe_text(reviewer.strip())}. They show "
-                "here and on Judge agreement after the next ingest."
-            )
+    if submitted and save_marks(ref, reviewer, comment, marks):
+        st.success(
+            f"Saved {len(marks)} item reviews by {safe_text(reviewer.strip())}. They show "
+            "here and on Judge agreement after the next ingest."
+        )
     ingest_button(f"{prefix}_ingest")

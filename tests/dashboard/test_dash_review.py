@@ -150,3 +150,32 @@ def test_rename_tag_archive_and_show_archived(app: AppFactory, own_home: Paths) 
     assert "r1" not in {r["run_id"] for r in table(at, "run_id")}
     at.sidebar.toggle(key="show_archived").set_value(True).run()
     assert "r1" in {r["run_id"] for r in table(at, "run_id")}
+
+
+def test_the_form_shows_the_reviewers_current_labels(app: AppFactory, own_home: Paths) -> None:
+    at = _review_acme_q1(app, own_home, "Pat")
+    # the same session, before any ingest: another page and back keeps what was saved
+    at.switch_page("app_pages/overview.py").run()
+    at.switch_page("app_pages/sample.py")
+    at.query_params.update({"run": "r2", "sample": "acme-q1", "iteration": "1"})
+    at.run()
+    assert not at.exception
+    assert at.radio(key=f"{PREFIX}_response").value == "incorrect"
+    assert at.radio(key=f"{PREFIX}_claim_c2").value == "contradicted"
+    assert at.text_input(key=f"{PREFIX}_reviewer").value == "Pat"
+    assert at.text_area(key=f"{PREFIX}_comment").value.startswith("Support *is* open")
+
+    # a new session after ingest: nobody is known yet, so nothing is pre-filled ...
+    ingest(own_home)
+    at = app(own_home, "sample", run="r2", sample="acme-q1", iteration="1")
+    assert at.radio(key=f"{PREFIX}_response").value == "not reviewed"
+    # ... until the reviewer says who they are (one save), then every form shows their labels
+    at.radio(key=f"{PREFIX}_verdict_1").set_value("agree")
+    at.text_input(key=f"{PREFIX}_reviewer").input("Pat")
+    next(b for b in at.button if b.label == "Save review").click().run()
+    at.switch_page("app_pages/overview.py").run()
+    at.switch_page("app_pages/sample.py")
+    at.query_params.update({"run": "r2", "sample": "acme-q1", "iteration": "1"})
+    at.run()
+    assert at.radio(key=f"{PREFIX}_response").value == "incorrect"  # from the warehouse
+    assert at.radio(key=f"{PREFIX}_verdict_1").value == "agree"  # saved in this session
