@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import charts, data, formats
 from dashboard.components import pickers, tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.safe import safe_text
@@ -41,8 +41,9 @@ if not lineage_runs.is_empty():
         column_config={
             "Candidate": st.column_config.TextColumn("Candidate", width="medium"),
             "Edit": st.column_config.TextColumn("Edit", width="large"),
-            "Score": st.column_config.NumberColumn("Score", format="%.3f"),
-            "Δ vs parent": st.column_config.NumberColumn("Δ vs parent", format="%+.3f"),
+            # grader scores are 0-1: the one format of that scale
+            "Score": st.column_config.NumberColumn("Score", format=formats.score_printf(0, 1)),
+            "Δ vs parent": st.column_config.NumberColumn("Δ vs parent", format="%+.2f"),
         },
     )
     download_csv(family, f"{family_run}-family.csv", key="leaderboard_family_csv")

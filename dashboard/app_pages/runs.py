@@ -9,7 +9,7 @@ import json
 import polars as pl
 import streamlit as st
 
-from dashboard import data
+from dashboard import data, formats
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.identity import access, require_sign_in
@@ -52,14 +52,14 @@ tables.show(
     key="runs_table",
     # Numbers get narrow columns so judge and embedder names (long with real models) fit
     # without a sideways scroll at 1440 px.
-    formats={"duration_s": "%d", "pass_rate_percent": "%.1f", "cost_usd": "$%.4f"},
+    formats={"duration_s": "%d", "pass_rate_percent": "%.1f", "cost_usd": formats.COST_PRINTF},
     status=st.column_config.TextColumn("Status", width="small"),
-    started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+    started_at=st.column_config.DatetimeColumn("Started", format=formats.TIMESTAMP_GRID),
     duration_s=st.column_config.NumberColumn("Duration (s)", format="%d", width="small"),
     samples=st.column_config.NumberColumn("Samples", width="small"),
     errors=st.column_config.NumberColumn("Errors", width="small"),
     pass_rate_percent=st.column_config.NumberColumn("Pass rate %", format="%.1f", width="small"),
-    cost_usd=st.column_config.NumberColumn("Cost USD", format="$%.4f", width="small"),
+    cost_usd=st.column_config.NumberColumn("Cost USD", format=formats.COST_PRINTF, width="small"),
     tags=st.column_config.ListColumn("Tags", width="small"),
 )
 download_csv(detail, "runs.csv", key="runs_csv")
@@ -71,8 +71,8 @@ row = detail.filter(detail["run_id"] == run_id).row(0, named=True)
 facts = {
     "Run ID": row["run_id"],
     "Status": row["status"],
-    "Started": str(row["started_at"]),
-    "Finished": str(row["finished_at"] or "—"),
+    "Started": formats.timestamp(row["started_at"]),
+    "Finished": formats.timestamp(row["finished_at"]),
     "Judge": row["judge"],
     "Judge prompt version": row["judge_prompt_version"] or "—",
     "Embedder": row["embedder"],
@@ -91,11 +91,14 @@ tables.grid(
     height=(len(facts) + 1) * 35 + 3,  # every field on screen, no inner scroll
     key="runs_facts",
 )
-st.caption("Config (JSON)")
+st.caption("Config (JSON; options left unset are not shown)")
 try:
-    st.json(json.loads(row["config"] or "{}"), expanded=1)
+    config = json.loads(row["config"] or "{}")
 except json.JSONDecodeError:
     st.code(row["config"], language=None)
+else:
+    # An option left unset is null: drawn as a red NULL badge, it read like an error.
+    st.json(formats.without_nulls(config), expanded=1)
 
 st.subheader("Low-faithfulness analysis")
 st.caption(

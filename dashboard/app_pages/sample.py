@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import charts, data, formats
 from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.badges import tier_badge
@@ -203,12 +203,12 @@ for col, metric in zip(cols, ANALYZER_METRICS, strict=False):
     # null means not applicable (no claims, nothing to attribute): say so, not "0" or "—"
     col.metric(
         f"{metric.title()} · {tier}" if tier else metric.title(),
-        "n/a" if value is None else f"{value:.1f}",
+        formats.score(value),
     )
 coverage = result["coverage_percent"]
 cols[3].metric(
     "Ground-truth coverage",
-    "n/a" if coverage is None else f"{coverage:.1f}%",
+    formats.percent(coverage),
     help="Share of the response (non-space characters) that matches a ground-truth passage.",
 )
 judge = st.columns(4)
@@ -217,19 +217,19 @@ judge = st.columns(4)
 # An empty or declining answer has no faithfulness (null in the warehouse): say why.
 NO_ANSWER_FLAGS = {"empty_response", "abstained"}
 no_answer = bool(NO_ANSWER_FLAGS & set(result["flags"] or ()))
-absent = "no answer" if no_answer else "—"
+absent = "no answer" if no_answer else formats.NA
 
 
-def _num(value: object, fmt: str = "{:.2f}") -> str:
-    return absent if value is None else fmt.format(value)
+def _num(value: float | None, low: float, high: float) -> str:
+    return absent if value is None else formats.score(value, low, high)
 
 
-judge[0].metric("Judge faithfulness (1-5)", _num(result["judge_faithfulness"], "{:.1f}"))
-judge[1].metric("Judge completeness (1-5)", _num(result["judge_completeness"], "{:.1f}"))
+judge[0].metric("Judge faithfulness (1-5)", _num(result["judge_faithfulness"], 1, 5))
+judge[1].metric("Judge completeness (1-5)", _num(result["judge_completeness"], 1, 5))
 judge[2].metric(
     "Rubric pass", absent if result["passed"] is None else ("pass" if result["passed"] else "fail")
 )
-judge[3].metric("Claim faithfulness (0-1)", _num(result["claim_faithfulness"]))
+judge[3].metric("Claim faithfulness (0-1)", _num(result["claim_faithfulness"], 0, 1))
 
 left, right = st.columns([3, 2])
 with left:

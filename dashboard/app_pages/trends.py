@@ -7,7 +7,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import charts, data, formats
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
@@ -117,7 +117,7 @@ domain_columns: dict[str, Any] = {
 tables.show(
     wide,
     formats={d: "%.1f" for d in wide.columns if d not in ("started_at", "run_name", "run_id")},
-    started_at=st.column_config.DatetimeColumn("Started", format="YYYY-MM-DD HH:mm"),
+    started_at=st.column_config.DatetimeColumn("Started", format=formats.TIMESTAMP_GRID),
     run_name="Run",
     run_id="Run ID",
     **domain_columns,

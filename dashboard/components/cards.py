@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from dashboard import formats
 from engine.stats import Z95
 
 
@@ -83,7 +84,7 @@ def _rate_check(run: dict[str, Any], base: dict[str, Any], key: str, n_key: str)
 
 
 def _fmt(value: float | None, fmt: str, suffix: str = "") -> str:
-    return "—" if value is None else f"{value:{fmt}}{suffix}"
+    return formats.NA if value is None else f"{value:{fmt}}{suffix}"
 
 
 def changed(delta: str | None) -> bool:
@@ -92,16 +93,7 @@ def changed(delta: str | None) -> bool:
     return delta is not None and any(ch in "123456789" for ch in delta)
 
 
-def cost_text(usd: float | None) -> str:
-    """A cost short enough for a card: ``$0`` for nothing, four decimals under a dollar
-    (trailing zeros dropped), cents above."""
-    if usd is None:
-        return "—"
-    if usd == 0:
-        return "$0"
-    if abs(usd) < 1:
-        return "$" + f"{usd:.4f}".rstrip("0").rstrip(".")
-    return f"${usd:,.2f}"
+cost_text = formats.cost
 
 
 def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:

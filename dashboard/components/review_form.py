@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard import data
+from dashboard import data, formats
 from dashboard.components import tables
 from dashboard.components.identity import access, signed_in_user
 from dashboard.components.safe import safe_text
@@ -219,7 +219,9 @@ def review_section(
             shown,
             column_config=tables.column_config(
                 shown,
-                reviewed_at=st.column_config.DatetimeColumn("Reviewed", format="YYYY-MM-DD HH:mm"),
+                reviewed_at=st.column_config.DatetimeColumn(
+                    "Reviewed", format=formats.TIMESTAMP_GRID
+                ),
                 item_id=st.column_config.TextColumn("Item ID", width="small"),
                 machine_label=st.column_config.TextColumn("evalhouse said"),
                 comment=st.column_config.TextColumn("Comment", width="medium"),

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data
+from dashboard import data, formats
 from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.highlighter import legend_html, render_response
@@ -16,20 +16,16 @@ from dashboard.components.text_diff import diff_counts, diff_html
 from warehouse.queries import SampleRef
 
 
-def _fmt(value: object, fmt: str) -> str:
-    return "—" if value is None else format(value, fmt)
-
-
 def _scores(result: dict[str, Any]) -> dict[str, str]:
     passed = result["passed"]
     return {
-        "Accuracy": _fmt(result["accuracy"], ".1f"),
-        "Completeness": _fmt(result["completeness"], ".1f"),
-        "Attribution": _fmt(result["attribution"], ".1f"),
-        "Judge faithfulness (1-5)": _fmt(result["judge_faithfulness"], ".2f"),
-        "Judge completeness (1-5)": _fmt(result["judge_completeness"], ".2f"),
-        "Rubric pass": "—" if passed is None else ("pass" if passed else "fail"),
-        "Claim faithfulness (0-1)": _fmt(result["claim_faithfulness"], ".2f"),
+        "Accuracy": formats.score(result["accuracy"]),
+        "Completeness": formats.score(result["completeness"]),
+        "Attribution": formats.score(result["attribution"]),
+        "Judge faithfulness (1-5)": formats.score(result["judge_faithfulness"], 1, 5),
+        "Judge completeness (1-5)": formats.score(result["judge_completeness"], 1, 5),
+        "Rubric pass": formats.NA if passed is None else ("pass" if passed else "fail"),
+        "Claim faithfulness (0-1)": formats.score(result["claim_faithfulness"], 0, 1),
     }
 
 

@@ -4,19 +4,20 @@ only when they are beyond noise, for ``st.dataframe``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 import pandas as pd
 import polars as pl
 
+from dashboard import formats
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
 from engine.models import ANALYZER_METRICS, TierThresholds
 from warehouse.queries import EXTRA_PREFIXES, METRIC_LABELS, metric_label
 
 METRIC_TITLES = METRIC_LABELS
 
-MISSING = "—"
+MISSING = formats.NA
 """What every table shows for a null cell (never the grid's default ``None``)."""
 
 STYLE_MAX_CELLS = 100_000
@@ -28,10 +29,7 @@ OVERVIEW_COLUMNS = ("Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples
 column, so the key columns stay on screen at 1440 px."""
 
 
-def score_format(low: float, high: float) -> str:
-    """The one number format of a score on the ``low..high`` scale: one decimal for 0-100,
-    two for 1-5 and 0-1."""
-    return "%.1f" if high - low > 10 else "%.2f"
+score_format = formats.score_printf
 
 
 def human_label(column: str) -> str:
@@ -139,7 +137,7 @@ _WIDE_TEXT = (
 
 def _number_format(column: str) -> str | None:
     if column.endswith("cost_usd"):
-        return "$%.4f"
+        return formats.COST_PRINTF
     # 1-5 and 0-1 before 0-100: "judge_completeness" is on 1-5, "completeness" on 0-100
     if any(column.startswith(p) or column == p for p in _ONE_TO_FIVE):
         return score_format(1, 5)
@@ -178,10 +176,8 @@ def _text(value: object) -> str:
     if isinstance(value, list | tuple) or hasattr(value, "tolist"):
         items: Iterable[object] = value if isinstance(value, list | tuple) else value.tolist()
         return ", ".join(str(v) for v in items) if items else MISSING
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M")
-    if isinstance(value, date):
-        return value.isoformat()
+    if isinstance(value, date):  # datetime included
+        return formats.timestamp(value)
     return str(value)
 
 

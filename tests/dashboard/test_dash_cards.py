@@ -73,7 +73,7 @@ def test_no_change_has_no_arrow_and_costs_are_short() -> None:
     assert not changed(cards["Samples"].delta) and not changed(cards["Cost"].delta)
     assert changed("-0.01") and not changed("+0.0 pts")
     assert [cost_text(v) for v in (0.0, 0.0123, 0.5, 12.345, None)] == [
-        "$0", "$0.0123", "$0.5", "$12.35", "—",
+        "$0", "$0.0123", "$0.5", "$12.35", "n/a",
     ]  # fmt: skip
 
 
@@ -98,3 +98,19 @@ def test_overview_cards_week2_against_week1(app: AppFactory, fixture_home: Paths
     # 0 -> 10% over 10 and 9 rows: 1.96 * sqrt(0.09/10) = 0.186 > 0.1 -> within noise
     assert "within noise" in captions
     assert "not measured in both runs" in captions
+
+
+def test_one_format_per_quantity() -> None:
+    from datetime import datetime
+
+    from dashboard import formats
+
+    assert [formats.score(v) for v in (82.456, 0.0, None)] == ["82.5", "0.0", "n/a"]
+    assert formats.score(4.0, 1, 5) == "4.00" and formats.score(0.5, 0, 1) == "0.50"
+    assert formats.percent(12.34) == "12.3%"
+    assert [formats.seconds(v) for v in (4.4, 185, 7440)] == ["4 s", "3 min 5 s", "2 h 4 min"]
+    assert formats.timestamp(datetime(2026, 11, 26, 9, 41, 7, 123456)) == "2026-11-26 09:41"
+    assert formats.milliseconds(1234.4) == "1,234 ms"
+    assert formats.without_nulls({"a": None, "b": {"c": None, "d": [1, {"e": None}]}}) == {
+        "b": {"d": [1, {}]}
+    }

@@ -193,7 +193,7 @@ def test_compare_side_by_side(app: AppFactory, fixture_home: Paths) -> None:
     baseline, challenger = (dict(zip(g["Score"], g["Value"], strict=True)) for g in grids)
     # acme-q1: accuracy 80 in r1, 90 in r2; only r2 has a judge (faithfulness 4, pass failed)
     assert (baseline["Accuracy"], challenger["Accuracy"]) == ("80.0", "90.0")
-    assert baseline["Judge faithfulness (1-5)"] == "—"
+    assert baseline["Judge faithfulness (1-5)"] == "n/a"
     assert challenger["Judge faithfulness (1-5)"] == "4.00"
     assert challenger["Rubric pass"] == "fail"
     responses = [h.proto.body for h in at.get("html") if "eh-response" in h.proto.body]
