@@ -18,7 +18,7 @@ APP = Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py"
 def dashboard_command(paths: Paths, port: int, address: str) -> list[str]:
     """The streamlit command line that serves the dashboard."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-m", "dashboard.serve", "run", str(APP),
         "--server.address", address,
         "--server.port", str(port),
         "--server.headless", "true",

@@ -89,7 +89,14 @@ with st.expander("Find a sample", expanded=sample_id is None):
         key="sample_metric",
     )
     low, high = f4.slider(
-        "Between", 0.0, 100.0, (0.0, 100.0), step=5.0, key="sample_range", disabled=not metric
+        "Between",
+        0.0,
+        100.0,
+        (0.0, 100.0),
+        step=5.0,
+        format="%.0f",
+        key="sample_range",
+        disabled=not metric,
     )
     set_url(domain=domain, q=search, page=int(page_no), outcome=outcome, flag=flag, metric=metric)
     listing = data.query(

@@ -106,3 +106,44 @@ def test_review_in_browser_shows_on_agreement_page(served: tuple[str, Paths]) ->
 
 def test_artifacts_folder_is_the_repositorys() -> None:
     assert Path(ARTIFACTS).name == "test-artifacts"
+
+
+def test_search_finds_a_planted_phrase_and_thumbs_review_it(served: tuple[str, Paths]) -> None:
+    """A PM types a phrase from one answer, finds that one sample, gives it a thumbs down
+    with a comment from the list, and the sample's full form then shows that label."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, paths = served
+    ARTIFACTS.mkdir(exist_ok=True)
+    before = len(list((paths.lake / "reviews").rglob("part-*.parquet")))
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 1800})
+        try:
+            page.goto(f"{url}/sample?run=r2")
+            main = page.get_by_test_id("stMain")
+            search = page.locator(".st-key-sample_search input")
+            search.wait_for(timeout=90_000)
+            search.fill("open on Sundays")
+            search.press("Enter")
+            main.get_by_text("1 result rows; page 1 of 1").wait_for(timeout=60_000)
+            page.wait_for_url("**q=open+on+Sundays**", timeout=30_000)
+            main.get_by_text("Quick review of acme-q1").wait_for(timeout=30_000)
+            main.get_by_role("radio", name="Thumbs down").click()
+            main.get_by_placeholder("Comment (optional)").fill("closed on Sundays")
+            main.get_by_placeholder("Your name").fill("Browser PM")
+            main.get_by_role("button", name="Save", exact=True).click()
+            main.get_by_text("Saved: acme-q1 is incorrect, by Browser PM.").wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)
+            page.screenshot(path=str(ARTIFACTS / "quick-review-1024.png"), full_page=True)
+            assert len(list((paths.lake / "reviews").rglob("part-*.parquet"))) == before + 1
+
+            # the same browser session: the sample's full form shows the saved label
+            page.get_by_role("button", name="Open sample").click()
+            main.get_by_text("Human review").wait_for(timeout=90_000)
+            chosen = page.locator(f".st-key-{FORM}_response input[type=radio]:checked")
+            chosen.wait_for(state="attached", timeout=30_000)
+            assert chosen.evaluate("e => e.closest('label').innerText").strip() == "incorrect"
+            name = page.locator(f".st-key-{FORM}_reviewer input")
+            assert name.input_value() == "Browser PM"
+        finally:
+            browser.close()
