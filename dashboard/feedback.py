@@ -101,24 +101,31 @@ def save_run_label(
     name: str | None = None,
     tags: Sequence[str] | None = None,
     archived: bool | None = None,
+    series: str | None = None,
     labelled_by: str = "",
 ) -> Path:
-    """Write one rename / retag / archive of a run as a new lake part (None = unchanged)."""
+    """Write one rename / retag / archive / move to another series of a run as a new lake
+    part (None = unchanged)."""
     if name is not None:
         name = name.strip()[:MAX_NAME]
         if not name:
             raise FeedbackError("A run's name cannot be empty.")
+    if series is not None:
+        series = series.strip()[:MAX_NAME]
+        if not series:
+            raise FeedbackError("A run's series cannot be empty.")
     clean_tags = None
     if tags is not None:
         clean_tags = sorted({t.strip()[:MAX_NAME] for t in tags if t.strip()})
-    if name is None and clean_tags is None and archived is None:
-        raise FeedbackError("Nothing changed: give a new name, tags, or archive the run.")
+    if name is None and clean_tags is None and archived is None and series is None:
+        raise FeedbackError("Nothing changed: give a new name, tags or series, or archive the run.")
     record = RunLabelRecord(
         label_id=uuid.uuid4().hex,
         run_id=run_id,
         name=name,
         tags=clean_tags,
         archived=archived,
+        series=series,
         labelled_by=labelled_by.strip()[:MAX_NAME],
         labelled_at=utcnow(),
     )

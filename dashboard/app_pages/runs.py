@@ -116,9 +116,9 @@ st.caption(
 rules = access()
 reanalysis_section(rules, require_sign_in(rules), run_id)
 
-st.subheader("Rename, tag or archive")
+st.subheader("Rename, tag, move to another series or archive")
 st.caption(
-    "Saved as a record in the lake; the new name, tags and archive state show everywhere "
+    "Saved as a record in the lake; the new name, tags, series and archive state show "
     "after the next ingest. Archived runs are hidden from every page unless Show archived "
     "runs is on in the sidebar."
 )
@@ -128,6 +128,13 @@ with st.form(key=f"runs_label_{run_id}"):
         "Tags (comma-separated)",
         value=", ".join(row["tags"] or []),
         key=f"runs_label_tags_{run_id}",
+    )
+    new_series = st.text_input(
+        "Series",
+        value=row["series"] or "",
+        key=f"runs_label_series_{run_id}",
+        help="Runs of one series are compared with each other: a run's default baseline "
+        "is the previous completed run of its series.",
     )
     archive = st.checkbox(
         "Archived", value=bool(row["archived"]), key=f"runs_label_archived_{run_id}"
@@ -140,6 +147,7 @@ if saved:
     unchanged = sorted(set(parsed_tags)) == sorted(set(row["tags"] or []))
     tags_change = None if unchanged else parsed_tags
     archive_change = archive if archive != bool(row["archived"]) else None
+    series_change = new_series if new_series.strip() != (row["series"] or "") else None
     try:
         save_run_label(
             data.home_paths().lake,
@@ -147,6 +155,7 @@ if saved:
             name=name_change,
             tags=tags_change,
             archived=archive_change,
+            series=series_change,
             labelled_by=who,
         )
     except FeedbackError as exc:

@@ -92,6 +92,8 @@ class RunLabelRecord(Frozen):
     """The run's tags (replacing earlier ones); null keeps the current tags."""
     archived: bool | None = None
     """True archives the run (hidden by default), False restores it; null keeps it."""
+    series: str | None = None
+    """The series the run belongs to from now on (view ``run_series``); null keeps it."""
     labelled_by: str = ""
     """Who made the change."""
     labelled_at: datetime

@@ -92,9 +92,9 @@ def test_review_in_browser_shows_on_agreement_page(served: tuple[str, Paths]) ->
             cut += [f"agreement: {p}" for p in hidden_columns(page)]
 
             page.goto(f"{url}/runs")
-            page.get_by_test_id("stMain").get_by_text("Rename, tag or archive").wait_for(
-                timeout=90_000
-            )
+            page.get_by_test_id("stMain").get_by_text(
+                "Rename, tag, move to another series or archive"
+            ).wait_for(timeout=90_000)
             page.wait_for_timeout(1500)
             page.screenshot(path=str(ARTIFACTS / f"page-runs-labels-{WIDTH}.png"), full_page=True)
             cut += [f"runs: {p}" for p in hidden_columns(page)]

@@ -12,6 +12,8 @@ from engine.settings import Paths
 from ingest import ingest
 from tests.dashboard.conftest import AppFactory, table
 from tests.dashboard.fixture_home import build_fixture_home
+from warehouse import queries as q
+from warehouse.queries import Warehouse
 
 PREFIX = "review_r2_acme-q1_1_"
 """Widget keys of the review form of acme-q1, iteration 1 of run r2."""
@@ -179,3 +181,28 @@ def test_the_form_shows_the_reviewers_current_labels(app: AppFactory, own_home: 
     at.run()
     assert at.radio(key=f"{PREFIX}_response").value == "incorrect"  # from the warehouse
     assert at.radio(key=f"{PREFIX}_verdict_1").value == "agree"  # saved in this session
+
+
+def test_moving_a_run_to_another_series_changes_its_baseline(
+    app: AppFactory, own_home: Paths
+) -> None:
+    wh = Warehouse(own_home.warehouse)
+    assert q.baseline_run(wh, "r2") == "r1"
+    at = app(own_home, "runs")
+    at.selectbox(key="runs_detail_run").set_value("r2").run()
+    series = at.text_input(key="runs_label_series_r2")
+    assert series.value  # the series the run has now
+    series.input("canary")
+    at.text_input(key="runs_label_by_r2").input("Lee")
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert not at.exception
+    ingest(own_home)
+    wh = Warehouse(own_home.warehouse)
+    assert wh.sql("SELECT series FROM run_series WHERE run_id = 'r2'").frame.item() == "canary"
+    assert q.baseline_run(wh, "r2") is None  # the first run of its new series
+    # an empty series is refused: the run keeps the one it has
+    at = app(own_home, "runs")
+    at.selectbox(key="runs_detail_run").set_value("r2").run()
+    at.text_input(key="runs_label_series_r2").input("  ")
+    next(b for b in at.button if b.label == "Save").click().run()
+    assert any("series cannot be empty" in e.value for e in at.error)

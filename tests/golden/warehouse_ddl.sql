@@ -257,6 +257,7 @@ CREATE TABLE IF NOT EXISTS "run_labels" (
     "name" VARCHAR,
     "tags" VARCHAR[],
     "archived" BOOLEAN,
+    "series" VARCHAR,
     "labelled_by" VARCHAR,
     "labelled_at" TIMESTAMP NOT NULL
 );

@@ -1,5 +1,5 @@
 -- The labels people gave each run from the dashboard's Runs page (lake table run_labels):
--- the latest non-null name, tags and archived flag per run (a change that leaves a field
+-- the latest non-null name, tags, series and archived flag per run (a change that leaves a field
 -- null keeps its earlier value). Ingest applies the name to runs.name; the original name
 -- stays in runs_log. Runs never labelled have no row (not archived, no tags).
 CREATE OR REPLACE VIEW run_labels_current AS
@@ -7,6 +7,7 @@ SELECT
     run_id,
     arg_max(name, (labelled_at, label_id)) FILTER (WHERE name IS NOT NULL) AS name,
     arg_max(tags, (labelled_at, label_id)) FILTER (WHERE tags IS NOT NULL) AS tags,
+    arg_max(series, (labelled_at, label_id)) FILTER (WHERE series IS NOT NULL) AS series,
     coalesce(
         arg_max(archived, (labelled_at, label_id)) FILTER (WHERE archived IS NOT NULL), false
     ) AS archived,

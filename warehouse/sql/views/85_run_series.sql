@@ -1,5 +1,6 @@
 -- The series of every run and its baseline: the one definition the pages, `check` and
--- domain_trends use. A run's series is the one named with `--series`, else its name without
+-- domain_trends use. A run's series is the one given on the Runs page (lake table
+-- run_labels), else the one named with `--series`, else its name without
 -- a trailing date or week ("nightly 2026-11-02", "acme week 3", "eval 2026-W45" give
 -- "nightly", "acme", "eval"), else (a name that is only a date or week) its test set's file
 -- name without one ("demo-week-2.jsonl" gives "demo"); the name is the one the run started
@@ -23,6 +24,7 @@ named AS (
         r.status,
         r.started_at,
         coalesce(
+            nullif(trim(l.series), ''),
             nullif(trim(r.series), ''),
             nullif(trim(regexp_replace(coalesce(o.name, r.name), suffix.pattern, '')), ''),
             nullif(
