@@ -184,9 +184,11 @@ tables.grid(
 more = f" (the first {q.REVIEW_QUEUE_LIMIT})" if queue.height >= q.REVIEW_QUEUE_LIMIT else ""
 st.caption(f"{queue.height} reviewed samples{more}.")
 download_csv(queue, "review-queue.csv", key="agreement_queue_csv")
-if queue.height:
-    top = queue.row(0, named=True)
+top = queue.row(0, named=True) if queue.height else None
+if top is not None and top["disagreements"]:
     st.caption(
         f"Most disputed: {safe_text(top['sample_id'])} in run {safe_text(top['run_id'])} "
         f"({top['disagreements']} of {top['labels']} labelled items disagree)."
     )
+elif top is not None:
+    st.caption("No reviewer disagrees with evalhouse on any labelled item.")

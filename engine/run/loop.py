@@ -324,19 +324,22 @@ class Runner:
     def _install_signals(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
         installed: list[int] = []
 
-        def on_signal() -> None:
+        def on_signal(sig: int) -> None:
             if self.stop.is_set():
                 self.abandon.set()
                 self.progress.message("stopping now: samples in flight are abandoned")
-            else:
-                self.stop.set()
-                self.progress.message(
-                    "stopping: finishing samples in flight (press Ctrl-C again to abandon them)"
-                )
+                return
+            self.stop.set()
+            # SIGTERM comes from a supervisor (the dashboard's Cancel, a CI timeout), whose
+            # reader has no keyboard to press Ctrl-C on.
+            again = "press Ctrl-C again" if sig == signal.SIGINT else "stop it again"
+            self.progress.message(
+                f"stopping: finishing samples in flight ({again} to abandon them)"
+            )
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             try:
-                loop.add_signal_handler(sig, on_signal)
+                loop.add_signal_handler(sig, on_signal, sig)
                 installed.append(sig)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass  # not the main thread: KeyboardInterrupt handling still applies
