@@ -46,6 +46,7 @@ from engine.graders.options import GEvalOptions
 from engine.graders.rubric import is_local, where
 from engine.graders.spec import DEFAULT_THRESHOLDS, GraderSpec
 from engine.judges.base import BatchVerifier, ClaimVerdict, Judge, JudgeError, Usage
+from engine.judges.factory import judge_spec_for
 from engine.judges.http.graded import Factuality, GEvalScore, Relevance
 from engine.text import split_sentences
 
@@ -382,3 +383,23 @@ JUDGED_GRADERS: dict[str, type[JudgedGrader]] = {
 def context_sentences(context: Sequence[str]) -> int:
     """How many sentences ``context-relevance`` would judge (for estimates)."""
     return len(_sentences(context))
+
+
+def judged_criteria(spec: GraderSpec) -> int:
+    """How many criteria a grader scores with one call each per output: a g-eval's checks
+    (``GEvalGrader``), 1 for every other type (for estimates)."""
+    if isinstance(spec.options, GEvalOptions) and not spec.options.steps:
+        return len(statement_parts(spec.options.rubric))
+    return 1
+
+
+def grader_judge_spec(spec: GraderSpec, run_judge: str) -> str:
+    """The spec of the judge that grades ``spec``: its own (``judge:``), else the run's.
+    Raises GraderConfigError when its own cannot be named (a bare model name on a run
+    judged locally)."""
+    if spec.judge is None:
+        return run_judge.strip()
+    try:
+        return judge_spec_for(spec.judge, run_judge)
+    except JudgeError as err:
+        raise GraderConfigError(f"{where(spec)}: its judge: {err}") from err
