@@ -168,3 +168,14 @@ def test_the_estimate_counts_the_grader_judges_calls(
     # 2 answers x 2 criteria, each one G-Eval score call with the grader's own judge
     assert re.search(r"^judge calls: +4$", out, re.M), out
     assert "graders with their own judge: openai:gpt-4o-mini" in out
+
+
+def test_the_documented_grader_file_parses() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "judges-and-verifiers.md").read_text(
+        encoding="utf-8"
+    )
+    block = re.search(r"```yaml\n(# graders/helpful-fast\.yaml\n.*?)```", doc, re.S)
+    assert block is not None
+    text = "\n".join(line.strip() for line in block.group(1).splitlines())
+    spec = parse_grader(yaml.safe_load(text), "helpful-fast.yaml", "helpful-fast", None)
+    assert (spec.type, spec.judge) == ("llm-rubric", "openai:gpt-4o-mini")
