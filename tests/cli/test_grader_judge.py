@@ -174,7 +174,7 @@ def test_the_documented_grader_file_parses() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "judges-and-verifiers.md").read_text(
         encoding="utf-8"
     )
-    block = re.search(r"```yaml\n(# graders/helpful-fast\.yaml\n.*?)```", doc, re.S)
+    block = re.search(r"```yaml\n\s*(# graders/helpful-fast\.yaml\n.*?)```", doc, re.S)
     assert block is not None
     text = "\n".join(line.strip() for line in block.group(1).splitlines())
     spec = parse_grader(yaml.safe_load(text), "helpful-fast.yaml", "helpful-fast", None)
