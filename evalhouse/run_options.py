@@ -10,7 +10,6 @@ The config is assembled in one order: the ``--config`` file (JSON or YAML,
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -137,14 +136,15 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def option(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` of ``--option``, the value read as JSON when it is JSON."""
+    """``KEY=VALUE`` of ``--option``: the value read as JSON when it is JSON, except for a
+    text field, which takes a JSON object or number as the text typed
+    (``engine.models.option_value``)."""
+    from engine.models import option_value
+
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise UsageError(f"--option {text!r} is not KEY=VALUE (VALUE may be JSON)")
-    try:
-        return key.strip(), json.loads(raw)
-    except json.JSONDecodeError:
-        return key.strip(), raw
+    return key.strip(), option_value(key.strip(), raw)
 
 
 def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
@@ -225,12 +225,15 @@ def validation_line(
     ):
         where = FLAG_OF_FIELD[path[0]]
     elif legacy.get(path) in options or dotted in options or not config:
-        where = f"--option {legacy.get(path) if legacy.get(path) in options else dotted}"
+        # A section-wide rule (tier order) fails at the section: name the option typed in it.
+        inside = sorted(o for o in options if o.startswith(f"{dotted}."))
+        typed = legacy.get(path) if legacy.get(path) in options else dotted
+        where = f"--option {typed if typed in options or not inside else inside[0]}"
     else:
         where = f"{config}: key {dotted}"
     given = first.get("input")
     shown = "" if isinstance(given, dict | list) else f" {short(repr(given))}"
-    message = first["msg"]
+    message = str(first["msg"]).removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
         shown, message = "", f"unknown setting; known here: {known_fields(path[:-1])}"
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

@@ -30,10 +30,12 @@ from engine.embedders.base import Embedder
 from engine.graders import (
     Grader,
     GraderConfigError,
+    GraderJudges,
     GraderSpec,
     load_graders,
     resolve_specs,
 )
+from engine.graders.judged import grader_judge_spec
 from engine.models import CandidateLineageRecord, RunConfig, TestCase
 
 
@@ -112,6 +114,7 @@ def plan_candidate_run(
     *,
     embedder: Embedder | None = None,
     judge: object | None = None,
+    judges: GraderJudges | None = None,
 ) -> CandidatePlan:
     """Load and check the candidates and graders of ``project`` for ``cases``.
 
@@ -124,7 +127,9 @@ def plan_candidate_run(
     if not candidates:
         raise GraderConfigError(f"no candidates in {project / 'candidates'}")
     names = grader_names_for(candidates, grader_names)
-    graders = load_graders(project / "graders", names, embedder=embedder, judge=judge)
+    graders = load_graders(
+        project / "graders", names, embedder=embedder, judge=judge, judges=judges
+    )
     if not graders:
         raise GraderConfigError(
             f"no graders: {project / 'graders'} has no grader files and none was named"
@@ -179,11 +184,14 @@ def plan_responses(
     *,
     embedder: Embedder | None = None,
     judge: object | None = None,
+    judges: GraderJudges | None = None,
 ) -> CandidatePlan:
     """A plan that grades the run's own responses (candidate ``""``) with the named
     graders (every grader file when None), each weighing its file's weight."""
     names = list(grader_names) if grader_names is not None else None
-    graders = load_graders(project / "graders", names, embedder=embedder, judge=judge)
+    graders = load_graders(
+        project / "graders", names, embedder=embedder, judge=judge, judges=judges
+    )
     if not graders:
         raise GraderConfigError(
             f"no graders: {project / 'graders'} has no grader files and none was named"
@@ -218,6 +226,7 @@ def plan_for_run(
     *,
     embedder: Embedder | None = None,
     judge: object | None = None,
+    judges: GraderJudges | None = None,
 ) -> CandidatePlan | None:
     """The plan of a run: its candidates (or its own responses) and graders, checked;
     None when the run uses neither.
@@ -229,9 +238,15 @@ def plan_for_run(
     project = project_folder(config)
     graders = list(config.graders) if config.graders is not None else None
     if config.candidates is None:
-        return plan_responses(project, graders, embedder=embedder, judge=judge)
+        return plan_responses(project, graders, embedder=embedder, judge=judge, judges=judges)
     return plan_candidate_run(
-        project, list(config.candidates), graders, cases, embedder=embedder, judge=judge
+        project,
+        list(config.candidates),
+        graders,
+        cases,
+        embedder=embedder,
+        judge=judge,
+        judges=judges,
     )
 
 
@@ -259,6 +274,8 @@ def check_run_files(config: RunConfig) -> None:
     if not project.is_dir():
         raise GraderConfigError(f"project folder {project} does not exist (--project)")
     _, graders = run_files(config)
+    for spec in graders:
+        grader_judge_spec(spec, config.judge)  # a bare model name needs the run's provider
     if not graders:
         who = (
             f"candidates {', '.join(config.candidates)} recommend none and "

@@ -8,6 +8,7 @@ from engine.graders.base import (
     Grader,
     GraderConfigError,
     GraderError,
+    GraderJudges,
     GraderResult,
     SyncGrader,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "GraderConfigError",
     "GraderError",
     "GraderFileError",
+    "GraderJudges",
     "GraderProblem",
     "GraderResult",
     "GraderSpec",

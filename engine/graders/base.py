@@ -8,7 +8,7 @@ files, environment or network themselves; embedders and judges are injected.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pydantic import Field
@@ -45,6 +45,13 @@ class GraderConfigError(InputError):
 
     Raised while graders are loaded and bound, before any output is generated or scored.
     """
+
+
+GraderJudges = Callable[[str | None, float | None], object]
+"""Builds the judge a grader names for itself, from its ``judge`` (a spec or a bare model
+name; None: the run's) and ``judge_temperature``. Raises JudgeError when it cannot (an
+unknown provider, a missing key). The composition root provides it; graders never build
+judges themselves."""
 
 
 @dataclass(frozen=True)

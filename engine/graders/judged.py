@@ -4,8 +4,10 @@
   (one judge call, cached by the judge; or the file gives ``steps``), then each output is
   scored 1-5 following them; score = (s - 1) / 4, so 4 of 5 is 0.75. The write-up's
   token-probability weighting needs logprobs, which Anthropic does not expose: the integer
-  score is used. With the local judge the rubric must be checkable criteria
-  (``engine.graders.local_rubric``).
+  score is used. A one-statement rubric joining checks that stand alone ("mentions the
+  price and cites a source") is scored one check at a time, and passes when every check
+  passes. With the local judge the rubric must be checkable criteria
+  (``engine.graders.local_rubric``), all of which must be met to pass.
 * ``factuality`` (promptfoo, after OpenAI evals): the output against the expected answer,
   category A subset, B superset, C same, D disagreement, E immaterial differences;
   D scores 0, the others 1 (promptfoo's default). The local judge reads D as "some claim of
@@ -38,11 +40,13 @@ from engine.graders.local_rubric import (
     LocalJudgeRefusal,
     compile_rubric,
     grade_locally,
+    statement_parts,
 )
 from engine.graders.options import GEvalOptions
 from engine.graders.rubric import is_local, where
 from engine.graders.spec import DEFAULT_THRESHOLDS, GraderSpec
 from engine.judges.base import BatchVerifier, ClaimVerdict, Judge, JudgeError, Usage
+from engine.judges.factory import judge_spec_for
 from engine.judges.http.graded import Factuality, GEvalScore, Relevance
 from engine.text import split_sentences
 
@@ -134,47 +138,79 @@ class JudgedGrader(Grader):
 
 
 class GEvalGrader(JudgedGrader):
-    """G-Eval: steps from the rubric (once), then a 1-5 score per output."""
+    """G-Eval: steps from the rubric (once), then a 1-5 score per output.
+
+    G-Eval scores one criterion on one scale, so a rubric that joins checks which stand
+    alone ("mentions the price and cites a source") is scored one criterion at a time:
+    the score is their mean, and the output passes when every criterion passes (with the
+    local judge: is met; with an LLM judge: scores at least the threshold). The reason
+    names each criterion with its result."""
 
     def __init__(self, spec: GraderSpec, judge: object | None) -> None:
         super().__init__(spec, judge)
         assert isinstance(spec.options, GEvalOptions)
         self._rubric = spec.options.rubric
         given = spec.options.steps
-        self._steps: tuple[str, ...] | None = (
-            tuple(s for s in given if s.strip()) if given else None
-        )
+        steps = tuple(s for s in given if s.strip()) if given else None
+        # Steps a file gives were written for its rubric as a whole: it is not split then.
+        self._parts = (self._rubric,) if steps else statement_parts(self._rubric)
+        self._steps: dict[str, tuple[str, ...]] = {self._rubric: steps} if steps else {}
         self._lock = asyncio.Lock()
         self._criteria: tuple[Criterion, ...] = ()
         if is_local(judge):
-            text = "\n".join([self._rubric, *(self._steps or ())])
+            text = "\n".join([self._rubric, *(steps or ())])
             self._criteria = compile_rubric(text, f"{where(spec)} is a g-eval")
         elif not isinstance(judge, GEvalJudge):
             raise GraderConfigError(
                 f"{where(spec)} is g-eval, but judge {self._name!r} cannot run it"
             )
 
-    async def _ensure_steps(self, judge: GEvalJudge) -> tuple[tuple[str, ...], Usage]:
-        # One steps call per grader, however many samples ask at once; a failure is the
+    @property
+    def criteria(self) -> int:
+        """How many criteria are scored on their own (judge calls per output)."""
+        return len(self._parts)
+
+    async def _ensure_steps(self, judge: GEvalJudge, rubric: str) -> tuple[tuple[str, ...], Usage]:
+        # One steps call per criterion, however many samples ask at once; a failure is the
         # asking sample's error, and the next sample asks again.
         async with self._lock:
-            if self._steps is not None:
-                return self._steps, Usage()
-            steps, usage = await self._call(lambda: judge.geval_steps(self._rubric))
-            self._steps = steps
+            if rubric in self._steps:
+                return self._steps[rubric], Usage()
+            steps, usage = await self._call(lambda: judge.geval_steps(rubric))
+            self._steps[rubric] = steps
             return steps, usage
 
     async def grade(self, sample: GradeInput) -> GraderResult:
         """Score one output by the steps. Raises GraderError when the judge fails."""
         if self._criteria:
             score, reason = grade_locally(self._criteria, sample.output)
-            return self._result(score, reason)
+            return GraderResult(passed=score >= 1.0, score=score, reason=reason)
         judge = self._judge
         assert isinstance(judge, GEvalJudge)
-        steps, usage = await self._ensure_steps(judge)
+        scored = await asyncio.gather(*(self._score(judge, p, sample) for p in self._parts))
+        usage = sum((used for _, _, used in scored), Usage())
+        if len(scored) == 1:
+            score, reason, _ = scored[0]
+            return self._result(score, reason, usage)
+        scores = [score for score, _, _ in scored]
+        reason = "; ".join(
+            f"{part!r}: {why}" for part, (_, why, _) in zip(self._parts, scored, strict=True)
+        )
+        return GraderResult(
+            passed=all(passes(s, self._threshold) for s in scores),
+            score=sum(scores) / len(scores),
+            reason=f"G-Eval per criterion, each to pass: {reason}",
+            usage=usage,
+        )
+
+    async def _score(
+        self, judge: GEvalJudge, rubric: str, sample: GradeInput
+    ) -> tuple[float, str, Usage]:
+        """One criterion's 0-1 score, the reason and what it cost."""
+        steps, usage = await self._ensure_steps(judge, rubric)
         result = await self._call(
             lambda: judge.geval_score(
-                self._rubric,
+                rubric,
                 steps,
                 sample.case.query,
                 sample.output,
@@ -182,11 +218,11 @@ class GEvalGrader(JudgedGrader):
                 sample.case.effective_context,
             )
         )
-        raw, used, reasoning = result.score, result.usage, result.reasoning.strip()
+        raw, reasoning = result.score, result.reasoning.strip()
         reason = f"G-Eval {raw:g}/5 -> {_one_to_five(raw):.3f}" + (
             f": {reasoning}" if reasoning else ""
         )
-        return self._result(_one_to_five(raw), reason, usage + used)
+        return _one_to_five(raw), reason, usage + result.usage
 
 
 class FactualityGrader(JudgedGrader):
@@ -347,3 +383,23 @@ JUDGED_GRADERS: dict[str, type[JudgedGrader]] = {
 def context_sentences(context: Sequence[str]) -> int:
     """How many sentences ``context-relevance`` would judge (for estimates)."""
     return len(_sentences(context))
+
+
+def judged_criteria(spec: GraderSpec) -> int:
+    """How many criteria a grader scores with one call each per output: a g-eval's checks
+    (``GEvalGrader``), 1 for every other type (for estimates)."""
+    if isinstance(spec.options, GEvalOptions) and not spec.options.steps:
+        return len(statement_parts(spec.options.rubric))
+    return 1
+
+
+def grader_judge_spec(spec: GraderSpec, run_judge: str) -> str:
+    """The spec of the judge that grades ``spec``: its own (``judge:``), else the run's.
+    Raises GraderConfigError when its own cannot be named (a bare model name on a run
+    judged locally)."""
+    if spec.judge is None:
+        return run_judge.strip()
+    try:
+        return judge_spec_for(spec.judge, run_judge)
+    except JudgeError as err:
+        raise GraderConfigError(f"{where(spec)}: its judge: {err}") from err

@@ -15,7 +15,12 @@ naming the criterion it cannot check:
   URL): a URL, a ``[Source: ...]`` or ``[1]`` marker, or "according to";
 * ``is valid JSON``.
 
-Score = criteria met / criteria; the reason names every criterion that failed.
+A criterion that joins checks with "and" or ";" ("mentions the price and cites a source")
+is one criterion per check, when each check stands alone (is one of the forms above);
+a mention whose unquoted phrase holds such a join and cannot be split ("mentions the price
+and explains the discount") is refused, since it would look for that whole sentence.
+
+Score = criteria met / criteria; the reason names every criterion, met and not met.
 """
 
 from __future__ import annotations
@@ -147,6 +152,63 @@ def read_criterion(text: str) -> Check | None:
     return None
 
 
+def _mentioned(text: str) -> str | None:
+    """The phrase a mention criterion (``mentions X``, ``does not mention X``) looks for,
+    as written; None for any other form."""
+    body = _SUBJECT.sub("", text.strip().rstrip(".;")).strip()
+    if m := _NOT_MENTION.match(body):
+        return m.group("x")
+    if any(r.match(body) for r in (_AT_MOST, _AT_LEAST, _CITES, _JSON)):
+        return None
+    m = _MENTION.match(body)
+    return m.group("x") if m else None
+
+
+_JOIN = re.compile(r",?\s+and\s+|\s*;\s*", re.IGNORECASE)
+"""Where a criterion may join two checks: "and" (", and") or ";"."""
+
+
+def _joins(text: str) -> list[re.Match[str]]:
+    """The joins of ``text`` outside quoted phrases."""
+    quoted = [m.span() for m in _QUOTED.finditer(text)]
+    return [m for m in _JOIN.finditer(text) if not any(a <= m.start() < b for a, b in quoted)]
+
+
+def compound_parts(criterion: str) -> tuple[str, ...]:
+    """The checks ``criterion`` joins with "and" or ";", each a criterion of its own:
+    ``mentions the price and cites a source`` is ``mentions the price`` and ``cites a
+    source``. A part starts a new check only when it stands alone (``read_criterion`` can
+    check it); otherwise it stays with the part before it, so ``mentions salt and pepper``
+    stays one criterion."""
+    start = 0
+    pieces: list[tuple[str, str]] = []
+    for join in _joins(criterion):
+        pieces.append((criterion[start : join.start()], join.group(0)))
+        start = join.end()
+    if not pieces:
+        return (criterion.strip(),)
+    pieces.append((criterion[start:], ""))
+    parts = [pieces[0][0]]
+    separator = pieces[0][1]
+    for piece, after in pieces[1:]:
+        if read_criterion(piece) is not None:
+            parts.append(piece)
+        else:
+            parts[-1] += separator + piece
+        separator = after
+    return tuple(p.strip() for p in parts if p.strip(" .;"))
+
+
+def statement_parts(rubric: str) -> tuple[str, ...]:
+    """The checks of a rubric that is one statement (one line, one sentence, no ``Pass
+    if:`` header), split as ``compound_parts`` splits them; a longer rubric whole, for a
+    language model to read as written."""
+    lines = _lines(rubric)
+    if len(lines) != 1 or _HEADER.match(lines[0]):
+        return (rubric.strip(),)
+    return compound_parts(lines[0])
+
+
 def _lines(rubric: str) -> list[str]:
     out: list[str] = []
     for line in rubric.splitlines():
@@ -162,8 +224,10 @@ def _lines(rubric: str) -> list[str]:
 
 
 def compile_rubric(rubric: str, where: str) -> tuple[Criterion, ...]:
-    """The rubric's criteria, each checkable. Raises LocalJudgeRefusal naming the first
-    criterion no rule can check (``where`` names the grader and its type, for the message)."""
+    """The rubric's criteria, each checkable; a criterion joining checks that stand alone
+    is one criterion per check (under ``Fail if:`` one, failing when all of them hold).
+    Raises LocalJudgeRefusal naming the first criterion no rule can check, or a mention
+    joining words it cannot split (``where`` names the grader and its type)."""
     criteria: list[Criterion] = []
     failing = False
     for line in _lines(rubric):
@@ -171,30 +235,54 @@ def compile_rubric(rubric: str, where: str) -> tuple[Criterion, ...]:
         if header:
             failing = header.group("head").lower() == "fail"
             continue
-        check = read_criterion(line)
-        if check is None:
-            raise LocalJudgeRefusal(
-                f"{where}: its rubric must be read by a language model, and the local judge "
-                f"is deterministic: it cannot check the criterion '{line}' (it checks "
-                "'mentions X', 'does not mention X', 'under N words', 'at least N words', "
-                "'cites a source' and 'is valid JSON'). Run with --judge openai:MODEL, "
-                "anthropic:MODEL or ollama:MODEL, reword the criterion, or leave this grader out."
-            )
+        parts = compound_parts(line)
+        checks = [_check(part, where) for part in parts]
         if failing:
-            criteria.append(Criterion(f"not: {line}", _negated(check)))
+            # "Fail if: A and B" fails an output that does both, not one that does either.
+            criteria.append(Criterion(f"not: {line}", _negated(_all(checks))))
         else:
-            criteria.append(Criterion(line, check))
+            criteria += [Criterion(p, c) for p, c in zip(parts, checks, strict=True)]
     if not criteria:
         raise LocalJudgeRefusal(f"{where}: the rubric holds no criterion the local judge can check")
     return tuple(criteria)
 
 
+def _all(checks: list[Check]) -> Check:
+    return checks[0] if len(checks) == 1 else lambda out: all(c(out) for c in checks)
+
+
+def _check(criterion: str, where: str) -> Check:
+    """The check of one criterion. Raises LocalJudgeRefusal when no rule reads it."""
+    phrase = _mentioned(criterion)
+    if phrase is not None and not _QUOTED.search(phrase) and _joins(phrase):
+        raise LocalJudgeRefusal(
+            f"{where}: the criterion '{criterion}' joins two things with 'and' or ';', and "
+            f"the local judge would look for the words '{phrase.strip()}' as written. "
+            "Put each check on its own line or join checks it knows ('mentions the "
+            "price and cites a source'), or quote a phrase that is one "
+            "('mentions \"salt and pepper\"')."
+        )
+    check = read_criterion(criterion)
+    if check is None:
+        raise LocalJudgeRefusal(
+            f"{where}: its rubric must be read by a language model, and the local judge "
+            f"is deterministic: it cannot check the criterion '{criterion}' (it checks "
+            "'mentions X', 'does not mention X', 'under N words', 'at least N words', "
+            "'cites a source' and 'is valid JSON'). Run with --judge openai:MODEL, "
+            "anthropic:MODEL or ollama:MODEL, reword the criterion, or leave this grader out."
+        )
+    return check
+
+
 def grade_locally(criteria: tuple[Criterion, ...], output: str) -> tuple[float, str]:
-    """(share of criteria met, reason naming the unmet ones)."""
+    """(share of criteria met, reason naming each criterion met and not met)."""
+    met = [c.text for c in criteria if c.check(output)]
     unmet = [c.text for c in criteria if not c.check(output)]
-    score = (len(criteria) - len(unmet)) / len(criteria)
-    met = len(criteria) - len(unmet)
-    reason = f"local judge: {met} of {len(criteria)} criteria met"
+    score = len(met) / len(criteria)
+    # Every criterion is named, met or not: a rubric split into checks shows each one.
+    reason = f"local judge: {len(met)} of {len(criteria)} criteria met"
+    if met:
+        reason += ": " + "; ".join(repr(m) for m in met)
     if unmet:
         reason += "; not met: " + "; ".join(repr(u) for u in unmet)
     return score, reason

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.embedders.base import Embedder
-from engine.graders.base import Grader, GraderConfigError
+from engine.graders.base import Grader, GraderConfigError, GraderJudges
 from engine.graders.builtin import BuiltinGrader
 from engine.graders.deterministic import (
     ContainsGrader,
@@ -25,16 +25,25 @@ from engine.graders.deterministic import (
 from engine.graders.judged import JUDGED_GRADERS
 from engine.graders.options import BUILTIN_TYPES, OVERLAP_OPTIONS
 from engine.graders.overlap import OverlapGrader
-from engine.graders.rubric import RubricGrader
+from engine.graders.rubric import RubricGrader, where
 from engine.graders.semantic import SemanticSimilarityGrader
 from engine.graders.spec import GraderSpec, builtin_spec, read_grader_folder
+from engine.judges.base import JudgeError
 
 
 def build_grader(
-    spec: GraderSpec, *, embedder: Embedder | None = None, judge: object | None = None
+    spec: GraderSpec,
+    *,
+    embedder: Embedder | None = None,
+    judge: object | None = None,
+    judges: GraderJudges | None = None,
 ) -> Grader:
-    """Build one grader from its spec. Raises GraderConfigError when it cannot be bound."""
+    """Build one grader from its spec, bound to ``judge`` (the run's) or, when the spec
+    names its own, to the one ``judges`` builds. Raises GraderConfigError when it cannot
+    be bound."""
     kind = spec.type
+    if spec.own_judge:
+        judge = _own_judge(spec, judges)
     if kind == "exact-match":
         return ExactMatchGrader(spec)
     if kind == "contains":
@@ -60,6 +69,16 @@ def build_grader(
     if kind in JUDGED_GRADERS:
         return JUDGED_GRADERS[kind](spec, judge)
     raise GraderConfigError(f"grader {spec.id!r}: no implementation for type {kind!r}")
+
+
+def _own_judge(spec: GraderSpec, judges: GraderJudges | None) -> object:
+    named = spec.judge if spec.judge is not None else "the run's judge"
+    if judges is None:
+        raise GraderConfigError(f"{where(spec)} names its own judge ({named}); none is built here")
+    try:
+        return judges(spec.judge, spec.judge_temperature)
+    except JudgeError as err:
+        raise GraderConfigError(f"{where(spec)}: its judge {named}: {err}") from err
 
 
 def resolve_specs(folder: Path | None, names: Sequence[str] | None = None) -> list[GraderSpec]:
@@ -99,20 +118,22 @@ def load_graders(
     *,
     embedder: Embedder | None = None,
     judge: object | None = None,
+    judges: GraderJudges | None = None,
 ) -> list[Grader]:
     """Load, validate and bind graders: every file of ``folder``, or the given ``names``.
 
     ``folder`` is the folder holding the ``*.yaml`` grader files (a project's ``graders/``);
-    None or a missing folder leaves only the built-ins. Raises GraderFileError naming
-    every malformed file, field and reason, or GraderConfigError with one line per grader
-    that cannot be bound; nothing is called before this returns.
+    None or a missing folder leaves only the built-ins. A grader that names its own judge
+    gets the one ``judges`` builds (``engine.graders.base.GraderJudges``). Raises
+    GraderFileError naming every malformed file, field and reason, or GraderConfigError
+    with one line per grader that cannot be bound; nothing is called before this returns.
     """
     specs = resolve_specs(folder, names)
     graders: list[Grader] = []
     problems: list[GraderConfigError] = []
     for spec in specs:
         try:
-            graders.append(build_grader(spec, embedder=embedder, judge=judge))
+            graders.append(build_grader(spec, embedder=embedder, judge=judge, judges=judges))
         except GraderConfigError as err:
             problems.append(err)
     if problems:

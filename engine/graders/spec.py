@@ -13,6 +13,8 @@ it appears as a selectable grader")::
     id: cites-source            # optional, defaults to the file stem
     name: Cites a source        # optional, for people
     description: ...            # optional
+    judge: openai:gpt-4o-mini   # optional, judged types only: this grader's own judge
+                                # (the write-up's ``config: {model: gpt-4.1-mini}`` too)
 
 A malformed file is refused before anything is run: every problem of every file becomes
 one line ``<file>: field '<field>': <reason>`` of a single ``GraderFileError``.
@@ -121,6 +123,13 @@ class GraderFile(BaseModel):
     """Default weight in weighted scores."""
     threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     """Pass bar of scored types."""
+    judge: str | None = Field(default=None, min_length=1)
+    """This grader's own judge (``openai:gpt-4o-mini``, ``anthropic:MODEL``,
+    ``ollama:MODEL``, ``local``, or a bare model name on the run judge's provider); None:
+    the run's judge. The write-up's ``model:`` in ``config`` is read as this."""
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    """Sampling temperature of this grader's judge (the write-up's ``temperature:`` in
+    ``config``); None: the judge's own (0)."""
 
     @field_validator("type")
     @classmethod
@@ -168,6 +177,29 @@ class GraderSpec(BaseModel):
     """What the grader checks."""
     source: str | None = None
     """The file it came from; None for built-ins addressed by name."""
+    judge: str | None = None
+    """This grader's own judge (a spec or a bare model name); None: the run's judge."""
+    judge_temperature: float | None = None
+    """Sampling temperature of this grader's judge; None: the judge's own."""
+
+    @property
+    def own_judge(self) -> bool:
+        """Whether the grader is judged apart from the run's judge."""
+        return self.judge is not None or self.judge_temperature is not None
+
+
+JUDGE_KEYS: dict[str, str] = {
+    "model": "judge",
+    "judgeModel": "judge",
+    "judge_model": "judge",
+    "temperature": "judge_temperature",
+}
+"""The write-up's spellings of a grader's own judge inside ``config``/``options`` (its
+"model per grader": ``config: {model: gpt-4.1-mini, temperature: 0.1}``) and the field
+each one sets."""
+
+CALLS_JUDGE: tuple[str, ...] = ("llm-rubric", *JUDGED_TYPES)
+"""Grader types that call a judge, and so may name their own."""
 
 
 def builtin_spec(name: str) -> GraderSpec:
@@ -292,6 +324,13 @@ def _normalise(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], list[Gra
             if "rubric" in options:
                 problems.append(GraderProblem(file, "rubric", "rubric is given twice"))
             options["rubric"] = data.pop("rubric")
+        for key, field in JUDGE_KEYS.items():
+            if key in options:
+                if field in data:
+                    problems.append(
+                        GraderProblem(file, f"options.{key}", f"{field} is given twice")
+                    )
+                data[field] = options.pop(key)
         data["options"] = options
         if data.get("type") == "promptfoo":
             problems += _promptfoo_type(data, options, file)
@@ -353,6 +392,18 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
             check_id(gid)
         except ValueError as err:
             problems.append(GraderProblem(file, "id", f"the file stem {err}; give an 'id'"))
+    if (header.judge is not None or header.judge_temperature is not None) and (
+        header.type not in CALLS_JUDGE
+    ):
+        field = "judge" if header.judge is not None else "judge_temperature"
+        problems.append(
+            GraderProblem(
+                file,
+                field,
+                f"{header.type} calls no judge of its own; a grader's judge is for "
+                f"{', '.join(CALLS_JUDGE)}",
+            )
+        )
     if header.threshold is not None and header.type in RULE_TYPES:
         problems.append(
             GraderProblem(
@@ -380,6 +431,8 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
         name=header.name or gid,
         description=header.description,
         source=file,
+        judge=header.judge.strip() if header.judge is not None else None,
+        judge_temperature=header.judge_temperature,
     )
 
 

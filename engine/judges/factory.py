@@ -32,6 +32,27 @@ from engine.providers import (
 from engine.secrets import env_secret
 from engine.verifier.choice import ClaimVerifier
 
+JUDGE_PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "ollama")
+"""The providers of LLM judges, as a judge spec names them (``openai:MODEL``)."""
+
+
+def judge_spec_for(model: str, run_judge: str) -> str:
+    """The judge spec of a grader's own judge: ``model`` as given when it is a spec
+    (``openai:gpt-4o-mini``, ``local``), else a bare model name (the write-up's
+    ``model: gpt-4.1-mini``) on the provider of the run's judge. Raises JudgeError for a
+    bare name when the run's judge is local (it has no provider to lend)."""
+    model = model.strip()
+    provider, sep, _ = model.partition(":")
+    if model == "local" or (sep and provider in JUDGE_PROVIDERS):
+        return model
+    run_provider, sep, _ = run_judge.strip().partition(":")
+    if not sep or run_provider not in JUDGE_PROVIDERS:
+        raise JudgeError(
+            f"model {model!r} names no provider, and the run's judge {run_judge!r} has none "
+            f"to lend: write it as openai:{model}, anthropic:{model} or ollama:{model}"
+        )
+    return f"{run_provider}:{model}"
+
 
 def build_judge(
     spec: str,
@@ -48,6 +69,7 @@ def build_judge(
     verifier: ClaimVerifier | None = None,
     judge_mode: str = "live",
     batch_ledger: Path | None = None,
+    temperature: float = 0.0,
 ) -> Judge:
     """The judge named by ``spec``. Raises JudgeError for an unknown spec or a missing key.
 
@@ -57,7 +79,8 @@ def build_judge(
     sample's claims in one call (False: one call per claim and one per context chunk).
     ``verifier`` decides the local judge's claims (None: its rules and combiner).
     ``judge_mode`` ``batch`` sends an ``openai:`` judge's prompts through the Batch API,
-    the batches it creates recorded in ``batch_ledger`` (None: not resumable)."""
+    the batches it creates recorded in ``batch_ledger`` (None: not resumable).
+    ``temperature`` is an LLM judge's sampling temperature (the local judge has none)."""
     spec = spec.strip()
     if spec == "local":
         return LocalJudge(embedder, verifier=verifier)
@@ -72,6 +95,7 @@ def build_judge(
         batch_claims=batch_claims,
         judge_mode=judge_mode,
         batch_ledger=batch_ledger,
+        temperature=temperature,
     )
 
 
@@ -87,6 +111,7 @@ def build_llm_judge(
     batch_claims: bool = True,
     judge_mode: str = "live",
     batch_ledger: Path | None = None,
+    temperature: float = 0.0,
 ) -> HttpJudge:
     """The LLM judge named by ``spec`` (``openai:MODEL``, ``anthropic:MODEL``,
     ``ollama:MODEL``), without the embedder only the local judge needs. Raises JudgeError."""
@@ -107,6 +132,7 @@ def build_llm_judge(
         "concurrency": concurrency,
         "timeout": timeout,
         "max_retries": max_retries,
+        "temperature": temperature,
     }
     if provider == "openai":
         key = env_secret(API_KEY_ENV["openai"])

@@ -40,6 +40,7 @@ from engine.models.config import (
     UntilCi,
     nest_options,
     option_bounds,
+    option_value,
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
 from engine.models.drift_records import DriftAnchorRecord, JudgeDriftRecord
@@ -135,4 +136,5 @@ __all__ = [
     "VerdictRecord",
     "nest_options",
     "option_bounds",
+    "option_value",
 ]

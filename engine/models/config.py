@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import Any, Literal
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -25,12 +27,23 @@ class TierThresholds(Frozen):
     fair: float = 50.0
     """Scores at or above this (and below good) are fair."""
 
-    @field_validator("fair")
+    @field_validator("excellent", "good", "fair")
     @classmethod
-    def _ordered(cls, fair: float) -> float:
-        if not 0.0 <= fair <= 100.0:
+    def _in_range(cls, bound: float) -> float:
+        if not 0.0 <= bound <= 100.0:  # also refuses NaN, which every comparison fails
             raise ValueError("tier thresholds must lie in 0..100")
-        return fair
+        return bound
+
+    @model_validator(mode="after")
+    def _descending(self) -> TierThresholds:
+        # Out of order, a tier is empty or swallows the one above it (excellent 60 under
+        # good 70 made every score from 60 up excellent and none good), without a word.
+        if not self.excellent > self.good > self.fair:
+            raise ValueError(
+                f"tier bounds must descend, excellent > good > fair; got excellent "
+                f"{self.excellent:g}, good {self.good:g}, fair {self.fair:g}"
+            )
+        return self
 
     def tier(self, score: float) -> Tier:
         """The tier of a 0-100 score."""
@@ -155,6 +168,15 @@ class HttpEndpointOptions(Frozen):
     headers: dict[str, str] = Field(default_factory=dict)
     """Request headers; values may use ``{{env.NAME}}`` so secrets stay in the environment."""
 
+    @field_validator("body", mode="before")
+    @classmethod
+    def _body_as_text(cls, body: Any) -> Any:
+        """A body given as a mapping or list (a YAML config's ``body: {question:
+        "{{query}}"}``) is the JSON text of it: the template is JSON either way."""
+        if isinstance(body, dict | list):
+            return json.dumps(body, ensure_ascii=False)
+        return body
+
 
 ModelPrice = tuple[float, float]
 """(input, output) US dollars per million tokens."""
@@ -207,16 +229,59 @@ def nest_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def _is_field_path(path: tuple[str, ...]) -> bool:
+def _field_annotation(path: tuple[str, ...]) -> Any:
+    """The annotation of the ``RunConfig`` field at ``path``; ``_NO_FIELD`` when none is."""
     model: Any = RunConfig
     for part in path:
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            return False
+            return _NO_FIELD
         field = model.model_fields.get(part)
         if field is None or part in _NOT_OPTIONS:
-            return False
+            return _NO_FIELD
         model = field.annotation
-    return True
+    return model
+
+
+def _is_field_path(path: tuple[str, ...]) -> bool:
+    return _field_annotation(path) is not _NO_FIELD
+
+
+_NO_FIELD = object()
+"""What ``_field_annotation`` answers for a path that names no option."""
+
+
+def _takes_only_text(annotation: Any) -> bool:
+    """Whether a field of this annotation holds text and nothing else (None aside):
+    ``str``, ``str | None`` or a ``Literal`` of strings."""
+    if annotation is str:
+        return True
+    if get_origin(annotation) is Literal:
+        return all(isinstance(a, str) for a in get_args(annotation))
+    if get_origin(annotation) in (Union, UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        return bool(members) and all(_takes_only_text(a) for a in members)
+    return False
+
+
+def option_value(key: str, raw: str) -> Any:
+    """The value of ``--option KEY=RAW``: RAW read as JSON when it is JSON (lists, objects,
+    numbers, booleans), except that a field holding text takes RAW as typed unless it is a
+    JSON string (or ``null`` where the field may be None). So the README's
+    ``http_body='{"question": "{{query}}"}'``, a JSON template, stays the text it is, and
+    ``series=2024`` is the series "2024"."""
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+    path = LEGACY_OPTION_PATHS.get(key) or tuple(key.split("."))
+    annotation = _field_annotation(path)
+    if annotation is _NO_FIELD or not _takes_only_text(annotation):
+        return parsed
+    if isinstance(parsed, str):
+        return parsed
+    if parsed is None and type(None) in get_args(annotation):
+        return None
+    return raw
 
 
 _NOT_OPTIONS = frozenset({"name", "test_set"})

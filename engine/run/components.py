@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.candidates.plan import CandidatePlan
 from engine.embedders.base import Embedder
+from engine.graders import GraderJudges
 from engine.judges.base import Judge
 from engine.models import RagWeights, RunConfig, TestCase
 from engine.scorers import SCORERS, ScorerContext
@@ -60,6 +61,9 @@ class Components:
     """Scorers added to those the registered factories build (tests, benchmarks)."""
     pool: BatchPool | None = None
     """Worker processes for the CPU-bound scorers (``engine.run.pool``); None: threads."""
+    grader_judges: GraderJudges | None = None
+    """Builds the judge a grader file names for itself (its ``judge:``); None: such a
+    grader is refused."""
 
     async def aclose(self) -> None:
         """Release HTTP clients of the targets and judge."""
@@ -77,7 +81,7 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
     ``run_id`` places the run's batch ledger (``--judge-mode batch``) in its state."""
     from engine.embedders.factory import build_embedder
     from engine.embedders.store import EmbeddingStore
-    from engine.judges.factory import build_judge
+    from engine.judges.factory import build_judge, judge_spec_for
     from engine.judges.http.batch_queue import ledger_path
     from engine.scoring.analyzer import ResponseAnalyzer
     from engine.scoring.judging import judge_sample
@@ -112,9 +116,28 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
 
     closers: list[Callable[[], Awaitable[None]]] = []
     for part in (judge, embedder.inner):
-        close = getattr(part, "aclose", None)
-        if close is not None and asyncio.iscoroutinefunction(close):
-            closers.append(close)
+        _close_later(part, closers)
+    built: dict[tuple[str, float | None], Judge] = {(config.judge.strip(), None): judge}
+
+    def grader_judge(model: str | None, temperature: float | None) -> Judge:
+        # One judge per spec and temperature for the run, however many graders name it;
+        # the run's own judge when a grader names it again.
+        spec = config.judge.strip() if model is None else judge_spec_for(model, config.judge)
+        key = (spec, temperature)
+        if key not in built:
+            built[key] = build_judge(
+                spec,
+                embedder=embedder,
+                cache_dir=paths.cache,
+                concurrency=config.concurrency,
+                prices=config.prices,
+                retries=config.retries,
+                batch_claims=config.judge_calls == "batched",
+                temperature=temperature or 0.0,
+            )
+            _close_later(built[key], closers)
+        return built[key]
+
     return Components(
         target=target,
         analyzer=analyzer,
@@ -126,7 +149,15 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
         judge_prompt_version=judge.prompt_version,
         closers=closers,
         embedder=embedder,
+        grader_judges=grader_judge,
     )
+
+
+def _close_later(part: object, closers: list[Callable[[], Awaitable[None]]]) -> None:
+    """Close ``part`` (an HTTP judge or embedder) when the run ends, if it needs closing."""
+    close = getattr(part, "aclose", None)
+    if close is not None and asyncio.iscoroutinefunction(close):
+        closers.append(close)
 
 
 def build_scorers(

@@ -347,7 +347,9 @@ def _worker_state(config_json: str, home: str, run_id: str) -> _WorkerState:
     config = RunConfig.model_validate_json(config_json)
     register_url(config.target.removeprefix("http:") if "://" in config.target else "")
     parts = build_components(config, Paths(home=Path(home)))
-    parts.plan = plan_for_run(config, (), embedder=parts.embedder, judge=parts.judge)
+    parts.plan = plan_for_run(
+        config, (), embedder=parts.embedder, judge=parts.judge, judges=parts.grader_judges
+    )
     pipeline = SamplePipeline(
         build_scorers(config, parts),
         run_id=run_id,

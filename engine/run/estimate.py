@@ -259,8 +259,14 @@ def _notes(
             + (f"; {judged} judged: g-eval, factuality, relevance, recall" if judged else "")
             + ")"
         )
+    own = sorted({j for g in grader_specs if (j := getattr(g, "judge", None)) is not None})
+    if own:
+        notes.append(f"graders with their own judge: {', '.join(own)} (counted above)")
     if config.judge == "local":
-        notes.append("local judge: no judge API calls, no judge cost")
+        notes.append(
+            "local judge: no judge API calls, no judge cost"
+            + (" (but for the graders' own judges)" if own else "")
+        )
         if rubrics:
             notes.append(
                 "llm-rubric graders need --judge openai:MODEL (or another LLM judge) unless "

@@ -240,7 +240,13 @@ class Runner:
                 f"the candidate or grader files of {project} changed since run "
                 f"{self.run_id} started; restore them or start a new run (another --name)"
             )
-        return plan_for_run(self.config, self.cases, embedder=parts.embedder, judge=parts.judge)
+        return plan_for_run(
+            self.config,
+            self.cases,
+            embedder=parts.embedder,
+            judge=parts.judge,
+            judges=parts.grader_judges,
+        )
 
     def _announce(self, resumed: bool, parts: Components) -> None:
         verb = "resuming" if resumed else "starting"

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from engine.candidates.plan import CandidatePlan, run_files
 from engine.graders import GradeInput, Grader, GraderError, SyncGrader
+from engine.graders.judged import grader_judge_spec, judged_criteria
 from engine.judges.base import Usage
 from engine.judges.http.batched import batch_calls
 from engine.models import GraderScoreRecord, RunConfig, SampleKey, TestCase
@@ -151,22 +152,35 @@ def judged_calls(spec_type: str, case: TestCase, *, batched: bool = False) -> in
 
 
 def estimate_graders(config: RunConfig) -> AnswerEstimate:
-    """The judge calls of the run's judged graders per answer (nothing with the local
-    judge, which checks rubrics by rule and refuses what it cannot check before the run)."""
-    if config.judge == "local" or not config.uses_graders:
+    """The judge calls of the run's judged graders per answer, each priced by the judge
+    that grades it (a grader's own, else the run's). Graders the local judge grades call
+    nothing: it checks rubrics by rule and refuses what it cannot check before the run."""
+    if not config.uses_graders:
         return no_calls(config)
     _, specs = run_files(config)
-    kinds = [spec.type for spec in specs]
-    price_in, price_out = model_prices(config.judge, config.prices)
+    judged = [(spec, grader_judge_spec(spec, config.judge)) for spec in specs]
+    judged = [(spec, judge) for spec, judge in judged if judge != "local"]
+    if not judged:
+        return no_calls(config)
+    prices = {judge: model_prices(judge, config.prices) for _, judge in judged}
     batched = config.judge_calls == "batched"
 
     def per_answer(case: TestCase, response: str | None) -> CallEstimate:
-        calls = sum(judged_calls(kind, case, batched=batched) for kind in kinds)
         answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
         context = tokens("\n".join(case.effective_context) or " ")
-        sent = calls * (PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer + context)
-        received = calls * JUDGE_OUTPUT_TOKENS
-        return CallEstimate(calls, sent, received, (sent * price_in + received * price_out) / 1e6)
+        one_call = PROMPT_OVERHEAD_TOKENS + tokens(case.query) + answer + context
+        calls = sent = received = 0
+        cost = 0.0
+        for spec, judge in judged:
+            n = judged_calls(spec.type, case, batched=batched) * judged_criteria(spec)
+            price_in, price_out = prices[judge]
+            calls, sent, received = (
+                calls + n,
+                sent + n * one_call,
+                received + n * JUDGE_OUTPUT_TOKENS,
+            )
+            cost += (n * one_call * price_in + n * JUDGE_OUTPUT_TOKENS * price_out) / 1e6
+        return CallEstimate(calls, sent, received, cost)
 
     return per_answer
 

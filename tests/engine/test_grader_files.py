@@ -47,7 +47,7 @@ BAD_FILES: dict[str, list[str]] = {
     "missing_pattern.yaml": ["field 'options.pattern': is required"],
     "typo_field.yaml": [
         "field 'treshold': is not a known field; did you mean 'threshold'? (known: type, id, "
-        "name, description, options, weight, threshold)"
+        "name, description, options, weight, threshold, judge, judge_temperature)"
     ],
     "negative_weight.yaml": [
         "field 'weight': input should be greater than or equal to 0 (got -0.5)"

@@ -334,7 +334,10 @@ Fail if:
     g = grader({"type": "llm-rubric", "rubric": rubric}, LocalJudge(HashEmbedder()))
     good = grade(g, "Green tea has catechins and caffeine [Source: tea.org].")
     assert (good.score, good.passed) == (1.0, True)
-    assert good.reason == "local judge: 4 of 4 criteria met"
+    assert good.reason == (
+        'local judge: 4 of 4 criteria met: \'The response mentions "catechins" and "caffeine"\'; '
+        "'Response is under 20 words'; 'It cites a source'; 'not: The output mentions weight loss'"
+    )
     bad = grade(g, TEA_OUTPUT)  # 23 words, no catechins, no source, mentions weight loss
     assert bad.score == 0.0
     assert bad.reason == (
