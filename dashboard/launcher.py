@@ -24,6 +24,7 @@ from typing import Any
 
 from engine.models import RunConfig
 from engine.processes import evalhouse_command, launch_detached, run_captured
+from engine.reanalysis import GENERATED_PREFIX
 from engine.settings import Paths
 
 __all__ = ["CompareSpec", "Launch", "evalhouse_command", "launch", "list_launches"]
@@ -377,11 +378,16 @@ def parse_progress(text: str) -> tuple[int, int] | None:
 
 
 def list_test_sets(paths: Paths) -> list[Path]:
-    """Test sets in ``<home>/test-sets/`` (JSONL, JSON, CSV), by name."""
+    """Test sets in ``<home>/test-sets/`` (JSONL, JSON, CSV), by name; a re-analysis's own
+    working files are not test sets a person chose."""
     folder = paths.test_sets
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in TEST_SET_SUFFIXES)
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.suffix.lower() in TEST_SET_SUFFIXES and not p.name.startswith(GENERATED_PREFIX)
+    )
 
 
 def save_upload(paths: Paths, file_name: str, content: bytes) -> Path:

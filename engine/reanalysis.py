@@ -22,6 +22,10 @@ from engine.run.identity import latest_run_states, stored_config
 from engine.settings import Paths
 from engine.testsets import load_test_set
 
+GENERATED_PREFIX = "reanalysis-"
+"""Name prefix of the test sets a re-analysis writes for itself (the run's answers with
+the new truth): working files, never offered as a test set to launch or as new truth."""
+
 
 class ReanalysisError(InputError):
     """The run or the new ground truth cannot be re-analysed (one line, exit 2)."""
@@ -103,7 +107,7 @@ def plan_reanalysis(
         rows.append(json.dumps(case.model_dump(mode="json"), ensure_ascii=False))
     body = "\n".join(rows) + "\n"
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:12]
-    target = paths.test_sets / f"reanalysis-{run_id}-{digest}.jsonl"
+    target = paths.test_sets / f"{GENERATED_PREFIX}{run_id}-{digest}.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(body, encoding="utf-8")
     config = old.model_copy(

@@ -18,9 +18,6 @@ from engine.models import RunConfig
 from engine.reanalysis import plan_reanalysis
 from warehouse.drift_queries import drift_run_series
 
-GENERATED_PREFIX = "reanalysis-"
-"""Test sets a re-analysis writes for itself (the run's answers): never offered as truth."""
-
 
 def _truth_file(run_id: str) -> Path | None:
     """The chosen ground-truth file: an upload (saved under the home's test sets) or one of
@@ -35,7 +32,7 @@ def _truth_file(run_id: str) -> Path | None:
         except ValueError as exc:
             st.error(safe_text(exc))
             return None
-    sets = [p for p in launcher.list_test_sets(paths) if not p.name.startswith(GENERATED_PREFIX)]
+    sets = launcher.list_test_sets(paths)
     if not sets:
         st.caption("No test set in the home's test-sets folder: upload the new ground truth.")
         return None

@@ -50,6 +50,9 @@ def test_save_upload_sanitises_and_keeps_distinct_files(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"must be \.jsonl"):
         launcher.save_upload(paths, "x.exe", b"")
     assert [p.name for p in launcher.list_test_sets(paths)] == ["my_set-2.jsonl", "my_set.jsonl"]
+    # a re-analysis's working file is not a test set anyone chose
+    (paths.test_sets / "reanalysis-r1-abc.jsonl").write_text("{}\n")
+    assert len(launcher.list_test_sets(paths)) == 2
 
 
 def test_progress_and_tail(tmp_path: Path) -> None:
