@@ -56,6 +56,10 @@ DRIFT_METRICS: tuple[str, ...] = (
 the judge."""
 
 
+class DriftError(InputError):
+    """A drift check cannot be made (no anchors, an unknown run): one line, exit 2."""
+
+
 @dataclass(frozen=True)
 class AnchorSet:
     """The frozen anchors of a series."""

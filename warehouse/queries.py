@@ -29,10 +29,11 @@ import polars as pl
 from pydantic import ValidationError
 
 from engine.models import ANALYZER_METRICS, TierThresholds
+
 # Re-exported: the pages find the prefixes beside the metric list.
 from engine.models.metrics import GRADER_PREFIX as GRADER_PREFIX
-from engine.models.metrics import RETRIEVAL_PREFIX as RETRIEVAL_PREFIX
 from engine.models.metrics import METRICS as METRIC_CATALOGUE
+from engine.models.metrics import RETRIEVAL_PREFIX as RETRIEVAL_PREFIX
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog
 from warehouse.db import (

@@ -198,4 +198,3 @@ def run(args: argparse.Namespace) -> int:
         target.write_text(junit_xml(checks, suite=f"check {args.run_id}"), encoding="utf-8")
         err(f"JUnit report written to {target}")
     return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILED
-
