@@ -27,9 +27,9 @@ def test_readme_scale_table_agrees_with_the_metric_catalogue() -> None:
     documented: dict[str, str] = {}
     for line in table.splitlines():
         if line.startswith("| `"):
-            names, scale = (c.strip() for c in line.strip("|").split("|")[:2])
+            names, shown = (c.strip() for c in line.strip("|").split("|")[:2])
             for name in re.findall(r"`([^`]+)`", names):
-                documented[name] = scale.replace("–", "-")
+                documented[name] = shown.replace("–", "-")
     for name, metric in METRICS.items():
         assert documented.get(name) == metric.scale.name, name
     for prefix, scale in PREFIX_SCALES.items():
