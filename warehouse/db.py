@@ -198,7 +198,7 @@ def _refuse_odd_file(path: Path) -> None:
     """A warehouse path that exists but is no regular file (a folder, or a FIFO DuckDB
     would wait on forever) is refused before DuckDB opens it."""
     if path.exists() and not path.is_file():
-        raise WarehouseError(f"{path} is not a regular file; move it away (the lake rebuilds it)")
+        raise WarehouseCorrupt(f"{path} is not a regular file; move it away (the lake rebuilds it)")
 
 
 _NOT_DUCKDB = "not a valid DuckDB database file"

@@ -60,7 +60,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _refuse_bad_usage(args: argparse.Namespace) -> None:
-    """Refusals that need no warehouse."""
+    """Refusals that need no warehouse (made first: a mistake is exit 2 even while the
+    warehouse is down)."""
     if args.max_regressions is not None and not args.baseline:
         raise UsageError("--max-regressions needs --baseline RUN_ID")
     if args.regression_metric and not args.baseline:
@@ -69,6 +70,8 @@ def _refuse_bad_usage(args: argparse.Namespace) -> None:
         raise UsageError("RUN_ID is empty (evalhouse sql 'SELECT run_id FROM runs' lists them)")
     if args.baseline is not None and not args.baseline.strip():
         raise UsageError("--baseline is empty: give a run id")
+    if not args.min and not args.max and not args.baseline:
+        raise UsageError("nothing to check: give --min/--max METRIC=VALUE or --baseline RUN_ID")
 
 
 def _regression_metrics(args: argparse.Namespace) -> list[str]:
@@ -169,8 +172,6 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline and max_regressions is None and (not thresholds or args.regression_metric):
         # --baseline alone gates what it names: no sample may fall beyond the tolerance.
         max_regressions = 0
-    if not thresholds and max_regressions is None:
-        raise UsageError("nothing to check: give --min/--max METRIC=VALUE or --baseline RUN_ID")
     regressions: dict[str, int] = {}
     if args.baseline and max_regressions is not None:
         regressions = {

@@ -271,7 +271,7 @@ def test_a_corrupt_warehouse_exits_3_for_check_and_sql(
 def test_bad_flags_stay_exit_2_while_the_warehouse_is_down(
     home: Paths, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for flags in (["--min", "bogus=1"], ["--min", "pass_rate=80"], ["--min", "accuracy>1"]):
+    for flags in (["--min", "bogus=1"], ["--min", "pass_rate=80"], ["--min", "accuracy>1"], []):
         assert main(["check", "r1", *flags, "--home", str(home.home)]) == 2
         assert capsys.readouterr().err.count("\n") == 1
     assert main(["sql", "SELECT 1", "--max-rows", "0", "--home", str(home.home)]) == 2
