@@ -41,7 +41,7 @@ class Scale:
 
 
 PERCENT = Scale("0-100", 0.0, 100.0, "points out of 100")
-RATE = Scale("0-1", 0.0, 1.0, "a share or ratio (0.8 is 80%)")
+RATE = Scale("0-1", 0.0, 1.0, "a share or ratio: 0.8 is 80%")
 RUBRIC = Scale("1-5", 1.0, 5.0, "a judge's rubric score (4 passes)")
 USD = Scale("USD", 0.0, None, "US dollars")
 COUNT = Scale("count", 0.0, None, "a number of rows")
