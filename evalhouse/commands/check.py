@@ -127,7 +127,7 @@ def _grader_notes(warehouse: Warehouse, run_id: str, candidate: str | None) -> d
     for grader, results, errors in queries.grader_errors(warehouse, run_id, candidate):
         if not errors:
             continue
-        every = "every one" if errors == results else f"{errors} of {results}"
+        every = "every result" if errors == results else f"{errors} of {results} results"
         notes[f"{queries.GRADER_PREFIX}{grader}"] = f"grader {grader!r} failed on {every}"
         failing.append(f"{grader!r} on {errors} of {results}")
     if failing:

@@ -229,7 +229,7 @@ def test_a_grader_that_failed_on_everything_counts_as_errors(
     assert _check(broken_grader, "g", *args, "--output", str(report)) == 1
     xml = report.read_text(encoding="utf-8")
     assert "grader failures count as errors: 'tone' on 4 of 4" in xml
-    assert "grader 'tone' failed on every one" in xml
+    assert "grader 'tone' failed on every result" in xml
     # the grader summary says the same: every result of tone is an error
     frame = (
         Warehouse(broken_grader.warehouse)
