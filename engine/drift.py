@@ -27,6 +27,7 @@ from pathlib import Path
 from engine.errors import InputError
 from engine.lake import list_parts, read_table, write_part
 from engine.models import DriftAnchorRecord, JudgeDriftRecord, RunConfig
+from engine.models.metrics import METRICS
 from engine.reanalysis import stored_answers, stored_cases
 from engine.run import new_run_id, run_evaluation
 from engine.run.identity import latest_run_states, stored_config
@@ -38,34 +39,25 @@ ANCHOR_LIMIT = 50
 """Anchors per series: enough for a paired interval a few points wide, few enough that
 re-judging them costs little next to a run."""
 
-DRIFT_METRICS: dict[str, tuple[str, str]] = {
-    "judge_faithfulness": ("judge_faithfulness", "1-5"),
-    "judge_completeness": ("judge_completeness", "1-5"),
-    "pass_rate": ("passed", "pass"),
-    "claim_faithfulness": ("claim_faithfulness", "0-1"),
-    "rag_correctness": ("rag_correctness", "1-5"),
-    "rag_faithfulness": ("rag_faithfulness", "1-5"),
-    "rag_precision": ("rag_precision", "1-5"),
-    "rag_recall": ("rag_recall", "1-5"),
-    "rag_relevance": ("rag_relevance", "1-5"),
-    "rag_overall": ("rag_overall", "1-5"),
-}
-"""The metrics a judge decides (Trends names) -> (``results`` column, scale). Analyzer
-metrics are left out: the embedder scores them, not the judge."""
+DRIFT_METRICS: tuple[str, ...] = (
+    "judge_faithfulness",
+    "judge_completeness",
+    "pass_rate",
+    "claim_faithfulness",
+    "rag_correctness",
+    "rag_faithfulness",
+    "rag_precision",
+    "rag_recall",
+    "rag_relevance",
+    "rag_overall",
+)
+"""The metrics a judge decides (Trends names; their ``results`` column and scale are in
+``engine.models.metrics``). Analyzer metrics are left out: the embedder scores them, not
+the judge."""
 
 
 class DriftError(InputError):
     """A drift check cannot be made (no anchors, an unknown run): one line, exit 2."""
-
-
-def to_100(value: float | bool, scale: str) -> float:
-    """A metric value on the 0-100 scale Trends shows: 1-5 -> (s - 1) x 25, 0-1 -> x 100,
-    pass -> 0 or 100 (DESIGN.md)."""
-    if scale == "1-5":
-        return (float(value) - 1.0) * 25.0
-    if scale == "pass":
-        return 100.0 if value else 0.0
-    return float(value) * 100.0
 
 
 @dataclass(frozen=True)
@@ -162,20 +154,26 @@ def run_config(paths: Paths, run_id: str) -> RunConfig:
     return config
 
 
+def _column(metric: str) -> str:
+    column = METRICS[metric].column
+    assert column is not None, f"{metric} has no results column"
+    return column
+
+
 def stored_scores(
     lake: Path, run_id: str, sample_ids: Sequence[str]
 ) -> dict[str, dict[str, float]]:
     """sample id -> metric -> 0-100 value, as the run's first iteration stored them."""
     wanted = set(sample_ids)
-    columns = ("sample_id", "candidate", "error", *(c for c, _s in DRIFT_METRICS.values()))
+    columns = ("sample_id", "candidate", "error", *(_column(m) for m in DRIFT_METRICS))
     out: dict[str, dict[str, float]] = {}
     for row in read_table(lake, "results", run_id, 1, columns=columns).to_pylist():
         if row["candidate"] or row["error"] or row["sample_id"] not in wanted:
             continue
         out[str(row["sample_id"])] = {
-            metric: to_100(row[column], scale)
-            for metric, (column, scale) in DRIFT_METRICS.items()
-            if row[column] is not None
+            metric: METRICS[metric].scale.to_100(row[_column(metric)])
+            for metric in DRIFT_METRICS
+            if row[_column(metric)] is not None
         }
     return out
 

@@ -1,8 +1,10 @@
 """The CI gate behind ``evalhouse check``: thresholds over a run's metrics, as data.
 
-Pure logic: the caller fetches metric means and regressions from the warehouse and
-this module decides, renders a short table, and writes JUnit XML so CI systems show
-each threshold as a test case.
+Pure logic: the caller fetches metric values and per-metric regression counts from the
+warehouse and this module decides, renders a short table, and writes JUnit XML so CI
+systems show each threshold as a test case. Every threshold is read on its metric's scale
+(``engine.models.metrics``): the scale is shown next to it, and a value off the scale is
+refused before anything is checked.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
 from engine.errors import InputError
+from engine.models.metrics import PERCENT, Scale, scale_of
 
-_THRESHOLD = re.compile(r"^\s*([A-Za-z_][\w:.-]*)\s*=\s*(-?\d+(?:\.\d+)?)\s*$")
+_THRESHOLD = re.compile(r"^\s*([A-Za-z_][\w:.@-]*)\s*=\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
 class GateSpecError(InputError, ValueError):
-    """A threshold could not be parsed."""
+    """A threshold could not be parsed, or lies off its metric's scale."""
 
 
 @dataclass(frozen=True)
@@ -29,12 +32,18 @@ class Threshold:
     value: float
     kind: str = "min"
 
+    @property
+    def flag(self) -> str:
+        """The flag and value as the user wrote them (``--min accuracy=70``)."""
+        return f"--{self.kind} {self.metric}={self.value:g}"
+
 
 @dataclass(frozen=True)
 class GateCheck:
     """The outcome of one threshold."""
 
     name: str
+    """The threshold with its scale, e.g. ``accuracy >= 70 (0-100)``."""
     passed: bool
     actual: float | None
     limit: float
@@ -49,51 +58,90 @@ def parse_threshold(text: str, kind: str = "min") -> Threshold:
     return Threshold(match.group(1), float(match.group(2)), kind)
 
 
+def _scale_words(scale: Scale) -> str:
+    return f"the {scale.name} scale ({scale.meaning})"
+
+
+def check_scales(thresholds: Sequence[Threshold]) -> list[str]:
+    """Refuse (``GateSpecError``, one line naming the flag, the metric and its scale) a
+    threshold off its metric's scale; return a warning for each that is on the scale but
+    looks written for another one (``--min accuracy=0.8``: accuracy is 0-100, so 0.8 means
+    0.8 points, almost surely meant as 80). Metrics without a known scale are the
+    caller's to refuse."""
+    warnings = []
+    for t in thresholds:
+        scale = scale_of(t.metric)
+        if scale is None:
+            continue
+        if not scale.contains(t.value):
+            raise GateSpecError(
+                f"{t.flag}: {t.metric} is on {_scale_words(scale)}; {t.value:g} is outside it"
+            )
+        if scale is PERCENT and 0 < t.value <= 1:
+            warnings.append(
+                f"warning: {t.flag}: {t.metric} is on the 0-100 scale, so this is "
+                f"{t.value:g} point(s) out of 100; for {t.value:.0%} write "
+                f"{t.metric}={t.value * 100:g}"
+            )
+    return warnings
+
+
+def _unit(metric: str) -> str:
+    scale = scale_of(metric)
+    return f" ({scale.name})" if scale is not None else ""
+
+
 def evaluate_gate(
     metrics: Mapping[str, float | None],
     thresholds: Sequence[Threshold],
     *,
-    regressions: int | None = None,
+    regressions: Mapping[str, int] | None = None,
     max_regressions: int | None = None,
+    tolerance: float = 5.0,
+    notes: Mapping[str, str] | None = None,
 ) -> list[GateCheck]:
-    """One check per threshold (and one for regressions when a limit is given)."""
+    """One check per threshold, and with a regression limit one per metric whose regressed
+    samples were counted (``regressions``: metric -> samples that fell by more than
+    ``tolerance`` points of the 0-100 form). ``notes`` add a word to a metric's detail
+    (why it has no value, what its errors were)."""
+    notes = notes or {}
     checks: list[GateCheck] = []
     for t in thresholds:
         actual = metrics.get(t.metric)
         sign = ">=" if t.kind == "min" else "<="
+        name = f"{t.metric} {sign} {t.value:g}{_unit(t.metric)}"
+        note = f"; {notes[t.metric]}" if t.metric in notes else ""
         if actual is None:
-            known = ", ".join(sorted(metrics)) or "none"
+            known = ", ".join(sorted(m for m, v in metrics.items() if v is not None)) or "none"
             checks.append(
                 GateCheck(
-                    f"{t.metric} {sign} {t.value:g}",
+                    name,
                     False,
                     None,
                     t.value,
-                    f"the run has no value for {t.metric} (metrics with values: {known})",
+                    f"the run has no value for {t.metric}{note} (metrics with values: {known})",
                 )
             )
             continue
         ok = actual >= t.value if t.kind == "min" else actual <= t.value
         checks.append(
             GateCheck(
-                f"{t.metric} {sign} {t.value:g}",
-                ok,
-                actual,
-                t.value,
-                f"{t.metric} = {actual:.4g}",
+                name, ok, actual, t.value, f"{t.metric} = {actual:.4g}{_unit(t.metric)}{note}"
             )
         )
     if max_regressions is not None:
-        n = regressions or 0
-        checks.append(
-            GateCheck(
-                f"regressions <= {max_regressions}",
-                n <= max_regressions,
-                float(n),
-                float(max_regressions),
-                f"{n} samples regressed against the baseline",
+        for metric, n in (regressions or {}).items():
+            checks.append(
+                GateCheck(
+                    f"regressions of {metric} <= {max_regressions} "
+                    f"(samples down > {tolerance:g} points of 0-100)",
+                    n <= max_regressions,
+                    float(n),
+                    float(max_regressions),
+                    f"{n} samples' {metric} fell by more than {tolerance:g} points (its 0-100 "
+                    "form) against the baseline",
+                )
             )
-        )
     return checks
 
 

@@ -4,7 +4,8 @@ The parser is built from ``commands.COMMANDS`` (one module per command); this mo
 what every command shares: the top-level flags and the one ladder that turns an error a
 person can act on into one line without a traceback and an exit code: 0 ok, 1 a run
 finished with too many failed samples (or a check failed), 2 bad input or an environment
-problem the user can fix, 130 cancelled.
+problem the user can fix, 3 the warehouse or catalog is unavailable (an outage), 130
+cancelled.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from typing import NoReturn
 
 from evalhouse import __version__, home
 from evalhouse.argtypes import Parser
-from evalhouse.console import EXIT_USAGE, UsageError, broken_pipe, err, reason
+from evalhouse.console import (
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    UsageError,
+    broken_pipe,
+    err,
+    reason,
+)
 
 # Re-exported: callers of the command's pieces find them where they always were.
 from evalhouse.home import ingest_now
@@ -45,8 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pydantic import ValidationError
 
     from engine.errors import InputError
+    from engine.secrets import mask_text
     from evalhouse.run_options import validation_line
-    from warehouse.errors import WarehouseError
+    from warehouse.errors import WarehouseError, WarehouseUnavailable
 
     parser = build_parser()
     try:
@@ -56,7 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except WarehouseError as exc:
-        err(f"{exc.title}: {exc}")
+        # One line, with any connection string or password masked: CI logs are shared.
+        err(mask_text(" ".join(f"{exc.title}: {exc}".split())))
+        if isinstance(exc, WarehouseUnavailable):
+            return EXIT_UNAVAILABLE
         return EXIT_USAGE
     except UsageError as exc:
         err(f"error: {exc}")

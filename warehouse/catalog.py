@@ -41,7 +41,11 @@ import duckdb
 from engine import secrets
 from warehouse import ENV_CATALOG, ENV_CATALOG_DATA
 from warehouse.commit_lock import COMMIT_LOCK_WAIT_S, LOCK_DB, advisory_lock, lock_conninfo
-from warehouse.db import WarehouseBusy, WarehouseError, WarehouseMissing, one_line
+from warehouse.db import WarehouseBusy, WarehouseMissing, one_line
+
+# Re-exported: callers catch the catalog's errors where they always found them.
+from warehouse.errors import CatalogError as CatalogError
+from warehouse.errors import CatalogUnavailable as CatalogUnavailable
 
 LAKE = "lake"
 """The name the DuckLake catalog is attached under in every connection."""
@@ -54,13 +58,6 @@ _EXTENSIONS = (
     ("duckdb_extension_postgres", "postgres", "postgres_scanner"),
     ("duckdb_extension_ducklake", "ducklake", "ducklake"),
 )
-
-
-class CatalogError(WarehouseError):
-    """A catalog that cannot be used: a bad ``--catalog``, a server that refused, a
-    missing extension package."""
-
-    title = "Catalog error"
 
 
 class CommitConflict(Exception):
@@ -251,6 +248,18 @@ def _stamp(paths: list[Path]) -> Path:
     return paths[0].parent / f"verified-{digest.hexdigest()[:32]}"
 
 
+_REFUSALS = (
+    "password authentication failed",
+    "no password supplied",
+    "does not exist",  # the role or the database
+    "no pg_hba.conf entry",
+    "permission denied",
+    "invalid connection option",
+)
+"""What a PostgreSQL server says when it answers but refuses the connection's settings: a
+mistake in ``--catalog`` (exit 2), not an outage (exit 3)."""
+
+
 def _connect(
     catalog: Catalog, *, read_only: bool, wait_s: float = COMMIT_LOCK_WAIT_S
 ) -> duckdb.DuckDBPyConnection:
@@ -271,11 +280,13 @@ def _connect(
             "memory_limit": "1GB",
         },
     )
+    attaching = False
     try:
         for path in files:
             con.execute(f"LOAD {_sql_text(str(path))}")
         if not verified:
             stamp.touch()
+        attaching = True
         if not read_only:
             catalog.data_path.mkdir(parents=True, exist_ok=True)
         options = f"DATA_PATH {_sql_text(str(catalog.data_path) + '/')}"
@@ -297,9 +308,12 @@ def _connect(
         con.close()
         if read_only and "creating a new DuckLake is explicitly disabled" in str(exc):
             raise WarehouseMissing(_NO_WAREHOUSE.format(label=catalog.label)) from None
-        raise CatalogError(
-            f"cannot open the catalog {catalog.label}: {catalog.redact(one_line(str(exc)))[:400]}"
-        ) from None
+        text = f"cannot open the catalog {catalog.label}: {catalog.redact(one_line(str(exc)))}"
+        # A server that does not answer is an outage; one that answers "no such role" or
+        # "wrong password", or an extension that does not load, is a setting to fix.
+        refused = any(m in str(exc) for m in _REFUSALS)
+        kind = CatalogUnavailable if attaching and not refused else CatalogError
+        raise kind(text[:460]) from None
     except OSError as exc:
         con.close()
         raise CatalogError(f"cannot use --catalog-data {catalog.data_path}: {exc}") from None

@@ -29,6 +29,7 @@ import pyarrow as pa
 # Re-exported: callers have always caught these from here.
 from warehouse.errors import QueryError as QueryError
 from warehouse.errors import WarehouseBusy as WarehouseBusy
+from warehouse.errors import WarehouseCorrupt as WarehouseCorrupt
 from warehouse.errors import WarehouseError as WarehouseError
 from warehouse.errors import WarehouseMissing as WarehouseMissing
 from warehouse.errors import WarehouseStorageError as WarehouseStorageError
@@ -197,17 +198,30 @@ def _refuse_odd_file(path: Path) -> None:
     """A warehouse path that exists but is no regular file (a folder, or a FIFO DuckDB
     would wait on forever) is refused before DuckDB opens it."""
     if path.exists() and not path.is_file():
-        raise WarehouseError(f"{path} is not a regular file; move it away (the lake rebuilds it)")
+        raise WarehouseCorrupt(f"{path} is not a regular file; move it away (the lake rebuilds it)")
 
 
 _NOT_DUCKDB = "not a valid DuckDB database file"
+_DAMAGE_MARKERS = (_NOT_DUCKDB, "Corrupt database file", "Could not read enough bytes")
+_REBUILD_HINT = "; move it away and run `evalhouse ingest --rebuild` to rebuild it from the lake"
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """Whether a DuckDB error says the warehouse file itself is damaged (not a DuckDB file,
+    a block whose checksum fails, a file cut short)."""
+    return isinstance(exc, duckdb.IOException) and any(m in str(exc) for m in _DAMAGE_MARKERS)
+
+
+_PERMISSION_MARKERS = ("Permission denied", "Read-only file system", "Operation not permitted")
 
 
 def _open_failed(path: Path, exc: duckdb.Error, mode: str) -> WarehouseError:
-    hint = ""
-    if _NOT_DUCKDB in str(exc):
-        hint = "; move it away and run `evalhouse ingest --rebuild` to rebuild it from the lake"
-    return WarehouseError(f"cannot open {path}{mode}: {one_line(str(exc))}{hint}")
+    """Why ``path`` did not open: a permission the user can grant (``WarehouseError``), or
+    a file DuckDB cannot read (``WarehouseCorrupt``: the warehouse is unavailable)."""
+    text = f"cannot open {path}{mode}: {one_line(str(exc))}"
+    if any(m in str(exc) for m in _PERMISSION_MARKERS):
+        return WarehouseError(text)
+    return WarehouseCorrupt(text + (_REBUILD_HINT if is_damaged(exc) else ""))
 
 
 @contextmanager
@@ -337,6 +351,9 @@ def run_query(
     except duckdb.InterruptException as exc:
         raise QueryError(f"the query ran longer than {time_limit_s:.0f} s and was stopped") from exc
     except duckdb.Error as exc:
+        if is_damaged(exc):
+            # a damaged block read mid-query: the warehouse is unavailable, the query is fine
+            raise WarehouseCorrupt(f"{one_line(str(exc))}{_REBUILD_HINT}") from exc
         raise QueryError(one_line(str(exc))) from exc
     finally:
         timer.cancel()

@@ -29,6 +29,11 @@ import polars as pl
 from pydantic import ValidationError
 
 from engine.models import ANALYZER_METRICS, TierThresholds
+
+# Re-exported: the pages find the prefixes beside the metric list.
+from engine.models.metrics import GRADER_PREFIX as GRADER_PREFIX
+from engine.models.metrics import METRICS as METRIC_CATALOGUE
+from engine.models.metrics import RETRIEVAL_PREFIX as RETRIEVAL_PREFIX
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog
 from warehouse.db import (
@@ -188,30 +193,27 @@ METRICS = ANALYZER_METRICS
 """The analyzer metrics (0-100) the Overview table shows."""
 
 METRIC_LABELS = {
-    **{metric: metric.capitalize() for metric in ANALYZER_METRICS},
-    "judge_faithfulness": "Judge faithfulness",
-    "judge_completeness": "Judge completeness",
-    "pass_rate": "Rubric pass rate",
-    "claim_faithfulness": "Claim faithfulness",
-    "rag_correctness": "RAG correctness",
-    "rag_faithfulness": "RAG faithfulness",
-    "rag_precision": "RAG precision",
-    "rag_recall": "RAG recall",
-    "rag_relevance": "RAG relevance",
-    "rag_overall": "RAG overall",
+    name: METRIC_CATALOGUE[name].label
+    for name in (
+        *ANALYZER_METRICS,
+        "judge_faithfulness",
+        "judge_completeness",
+        "pass_rate",
+        "claim_faithfulness",
+        "rag_correctness",
+        "rag_faithfulness",
+        "rag_precision",
+        "rag_recall",
+        "rag_relevance",
+        "rag_overall",
+    )
 }
-"""Every metric Trends and Compare offer, in its 0-100 form (1-5 -> (s - 1) x 25, 0-1 ->
-x 100, pass -> 0 or 100), with its human name."""
+"""Every metric Trends and Compare offer, with its human name (``engine.models.metrics``).
+Pages show each in its 0-100 form (view ``result_scores``, columns ``<metric>_100`` for
+the ones not on 0-100 already), so that metrics of different scales share one axis."""
 
 ALL_METRICS = tuple(METRIC_LABELS)
 """The names of ``METRIC_LABELS``."""
-
-GRADER_PREFIX = "grader:"
-"""Trends name a grader's score (0-1, shown x 100) ``grader:<grader id>``."""
-
-RETRIEVAL_PREFIX = "retrieval:"
-"""Pages name a retrieval metric (view ``retrieval_scores``: 0-1, shown x 100)
-``retrieval:<metric>``, for example ``retrieval:ndcg@5``."""
 
 EXTRA_PREFIXES = (GRADER_PREFIX, RETRIEVAL_PREFIX)
 """Prefixes of the metrics a run has beyond ``ALL_METRICS`` (one per grader and per
@@ -378,29 +380,21 @@ def run_exists(wh: Warehouse, run_id: str) -> bool:
 def check_metrics(
     wh: Warehouse, run_id: str, candidate: str | None = None
 ) -> dict[str, float | None]:
-    """Mean of every gateable metric of a run: analyzer, judge, RAG, pass/error rates,
-    ``conversation:<metric>`` when it has conversations, and ``grader:<id>`` for each
-    grader."""
+    """Every gateable metric of a run on its own scale (``engine.models.metrics``): means of
+    the analyzer, judge and RAG metrics, pass and error rates, cost and result rows,
+    ``conversation:<metric>`` when it has conversations, ``grader:<id>`` for each grader
+    and ``retrieval:<metric>`` for each retrieval metric."""
     frame = wh.named("check_metrics", run_id=run_id, candidate=candidate)
     return {str(m): (None if v is None else float(v)) for m, v in frame.iter_rows()}
 
 
 @named_query
-def check_regressions(
-    wh: Warehouse,
-    run_id: str,
-    baseline_run_id: str,
-    tolerance: float,
-    candidate: str | None = None,
-) -> pl.DataFrame:
-    """Samples whose analyzer metrics fell by more than ``tolerance`` points."""
-    return wh.named(
-        "check_regressions",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        tolerance=tolerance,
-        candidate=candidate,
-    )
+def grader_errors(
+    wh: Warehouse, run_id: str, candidate: str | None = None
+) -> list[tuple[str, int, int]]:
+    """(grader, results, errors) of every grader of a run, from the view grader_summary."""
+    frame = wh.named("grader_errors", run_id=run_id, candidate=candidate)
+    return [(str(g), int(n), int(e)) for g, n, e in frame.iter_rows()]
 
 
 # ----------------------------------------------------------------------------- overview

@@ -13,6 +13,7 @@ import polars as pl
 from dashboard import formats
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
 from engine.models import ANALYZER_METRICS, TierThresholds
+from engine.models.metrics import METRICS, RATE, RUBRIC, TO_100_SUFFIX
 from warehouse.queries import EXTRA_PREFIXES, METRIC_LABELS, metric_label
 
 METRIC_TITLES = METRIC_LABELS
@@ -121,8 +122,12 @@ def overview_styled(
 
 
 _ZERO_TO_HUNDRED = (*ANALYZER_METRICS, "score", "delta", "percent")
-_ONE_TO_FIVE = ("judge_faithfulness", "judge_completeness", "rag_", "overall")
-_ZERO_TO_ONE = ("claim_faithfulness", "similarity", "pass_rate", "weight")
+_ONE_TO_FIVE = tuple(name for name, m in METRICS.items() if m.scale is RUBRIC)
+_ZERO_TO_ONE = (
+    *(name for name, m in METRICS.items() if m.scale is RATE),
+    "similarity",
+    "weight",
+)
 _WIDE_TEXT = (
     "claim_text",
     "query",
@@ -138,6 +143,8 @@ _WIDE_TEXT = (
 def _number_format(column: str) -> str | None:
     if column.endswith("cost_usd"):
         return formats.COST_PRINTF
+    if column.endswith(TO_100_SUFFIX):  # a metric's 0-100 form (result_scores)
+        return score_format(0, 100)
     # 1-5 and 0-1 before 0-100: "judge_completeness" is on 1-5, "completeness" on 0-100
     if any(column.startswith(p) or column == p for p in _ONE_TO_FIVE):
         return score_format(1, 5)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from engine.graders.base import GradeInput, GraderError, GraderResult, SyncGrader, passes, values_of
 from engine.graders.options import BUILTIN_TYPES
 from engine.graders.spec import GraderSpec
+from engine.models.metrics import METRICS
 
 BUILTIN_FIELDS: dict[str, tuple[str, ...]] = {
     "accuracy": ("accuracy",),
@@ -32,14 +33,10 @@ BUILTIN_FIELDS: dict[str, tuple[str, ...]] = {
 """The ``ResultRecord`` fields each built-in reads."""
 
 _SCALES: dict[str, tuple[float, float]] = {
-    "accuracy": (0.0, 100.0),
-    "completeness": (0.0, 100.0),
-    "attribution": (0.0, 100.0),
-    "faithfulness": (1.0, 5.0),
-    "answer-synthesis": (1.0, 5.0),
-    "claim-faithfulness": (0.0, 1.0),
-    "rag": (1.0, 5.0),
+    kind: (METRICS[fields[0]].scale.low, METRICS[fields[0]].scale.high or 0.0)
+    for kind, fields in BUILTIN_FIELDS.items()
 }
+"""The native scale of each built-in's fields (``engine.models.metrics``)."""
 
 
 def to_unit(name: str, value: float) -> float:

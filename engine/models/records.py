@@ -300,11 +300,11 @@ class IterationMetricsRecord(Frozen):
     judge_completeness_mean: float | None = None
     """Mean judge completeness 1-5."""
     faithfulness_pass_rate: float | None = None
-    """Share of samples with judge faithfulness >= 4."""
+    """Share (0-1) of samples with judge faithfulness >= 4."""
     completeness_pass_rate: float | None = None
-    """Share of samples with judge completeness >= 4."""
+    """Share (0-1) of samples with judge completeness >= 4."""
     pass_rate: float | None = None
-    """Share of samples passing both."""
+    """Share (0-1) of samples passing both."""
     claim_faithfulness_mean: float | None = None
     """Mean claim faithfulness 0-1."""
     rag_overall_mean: float | None = None

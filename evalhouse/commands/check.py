@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalhouse import argtypes, home
 from evalhouse.console import EXIT_FAILED, EXIT_OK, UsageError, err
+
+if TYPE_CHECKING:
+    from warehouse.queries import Warehouse
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,14 +21,37 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("run_id")
     p.add_argument("--baseline", metavar="RUN_ID", help="compare per sample with this run")
     p.add_argument(
-        "--min", action="append", default=[], metavar="METRIC=VALUE", help="metric mean floor"
+        "--min",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="metric floor, on the metric's own scale (accuracy 0-100, pass_rate 0-1, ...)",
     )
     p.add_argument(
-        "--max", action="append", default=[], metavar="METRIC=VALUE", help="metric mean ceiling"
+        "--max",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="metric ceiling, on the metric's own scale",
     )
-    p.add_argument("--max-regressions", type=argtypes.count(0), help="samples allowed to regress")
     p.add_argument(
-        "--tolerance", type=argtypes.points, default=5.0, help="points a sample may drop (0..100)"
+        "--max-regressions",
+        type=argtypes.count(0),
+        help="samples allowed to regress, per regression metric (default with --baseline: 0)",
+    )
+    p.add_argument(
+        "--regression-metric",
+        action="append",
+        default=[],
+        metavar="METRIC",
+        help="a metric regressions are counted on, as Compare counts them (repeatable; "
+        "default: accuracy, completeness, attribution)",
+    )
+    p.add_argument(
+        "--tolerance",
+        type=argtypes.points,
+        default=5.0,
+        help="points a sample may drop, on the metric's 0-100 form (0..100)",
     )
     p.add_argument("--candidate", help="check one candidate of a multi-candidate run")
     p.add_argument("--format", choices=["table", "junit"], default="table")
@@ -33,25 +60,101 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _refuse_bad_usage(args: argparse.Namespace) -> None:
-    """Refusals that need no warehouse."""
+    """Refusals that need no warehouse (made first: a mistake is exit 2 even while the
+    warehouse is down)."""
     if args.max_regressions is not None and not args.baseline:
         raise UsageError("--max-regressions needs --baseline RUN_ID")
+    if args.regression_metric and not args.baseline:
+        raise UsageError("--regression-metric needs --baseline RUN_ID")
     if not args.run_id.strip():
         raise UsageError("RUN_ID is empty (evalhouse sql 'SELECT run_id FROM runs' lists them)")
     if args.baseline is not None and not args.baseline.strip():
         raise UsageError("--baseline is empty: give a run id")
+    if not args.min and not args.max and not args.baseline:
+        raise UsageError("nothing to check: give --min/--max METRIC=VALUE or --baseline RUN_ID")
+
+
+def _regression_metrics(args: argparse.Namespace) -> list[str]:
+    """The metrics regressions are counted on: those Compare offers (``ALL_METRICS`` and
+    ``grader:<id>``), the analyzer's by default."""
+    from engine.models import ANALYZER_METRICS
+    from warehouse.queries import ALL_METRICS, GRADER_PREFIX
+
+    chosen = list(dict.fromkeys(args.regression_metric)) or list(ANALYZER_METRICS)
+    for metric in chosen:
+        grader = metric.startswith(GRADER_PREFIX) and len(metric) > len(GRADER_PREFIX)
+        if metric not in ALL_METRICS and not grader:
+            raise UsageError(
+                f"--regression-metric {metric!r}: not a metric Compare counts "
+                f"(metrics: {', '.join(ALL_METRICS)}, grader:<id>)"
+            )
+    return chosen
+
+
+def regressed_samples(
+    warehouse: Warehouse,
+    run_id: str,
+    baseline: str,
+    *,
+    metric: str,
+    tolerance: float,
+    candidate: str | None,
+) -> int:
+    """Samples of ``run_id`` whose ``metric`` fell by more than ``tolerance`` points against
+    ``baseline``: the Regressed count of the Compare page for the same pair (one query,
+    ``compare_counts``, so the two can never disagree)."""
+    from warehouse import queries
+
+    counts = queries.compare_counts(
+        warehouse,
+        run_id,
+        baseline,
+        metric=metric,
+        tolerance=tolerance,
+        candidate=candidate,
+        baseline_candidate=candidate,
+    )
+    return int(counts["regressed"].sum()) if counts.height else 0
+
+
+def _grader_notes(warehouse: Warehouse, run_id: str, candidate: str | None) -> dict[str, str]:
+    """What the grader summary says about graders that failed: a note on each failing
+    grader's metric and on ``error_rate`` (grader failures count as errors)."""
+    from warehouse import queries
+
+    notes: dict[str, str] = {}
+    failing = []
+    for grader, results, errors in queries.grader_errors(warehouse, run_id, candidate):
+        if not errors:
+            continue
+        every = "every result" if errors == results else f"{errors} of {results} results"
+        notes[f"{queries.GRADER_PREFIX}{grader}"] = f"grader {grader!r} failed on {every}"
+        failing.append(f"{grader!r} on {errors} of {results}")
+    if failing:
+        notes["error_rate"] = "grader failures count as errors: " + ", ".join(failing)
+    return notes
 
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate the thresholds, print the table, write JUnit when asked."""
     paths = home.paths(args)
-    from engine.gate import evaluate_gate, junit_xml, parse_threshold, render_table
+    from engine.gate import check_scales, evaluate_gate, junit_xml, parse_threshold, render_table
+    from engine.models.metrics import gate_metric_names, is_gate_metric
     from warehouse import queries
 
     thresholds = [parse_threshold(t, "min") for t in args.min] + [
         parse_threshold(t, "max") for t in args.max
     ]
     _refuse_bad_usage(args)
+    regression_metrics = _regression_metrics(args) if args.baseline else []
+    unknown = [t for t in thresholds if not is_gate_metric(t.metric)]
+    if unknown:
+        raise UsageError(
+            f"{unknown[0].flag}: unknown metric {unknown[0].metric!r} "
+            f"(metrics: {gate_metric_names()})"
+        )
+    for warning in check_scales(thresholds):
+        err(warning)
     warehouse = queries.Warehouse(paths.warehouse, catalog=home.catalog())
     for run_id in filter(None, [args.run_id, args.baseline]):
         if not queries.run_exists(warehouse, run_id):
@@ -65,26 +168,30 @@ def run(args: argparse.Namespace) -> int:
                 f"(its candidates: {shown})"
             )
     metrics = queries.check_metrics(warehouse, args.run_id, args.candidate)
-    unknown = [t.metric for t in thresholds if t.metric not in metrics and ":" not in t.metric]
-    if unknown:
-        raise UsageError(
-            f"unknown metric {unknown[0]!r} (metrics: {', '.join(sorted(metrics))}, "
-            "grader:<id>, conversation:<metric>)"
-        )
     max_regressions = args.max_regressions
-    if args.baseline and not thresholds and max_regressions is None:
+    if args.baseline and max_regressions is None and (not thresholds or args.regression_metric):
         # --baseline alone gates what it names: no sample may fall beyond the tolerance.
         max_regressions = 0
-    if not thresholds and max_regressions is None:
-        raise UsageError("nothing to check: give --min/--max METRIC=VALUE or --baseline RUN_ID")
-    regressions = None
-    if args.baseline:
-        regressed = queries.check_regressions(
-            warehouse, args.run_id, args.baseline, args.tolerance, args.candidate
-        )
-        regressions = regressed.height
+    regressions: dict[str, int] = {}
+    if args.baseline and max_regressions is not None:
+        regressions = {
+            metric: regressed_samples(
+                warehouse,
+                args.run_id,
+                args.baseline,
+                metric=metric,
+                tolerance=args.tolerance,
+                candidate=args.candidate,
+            )
+            for metric in regression_metrics
+        }
     checks = evaluate_gate(
-        metrics, thresholds, regressions=regressions, max_regressions=max_regressions
+        metrics,
+        thresholds,
+        regressions=regressions,
+        max_regressions=max_regressions,
+        tolerance=args.tolerance,
+        notes=_grader_notes(warehouse, args.run_id, args.candidate),
     )
     print(render_table(checks))
     if args.format == "junit":

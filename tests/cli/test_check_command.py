@@ -51,14 +51,14 @@ def test_thresholds_pass_and_fail(seeded: Paths, capsys: pytest.CaptureFixture[s
     assert "2 passed, 0 failed" in capsys.readouterr().out
     assert _check(seeded, "new", "--min", "accuracy=75") == 1
     out = capsys.readouterr().out
-    assert "FAIL  accuracy >= 75" in out and "74.25" in out
+    assert "FAIL  accuracy >= 75 (0-100)" in out and "74.25" in out
     assert _check(seeded, "new", "--max", "error_rate=0") == 0
 
 
 def test_regressions_against_baseline(seeded: Paths, capsys: pytest.CaptureFixture[str]) -> None:
     assert _check(seeded, "new", "--baseline", "base", "--max-regressions", "2") == 0
     assert _check(seeded, "new", "--baseline", "base", "--max-regressions", "1") == 1
-    assert "regressions <= 1" in capsys.readouterr().out
+    assert "FAIL  regressions of accuracy <= 1" in capsys.readouterr().out
     # a wider tolerance forgives the 10-point drop
     args = ["--baseline", "base", "--max-regressions", "1", "--tolerance", "15"]
     assert _check(seeded, "new", *args) == 0
@@ -83,9 +83,9 @@ def test_junit_report_parses_back(seeded: Paths, tmp_path: Path) -> None:
     assert suite is not None
     assert (suite.get("tests"), suite.get("failures")) == ("2", "1")
     cases = {c.get("name"): c for c in suite.findall("testcase")}
-    failure = cases["accuracy >= 75"].find("failure")
+    failure = cases["accuracy >= 75 (0-100)"].find("failure")
     assert failure is not None and "74.25" in (failure.get("message") or "")
-    assert cases["completeness >= 50"].find("failure") is None
+    assert cases["completeness >= 50 (0-100)"].find("failure") is None
 
 
 def test_bad_usage_exits_2(seeded: Paths, capsys: pytest.CaptureFixture[str]) -> None:

@@ -80,7 +80,7 @@ def test_row_cap(seeded: Paths, capsys: pytest.CaptureFixture[str]) -> None:
 def test_missing_warehouse_says_how_to_create_it(
     home: Paths, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["sql", "SELECT 1", "--home", str(home.home)]) == 2
+    assert main(["sql", "SELECT 1", "--home", str(home.home)]) == 3  # unavailable, not misused
     assert "evalhouse demo" in capsys.readouterr().err
 
 

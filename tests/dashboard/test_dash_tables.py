@@ -59,6 +59,25 @@ def test_styled_formats_nulls_numbers_lists_and_dates() -> None:
     assert html.count(tables.MISSING) == 7  # one per null cell
 
 
+def test_a_metric_and_its_0_100_form_each_get_their_scale_format() -> None:
+    """A column named after a metric is on its own scale; ``<metric>_100`` (view
+    result_scores) is its 0-100 form, formatted as one (what the SQL page shows)."""
+    frame = pl.DataFrame(
+        {
+            "judge_faithfulness": [4.0],
+            "judge_faithfulness_100": [75.0],
+            "pass_rate": [0.8],
+            "pass_rate_100": [80.0],
+            "claim_faithfulness_100": [50.0],
+            "error_rate": [0.25],
+        }
+    )
+    html = tables.styled(frame).to_html()
+    for text in ("4.00", "75.0", "0.80", "80.0", "50.0", "0.25"):
+        assert text in html, text
+    assert "75.00" not in html and "80.00" not in html
+
+
 def test_big_frames_are_drawn_raw() -> None:
     frame = pl.DataFrame({"x": list(range(tables.STYLE_MAX_CELLS + 1))})
     assert isinstance(tables.styled(frame), pd.DataFrame)

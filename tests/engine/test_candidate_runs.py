@@ -288,7 +288,7 @@ def test_two_candidates_one_run_weighted_by_hand(
     suite = ET.parse(report).getroot().find("testsuite")
     assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("2", "1")
     cases = {c.get("name"): c.find("failure") is not None for c in suite.iter("testcase")}
-    assert cases == {"grader:exact >= 0.5": False, "grader:cites >= 0.5": True}
+    assert cases == {"grader:exact >= 0.5 (0-1)": False, "grader:cites >= 0.5 (0-1)": True}
     assert main(["check", run_id, "--home", str(home.home), "--candidate", "helper-cite",
                  "--min", "grader:cites=0.5"]) == 0  # fmt: skip
 

@@ -53,11 +53,11 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> Outcome:
     return Outcome(code, captured.out, captured.err)
 
 
-def assert_refused(outcome: Outcome, *, mentions: str | None = None) -> str:
-    """Exit 2, one line on standard error (naming ``mentions`` when given), no traceback;
-    returns the line."""
+def assert_refused(outcome: Outcome, *, mentions: str | None = None, code: int = 2) -> str:
+    """Exit ``code`` (2: a mistake; 3: the warehouse is unavailable), one line on standard
+    error (naming ``mentions`` when given), no traceback; returns the line."""
     assert "Traceback" not in outcome.out + outcome.err
-    assert outcome.code == 2, (outcome.code, outcome.err, outcome.out[-500:])
+    assert outcome.code == code, (outcome.code, outcome.err, outcome.out[-500:])
     lines = outcome.err_lines
     rows = ROW_PROBLEMS.search(lines[0]) if lines else None
     if rows:  # a file whose every row is bad: the head line, then one line per row

@@ -1,7 +1,17 @@
--- Means of every gateable metric of one run (optionally one candidate), in long form; the
--- results metrics are all listed, null when the run has no value (so check knows the names).
+-- Every gateable metric of one run (optionally one candidate), in long form, each on its
+-- own scale (engine.models.metrics: GATE_METRICS, listed all, null when the run has no
+-- value): means of the per-sample metrics, pass_rate and error_rate as 0-1 shares, the
+-- run's cost in dollars and its result rows. A row counts as an error when the sample
+-- failed or a grader failed on it (a null grader score: grader errors are errors).
 WITH r AS (
-    SELECT * FROM results
+    SELECT results.*, f.sample_id IS NOT NULL AS grader_failed
+    FROM results
+    LEFT JOIN (
+        SELECT DISTINCT iteration, sample_id, candidate
+        FROM grader_scores
+        WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
+          AND score IS NULL
+    ) AS f USING (iteration, sample_id, candidate)
     WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
 )
 SELECT metric, value FROM (
@@ -21,8 +31,9 @@ SELECT metric, value FROM (
         avg(rag_recall) AS rag_recall,
         avg(rag_relevance) AS rag_relevance,
         avg(rag_overall) AS rag_overall,
-        avg(CASE WHEN error IS NULL THEN 0.0 ELSE 1.0 END) AS error_rate,
-        count(*)::DOUBLE AS samples
+        avg(CASE WHEN error IS NULL AND NOT grader_failed THEN 0.0 ELSE 1.0 END) AS error_rate,
+        count(*)::DOUBLE AS samples,
+        sum(cost_usd) AS cost_usd
     FROM r
 ) UNPIVOT INCLUDE NULLS (value FOR metric IN (COLUMNS(*)))
 UNION ALL

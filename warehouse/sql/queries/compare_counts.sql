@@ -1,23 +1,24 @@
 -- Compare: per domain, how many paired samples improved, regressed or stayed unchanged
 -- (same pairing and tolerance as compare_samples), most regressions first.
 WITH scored AS (
-    -- the chosen metric of both sides, in its 0-100 form (view result_scores), or the
+    -- the chosen metric of both sides, in its 0-100 form (view result_scores:
+    -- <metric>_100 for the metrics not on 0-100 already), or the
     -- grader named by $metric = 'grader:<id>'
     SELECT run_id, candidate, sample_id, domain, query, iteration,
            CASE $metric
                WHEN 'accuracy' THEN accuracy
                WHEN 'completeness' THEN completeness
                WHEN 'attribution' THEN attribution
-               WHEN 'judge_faithfulness' THEN judge_faithfulness
-               WHEN 'judge_completeness' THEN judge_completeness
-               WHEN 'pass_rate' THEN pass_rate
-               WHEN 'claim_faithfulness' THEN claim_faithfulness
-               WHEN 'rag_correctness' THEN rag_correctness
-               WHEN 'rag_faithfulness' THEN rag_faithfulness
-               WHEN 'rag_precision' THEN rag_precision
-               WHEN 'rag_recall' THEN rag_recall
-               WHEN 'rag_relevance' THEN rag_relevance
-               WHEN 'rag_overall' THEN rag_overall
+               WHEN 'judge_faithfulness' THEN judge_faithfulness_100
+               WHEN 'judge_completeness' THEN judge_completeness_100
+               WHEN 'pass_rate' THEN pass_rate_100
+               WHEN 'claim_faithfulness' THEN claim_faithfulness_100
+               WHEN 'rag_correctness' THEN rag_correctness_100
+               WHEN 'rag_faithfulness' THEN rag_faithfulness_100
+               WHEN 'rag_precision' THEN rag_precision_100
+               WHEN 'rag_recall' THEN rag_recall_100
+               WHEN 'rag_relevance' THEN rag_relevance_100
+               WHEN 'rag_overall' THEN rag_overall_100
            END AS score
     FROM result_scores
     WHERE run_id IN ($run_id, $baseline_run_id) AND NOT starts_with($metric, 'grader:')

@@ -10,16 +10,16 @@ WITH latest AS (
 ),
 means AS (
     SELECT run_id,
-           avg(judge_faithfulness) AS judge_faithfulness,
-           avg(judge_completeness) AS judge_completeness,
-           avg(pass_rate) AS pass_rate,
-           avg(claim_faithfulness) AS claim_faithfulness,
-           avg(rag_correctness) AS rag_correctness,
-           avg(rag_faithfulness) AS rag_faithfulness,
-           avg(rag_precision) AS rag_precision,
-           avg(rag_recall) AS rag_recall,
-           avg(rag_relevance) AS rag_relevance,
-           avg(rag_overall) AS rag_overall
+           avg(judge_faithfulness_100) AS judge_faithfulness,
+           avg(judge_completeness_100) AS judge_completeness,
+           avg(pass_rate_100) AS pass_rate,
+           avg(claim_faithfulness_100) AS claim_faithfulness,
+           avg(rag_correctness_100) AS rag_correctness,
+           avg(rag_faithfulness_100) AS rag_faithfulness,
+           avg(rag_precision_100) AS rag_precision,
+           avg(rag_recall_100) AS rag_recall,
+           avg(rag_relevance_100) AS rag_relevance,
+           avg(rag_overall_100) AS rag_overall
     FROM result_scores
     WHERE run_id IN ($run_id, $baseline_run_id) AND candidate = ''
     GROUP BY run_id

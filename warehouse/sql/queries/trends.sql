@@ -7,16 +7,16 @@ WITH per_run AS (
     SELECT run_id, domain, count(DISTINCT sample_id) AS samples,
            avg(accuracy) AS accuracy, avg(completeness) AS completeness,
            avg(attribution) AS attribution,
-           avg(judge_faithfulness) AS judge_faithfulness,
-           avg(judge_completeness) AS judge_completeness,
-           avg(pass_rate) AS pass_rate,
-           avg(claim_faithfulness) AS claim_faithfulness,
-           avg(rag_correctness) AS rag_correctness,
-           avg(rag_faithfulness) AS rag_faithfulness,
-           avg(rag_precision) AS rag_precision,
-           avg(rag_recall) AS rag_recall,
-           avg(rag_relevance) AS rag_relevance,
-           avg(rag_overall) AS rag_overall
+           avg(judge_faithfulness_100) AS judge_faithfulness,
+           avg(judge_completeness_100) AS judge_completeness,
+           avg(pass_rate_100) AS pass_rate,
+           avg(claim_faithfulness_100) AS claim_faithfulness,
+           avg(rag_correctness_100) AS rag_correctness,
+           avg(rag_faithfulness_100) AS rag_faithfulness,
+           avg(rag_precision_100) AS rag_precision,
+           avg(rag_recall_100) AS rag_recall,
+           avg(rag_relevance_100) AS rag_relevance,
+           avg(rag_overall_100) AS rag_overall
     FROM result_scores
     WHERE $domains IS NULL OR list_contains($domains, domain)
     GROUP BY run_id, domain

@@ -54,11 +54,11 @@ score_pairs AS (
       ON s.run_id = rv.run_id AND s.iteration = rv.iteration AND s.sample_id = rv.sample_id
      AND s.candidate = rv.candidate
     CROSS JOIN LATERAL (
-        VALUES ('judge_faithfulness', s.judge_faithfulness),
-               ('judge_completeness', s.judge_completeness),
-               ('judge_overall', (s.judge_faithfulness + s.judge_completeness) / 2),
-               ('claim_faithfulness', s.claim_faithfulness),
-               ('rag_overall', s.rag_overall),
+        VALUES ('judge_faithfulness', s.judge_faithfulness_100),
+               ('judge_completeness', s.judge_completeness_100),
+               ('judge_overall', (s.judge_faithfulness_100 + s.judge_completeness_100) / 2),
+               ('claim_faithfulness', s.claim_faithfulness_100),
+               ('rag_overall', s.rag_overall_100),
                ('accuracy', s.accuracy),
                ('completeness', s.completeness)
     ) AS u(metric, score)
