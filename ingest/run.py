@@ -11,6 +11,7 @@ from engine.lake import CHILD_TABLES, list_parts, sweep_orphans
 from engine.run.identity import mark_abandoned_runs
 from engine.settings import Paths
 from warehouse.catalog import Catalog
+from warehouse.db import LOCK_WAIT_S
 from warehouse.loader import PartRef, open_writer
 
 BATCH_FILES = 2_000
@@ -138,7 +139,7 @@ def ingest(
     paths: Paths,
     *,
     rebuild: bool = False,
-    wait_s: float = 30.0,
+    wait_s: float = LOCK_WAIT_S,
     on_message: Callable[[str], None] | None = None,
     catalog: Catalog | None = None,
 ) -> IngestReport:

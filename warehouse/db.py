@@ -34,6 +34,10 @@ from warehouse.errors import WarehouseError as WarehouseError
 from warehouse.errors import WarehouseMissing as WarehouseMissing
 from warehouse.errors import WarehouseStorageError as WarehouseStorageError
 
+LOCK_WAIT_S = 30.0
+"""How long a reader or writer waits for the warehouse file's lock (another process
+ingesting) before giving up and naming the holder, unless a caller says otherwise."""
+
 _LOCK_MARKERS = ("lock", "Conflicting lock", "being used by another")
 
 # Settings of every read connection. External access off means no read_parquet/read_csv
@@ -225,7 +229,9 @@ def _open_failed(path: Path, exc: duckdb.Error, mode: str) -> WarehouseError:
 
 
 @contextmanager
-def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
+def read_connection(
+    path: Path, *, wait_s: float = LOCK_WAIT_S
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only, sandboxed connection; retries while a writer holds the lock."""
     _refuse_odd_file(path)
     if not path.exists():
@@ -255,7 +261,9 @@ def read_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.Duck
 
 
 @contextmanager
-def write_connection(path: Path, *, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
+def write_connection(
+    path: Path, *, wait_s: float = LOCK_WAIT_S
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """The read-write connection of ingest; gives up with ``WarehouseBusy`` after ``wait_s``."""
     _refuse_odd_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)

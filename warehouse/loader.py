@@ -20,6 +20,7 @@ from engine.clock import utcnow
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog, CommitConflict, CommitGuard
 from warehouse.db import (
+    LOCK_WAIT_S,
     WarehouseBusy,
     is_storage_failure,
     one_line,
@@ -348,7 +349,7 @@ def _run_ids(
 
 @contextmanager
 def open_writer(
-    path: Path, *, wait_s: float = 30.0, catalog: Catalog | None = None
+    path: Path, *, wait_s: float = LOCK_WAIT_S, catalog: Catalog | None = None
 ) -> Iterator[WarehouseWriter]:
     """The writer over a write connection: of the file at ``path`` (retries for the lock,
     then ``WarehouseBusy``), or of ``catalog`` when one is given."""

@@ -37,6 +37,7 @@ from engine.models.metrics import RETRIEVAL_PREFIX as RETRIEVAL_PREFIX
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog
 from warehouse.db import (
+    LOCK_WAIT_S,
     QueryError,
     QueryResult,
     check_query,
@@ -56,7 +57,9 @@ class Warehouse:
     """The read facade over one warehouse: short-lived read-only connections to the file
     at ``path``, or sandboxed cursors over a DuckLake ``catalog`` when one is given."""
 
-    def __init__(self, path: Path, *, wait_s: float = 30.0, catalog: Catalog | None = None) -> None:
+    def __init__(
+        self, path: Path, *, wait_s: float = LOCK_WAIT_S, catalog: Catalog | None = None
+    ) -> None:
         self.path = path
         self.wait_s = wait_s
         self.catalog = catalog

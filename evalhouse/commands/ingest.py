@@ -6,6 +6,7 @@ import argparse
 
 from evalhouse import argtypes, home
 from evalhouse.console import EXIT_OK
+from warehouse.db import LOCK_WAIT_S
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,9 +18,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--wait",
         type=argtypes.seconds,
-        default=30.0,
+        default=LOCK_WAIT_S,
         help="seconds to wait for the lock: the warehouse file's, or a catalog's commit lock "
-        "(default 30; then exit 2 naming the holder)",
+        f"(default {LOCK_WAIT_S:g}; then exit 3 naming the holder)",
     )
     p.set_defaults(func=run)
 
