@@ -86,7 +86,8 @@ def _numpy_repr(text: str) -> list[str] | None:
 
 def _decoded(cell: str) -> Any:
     """JSON, then the Python repr, then numpy's repr, of a text cell; the text itself when
-    none parses. A list whose one item is itself an encoded list is that list."""
+    none parses. Decoding goes on to the bottom: a JSON string holding an encoded list, at
+    any depth, and a list whose one item is itself an encoded list, are that list."""
     stripped = cell.strip()
     try:
         value = json_loads(stripped)
@@ -101,8 +102,11 @@ def _decoded(cell: str) -> Any:
             value = ast.literal_eval(stripped)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return cell
-    if isinstance(value, str) and value.strip()[:1] == "[":
-        return _decoded(value)  # double-encoded: a JSON string holding a JSON array
+    if isinstance(value, str) and value.strip()[:1] in ('"', "["):
+        # Encoded more than once: a JSON string holding a list, or a string holding that.
+        inner = _decoded(value)
+        if value.strip()[:1] == "[" or isinstance(inner, list | tuple):
+            return inner
     if (
         isinstance(value, list | tuple)
         and len(value) == 1
@@ -161,9 +165,7 @@ def _meant_as_list(cell: str) -> bool:
     stripped = cell.strip()
     if not stripped.startswith("["):
         return False
-    return (
-        stripped.endswith("]") or "]" not in stripped or bool(_LIST_OPENING.match(stripped))
-    )
+    return stripped.endswith("]") or "]" not in stripped or bool(_LIST_OPENING.match(stripped))
 
 
 def joined_items(cell: str, delimiter: str) -> list[str]:

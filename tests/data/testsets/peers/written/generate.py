@@ -19,8 +19,8 @@ Each peer runs in a throwaway virtualenv of its own, with the versions pinned he
     /tmp/venv-deepeval/bin/pip install "deepeval==4.3.1" pandas
     DEEPEVAL_TELEMETRY_OPT_OUT=YES /tmp/venv-deepeval/bin/python generate.py deepeval
 
-    cd /tmp/pf && npm install promptfoo@0.121.20
-    python3 generate.py promptfoo            # writes promptfooconfig.yaml, runs promptfoo eval
+    mkdir /tmp/pf && cd /tmp/pf && npm install promptfoo@0.121.20     # node 20.20.2
+    python3 generate.py promptfoo      # PyYAML; writes promptfooconfig.yaml, runs promptfoo eval
 
 Run on a UTF-8 locale (C.UTF-8): ragas 0.4's ``to_csv`` opens its file in the locale's
 encoding. Every writer gets the same cases (``CASES``): passages with commas, quotes, a
@@ -304,20 +304,24 @@ def _offline_model() -> Any:
 
 
 def promptfoo() -> None:
-    """A promptfoo config whose tests carry the cases as vars, evaluated by promptfoo
-    itself against its ``echo`` provider (offline), written with ``eval -o`` in every
-    output type."""
+    """A promptfoo config whose tests carry the cases as vars (the passages one ``context``
+    text, a blank line between them: a list var would make promptfoo run the test once per
+    passage), evaluated by promptfoo itself against its ``echo`` provider (offline), its
+    results written with ``eval -o`` in every output type."""
     import yaml
 
     bin_dir = Path(os.environ.get("PROMPTFOO_DIR", "/tmp/pf")) / "node_modules" / ".bin"
     version = subprocess.run(
         [str(bin_dir / "promptfoo"), "--version"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    ).stdout.split()[0]
     out = _out(f"promptfoo-{version}")
     config = {
         "description": "evalhouse peer fixture",
         "prompts": ["Answer from the context.\nContext: {{context}}\nQuestion: {{question}}"],
         "providers": ["echo"],
+        # The graders ask the echo provider too: no key, no network, and every result a
+        # pass or a fail rather than an error.
+        "defaultTest": {"options": {"provider": "echo"}},
         "tests": [
             {
                 "vars": {"question": c["question"], "context": "\n\n".join(c["retrieved"])},
