@@ -11,12 +11,13 @@ Each peer runs in a throwaway virtualenv of its own, with the versions pinned he
 
     python3.11 -m venv /tmp/venv-ragas04
     /tmp/venv-ragas04/bin/pip install "ragas==0.4.3" "datasets==5.2.0" "pandas==3.1.1" \
-        "numpy==2.4.6" "langchain<1" "langchain-community<0.4" "langchain-core<1" \
-        "langchain-openai<1"      # ragas 0.4.3 imports a module langchain-community 0.4 dropped
+        "numpy==2.4.6" "pyarrow==26.0.1" "langchain==0.3.30" "langchain-core==0.3.86" \
+        "langchain-community==0.3.31" "langchain-openai==0.3.35"
+        # ragas 0.4.3 imports langchain_community.chat_models.vertexai, gone in 0.4
     /tmp/venv-ragas04/bin/python generate.py ragas04
 
     python3.11 -m venv /tmp/venv-deepeval
-    /tmp/venv-deepeval/bin/pip install "deepeval==4.3.1" pandas
+    /tmp/venv-deepeval/bin/pip install "deepeval==4.3.1" "pandas==3.1.1" "numpy==2.4.6"
     DEEPEVAL_TELEMETRY_OPT_OUT=YES /tmp/venv-deepeval/bin/python generate.py deepeval
 
     mkdir /tmp/pf && cd /tmp/pf && npm install promptfoo@0.121.20     # node 20.20.2
@@ -123,7 +124,7 @@ def ragas01() -> None:
     dataset.to_json(str(out / "dataset.jsonl"))
     dataset.to_pandas().to_csv(out / "dataset_pandas.csv")  # pandas, with its index
 
-    # Before 0.1.? RAGAS took a list of ground truths; 0.1.22 still reads (and warns on) it.
+    # RAGAS 0.0.x took a list of ground truths; 0.1.22 still reads it (with a warning).
     old = Dataset.from_dict(
         {
             "question": data["question"],
