@@ -78,7 +78,9 @@ class Row:
     index: int = 0
     """1-based position among the data rows (bad rows included), for ``row-N`` ids."""
     container: str = "json"
-    """``json`` (values keep their JSON types) or ``csv`` (every value is text)."""
+    """``json`` or ``jsonl`` (values keep their JSON types; the two are told apart because
+    a peer may write a list differently in each), ``yaml``, or ``csv`` (every value is
+    text)."""
     source: Path | None = None
     """The file the row came from (a promptfoo ``file://`` test file, say)."""
 

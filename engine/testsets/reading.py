@@ -137,7 +137,7 @@ def parse_jsonl(name: str, text: str, limit: int) -> Container:
             reason = f"expected a JSON object, got {type(value).__name__}"
             out.problems.append(Problem(name, number, reason))
             continue
-        out.rows.append(Row(number, size, value, index))
+        out.rows.append(Row(number, size, value, index, container="jsonl"))
     return out
 
 

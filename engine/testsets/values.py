@@ -1,9 +1,11 @@
-"""Cell and key values as peers write them: text, lists in five encodings, objects, URLs.
+"""Cell and key values as peers write them: text, lists in every encoding, objects, URLs.
 
 A list (contexts, reference contexts, brand names, tags) may arrive as a JSON list, a JSON
-array written as text (a CSV cell), the Python repr pandas writes (``['a', 'b']``), a
-double-encoded JSON string (``"[\\"a\\"]"``), or text with one item per line (blank lines
-separating items when there are any). ``list_value`` accepts all of them.
+array written as text (a CSV cell), the Python repr pandas writes (``['a', 'b']``), numpy's
+repr without commas (``['a' 'b']``, HF ``datasets``), a double-encoded JSON string
+(``"[\\"a\\"]"``), a list holding one encoded list, text with one item per line (blank
+lines separating items when there are any), or, for a writer that joins lists with a
+delimiter (DeepEval), text joined with it. ``list_value`` accepts all of them.
 """
 
 from __future__ import annotations
@@ -84,7 +86,8 @@ def _numpy_repr(text: str) -> list[str] | None:
 
 def _decoded(cell: str) -> Any:
     """JSON, then the Python repr, then numpy's repr, of a text cell; the text itself when
-    none parses. A list whose one item is itself an encoded list is that list."""
+    none parses. Decoding goes on to the bottom: a JSON string holding an encoded list, at
+    any depth, and a list whose one item is itself an encoded list, are that list."""
     stripped = cell.strip()
     try:
         value = json_loads(stripped)
@@ -99,8 +102,11 @@ def _decoded(cell: str) -> Any:
             value = ast.literal_eval(stripped)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return cell
-    if isinstance(value, str) and value.strip()[:1] == "[":
-        return _decoded(value)  # double-encoded: a JSON string holding a JSON array
+    if isinstance(value, str) and value.strip()[:1] in ('"', "["):
+        # Encoded more than once: a JSON string holding a list, or a string holding that.
+        inner = _decoded(value)
+        if value.strip()[:1] == "[" or isinstance(inner, list | tuple):
+            return inner
     if (
         isinstance(value, list | tuple)
         and len(value) == 1
@@ -114,7 +120,12 @@ def _decoded(cell: str) -> Any:
 
 
 def list_value(value: Any, field: str, *, delimiter: str | None = None) -> list[Any] | None:
-    """A list in any of the encodings of the module docstring; None when blank."""
+    """A list in any of the encodings of the module docstring; None when blank.
+
+    ``delimiter`` is for a writer that joins a list into one text with it (DeepEval's
+    ``save_as`` CSV and JSONL, with ``|``): a cell that is not an encoded list is then
+    split there and only there, never at a newline, as ``joined_items`` says.
+    """
     if value is None:
         return None
     if isinstance(value, list | tuple):
@@ -126,19 +137,57 @@ def list_value(value: Any, field: str, *, delimiter: str | None = None) -> list[
     decoded = _decoded(value)
     if isinstance(decoded, list | tuple):
         return list(decoded)
-    if decoded is value or isinstance(decoded, str):
-        cell = str(decoded)
-        if cell.strip()[:1] == "[":  # meant as a list, but neither JSON nor a repr
+    if delimiter:
+        # The writer's own text, whatever JSON makes of it: a passage that reads as a
+        # number, a quoted string or an object stays the text the writer joined.
+        return joined_items(value, delimiter)
+    if isinstance(decoded, str):
+        cell = decoded
+        if _meant_as_list(cell):
             raise RowError(f"'{field}' is not a JSON or Python list")
         if "\n" in cell.strip():
             parts = re.split(r"\n\s*\n" if re.search(r"\n\s*\n", cell) else r"\n", cell)
             return [p.strip() for p in parts if p.strip()]
-        if delimiter and delimiter in cell:
-            return [p.strip() for p in cell.split(delimiter) if p.strip()]
         return [cell]
     if isinstance(decoded, dict):
         return [decoded]
     return [str(decoded)]
+
+
+_LIST_OPENING = re.compile(r"""\[\s*(?:['"\[\]]|$)""")
+
+
+def _meant_as_list(cell: str) -> bool:
+    """Text that opens like a list (``['``, ``["``, ``[[``, ``[]``), is bracketed whole or
+    never closes its bracket, but did not parse: a broken or truncated list, refused rather
+    than taken as one passage. A passage that starts with a closed bracket (``[1] See the
+    FAQ``) is text."""
+    stripped = cell.strip()
+    if not stripped.startswith("["):
+        return False
+    return stripped.endswith("]") or "]" not in stripped or bool(_LIST_OPENING.match(stripped))
+
+
+def joined_items(cell: str, delimiter: str) -> list[str]:
+    """The items of a list its writer joined with ``delimiter`` and nothing around it
+    (``"|".join(passages)``, as DeepEval does), read back without a blank item.
+
+    A delimiter with white space on both sides is not a join but the passage's own text
+    (``Plans: Basic | Pro``, a Markdown table): the writer puts nothing around its
+    delimiter, and a passage seldom both ends and starts with white space. DeepEval's
+    own loader splits there too, losing such a passage; this keeps it whole.
+    """
+    items, start = [], 0
+    at = cell.find(delimiter)
+    while at >= 0:
+        end = at + len(delimiter)
+        spaced = cell[at - 1 : at].isspace() and cell[end : end + 1].isspace()
+        if not spaced:
+            items.append(cell[start:at])
+            start = end
+        at = cell.find(delimiter, end)
+    items.append(cell[start:])
+    return [item.strip() for item in items if item.strip()]
 
 
 def render_context_object(obj: Mapping[str, Any]) -> str:
