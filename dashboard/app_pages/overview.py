@@ -142,14 +142,16 @@ with c1:
     )
 run_row = data.query(q.run_info, run_id)
 if run_row is not None:
-    report = render_report(
-        dict(run_row),
-        None if baseline is None else dict(data.query(q.run_info, baseline) or {}) or None,
-        frame,
-        verdict,
-        tables.overview_display(frame, tiers),
-        now=utcnow(),
-    )
+    base_row = None if baseline is None else dict(data.query(q.run_info, baseline) or {}) or None
+    this_row = dict(run_row)
+
+    def report() -> str:
+        # Built when the button is clicked (Streamlit runs it on its own thread), not on
+        # every run of the page.
+        return render_report(
+            this_row, base_row, frame, verdict, tables.overview_display(frame, tiers), now=utcnow()
+        )
+
     c2.download_button(
         "Download report (HTML)",
         report,

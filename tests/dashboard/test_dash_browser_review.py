@@ -147,3 +147,23 @@ def test_search_finds_a_planted_phrase_and_thumbs_review_it(served: tuple[str, P
             assert name.input_value() == "Browser PM"
         finally:
             browser.close()
+
+
+def test_the_overview_report_downloads_as_one_html_file(served: tuple[str, Paths]) -> None:
+    """The report is built when the button is clicked: the file is the whole page."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    url, _ = served
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(accept_downloads=True)
+        try:
+            page.goto(url)
+            button = page.get_by_role("button", name="Download report (HTML)")
+            button.wait_for(timeout=90_000)
+            with page.expect_download(timeout=60_000) as info:
+                button.click()
+            html = Path(info.value.path()).read_text(encoding="utf-8")
+        finally:
+            browser.close()
+    assert html.startswith("<!DOCTYPE html>") and "r2" in html
+    assert "<script" not in html.lower()
