@@ -11,7 +11,7 @@ from engine.lake import CHILD_TABLES, list_parts, sweep_orphans
 from engine.run.identity import mark_abandoned_runs
 from engine.settings import Paths
 from warehouse.catalog import Catalog
-from warehouse.db import LOCK_WAIT_S
+from warehouse.errors import LOCK_WAIT_S
 from warehouse.loader import PartRef, open_writer
 
 BATCH_FILES = 2_000

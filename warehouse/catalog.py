@@ -40,8 +40,9 @@ import duckdb
 
 from engine import secrets
 from warehouse import ENV_CATALOG, ENV_CATALOG_DATA
-from warehouse.commit_lock import COMMIT_LOCK_WAIT_S, LOCK_DB, advisory_lock, lock_conninfo
+from warehouse.commit_lock import LOCK_DB, advisory_lock, lock_conninfo
 from warehouse.db import WarehouseBusy, WarehouseMissing, one_line
+from warehouse.errors import LOCK_WAIT_S
 
 # Re-exported: callers catch the catalog's errors where they always found them.
 from warehouse.errors import CatalogError as CatalogError
@@ -261,7 +262,7 @@ mistake in ``--catalog`` (exit 2), not an outage (exit 3)."""
 
 
 def _connect(
-    catalog: Catalog, *, read_only: bool, wait_s: float = COMMIT_LOCK_WAIT_S
+    catalog: Catalog, *, read_only: bool, wait_s: float = LOCK_WAIT_S
 ) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB with both extensions loaded from their packages and the
     catalog attached as ``lake`` (and made the default database); a writer waits at most
@@ -385,7 +386,7 @@ class CommitGuard:
     """Serialises the commits of every ingester of one catalog (see the module docstring)."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, catalog: Catalog, wait_s: float = COMMIT_LOCK_WAIT_S
+        self, con: duckdb.DuckDBPyConnection, catalog: Catalog, wait_s: float = LOCK_WAIT_S
     ) -> None:
         self.con = con
         self.catalog = catalog
@@ -427,7 +428,7 @@ def _writer_instance(catalog: Catalog, wait_s: float) -> duckdb.DuckDBPyConnecti
 
 @contextmanager
 def write_connection(
-    catalog: Catalog, *, wait_s: float = COMMIT_LOCK_WAIT_S
+    catalog: Catalog, *, wait_s: float = LOCK_WAIT_S
 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, CommitGuard]]:
     """A read-write connection to the catalog and the guard of its commits (which waits
     at most ``wait_s`` for the commit lock)."""

@@ -31,9 +31,6 @@ LOCK_DB = "evalhouse_pg"
 COMMIT_LOCK_KEY = 4_711_016
 """The advisory lock every ingest commit (and schema change) of a catalog holds."""
 
-COMMIT_LOCK_WAIT_S = 30.0
-"""Default wait for the commit lock (``evalhouse ingest --wait``): a commit holds it for
-well under a second, so half a minute of waiting means the holder is stuck."""
 
 _TRY = f"SELECT pg_try_advisory_xact_lock({COMMIT_LOCK_KEY})::text"
 

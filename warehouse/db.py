@@ -27,16 +27,13 @@ import polars as pl
 import pyarrow as pa
 
 # Re-exported: callers have always caught these from here.
+from warehouse.errors import LOCK_WAIT_S
 from warehouse.errors import QueryError as QueryError
 from warehouse.errors import WarehouseBusy as WarehouseBusy
 from warehouse.errors import WarehouseCorrupt as WarehouseCorrupt
 from warehouse.errors import WarehouseError as WarehouseError
 from warehouse.errors import WarehouseMissing as WarehouseMissing
 from warehouse.errors import WarehouseStorageError as WarehouseStorageError
-
-LOCK_WAIT_S = 30.0
-"""How long a reader or writer waits for the warehouse file's lock (another process
-ingesting) before giving up and naming the holder, unless a caller says otherwise."""
 
 _LOCK_MARKERS = ("lock", "Conflicting lock", "being used by another")
 

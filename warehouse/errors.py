@@ -28,6 +28,13 @@ class WarehouseMissing(WarehouseUnavailable):
     title = "No warehouse yet"
 
 
+LOCK_WAIT_S = 30.0
+"""How long a reader or writer waits for a lock (the warehouse file's, or a catalog's commit
+lock; ``evalhouse ingest --wait``) before giving up with ``WarehouseBusy`` and naming the
+holder. A commit holds a lock for well under a second, so half a minute means it is stuck.
+Here, beside the error, because the CLI's parsers need it without loading DuckDB."""
+
+
 class WarehouseBusy(WarehouseUnavailable):
     """Another process held the lock for longer than we were willing to wait."""
 

@@ -20,12 +20,12 @@ from engine.clock import utcnow
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog, CommitConflict, CommitGuard
 from warehouse.db import (
-    LOCK_WAIT_S,
     WarehouseBusy,
     is_storage_failure,
     one_line,
     write_connection,
 )
+from warehouse.errors import LOCK_WAIT_S
 from warehouse.schema import RUNS_LOG, ddl, ddl_sha256, quote_ident
 from warehouse.upgrade import (
     UpgradeReport,

@@ -22,7 +22,6 @@ import polars as pl
 from warehouse import catalog as lakecat
 from warehouse.catalog import Catalog
 from warehouse.db import (
-    LOCK_WAIT_S,
     QueryError,
     QueryResult,
     check_query,
@@ -30,6 +29,7 @@ from warehouse.db import (
     redact_paths,
     run_query,
 )
+from warehouse.errors import LOCK_WAIT_S
 
 
 @cache

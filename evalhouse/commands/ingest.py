@@ -6,7 +6,7 @@ import argparse
 
 from evalhouse import argtypes, home
 from evalhouse.console import EXIT_OK
-from warehouse.db import LOCK_WAIT_S
+from warehouse.errors import LOCK_WAIT_S
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
