@@ -82,7 +82,7 @@ def test_maintain_a_catalog_of_many_small_ingests(
 def test_maintain_a_catalog_of_hundreds_of_snapshots(
     catalog: Catalog, home: Paths, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _maintain_and_check(home, catalog, 120, capsys)
+    _maintain_and_check(home, catalog, 100, capsys)
 
 
 @pytest.mark.parametrize(
