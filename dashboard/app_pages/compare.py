@@ -91,6 +91,7 @@ tolerance = c2.number_input(
     max_value=100.0,
     value=5.0,
     step=1.0,
+    format="%.1f",  # points on 0-100: the one decimal of that scale
     key="compare_tolerance",
 )
 
