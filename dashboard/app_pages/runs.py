@@ -71,19 +71,23 @@ row = detail.filter(detail["run_id"] == run_id).row(0, named=True)
 facts = {
     "Run ID": row["run_id"],
     "Status": row["status"],
+    "Series": row["series"] or formats.NA,
     "Started": formats.timestamp(row["started_at"]),
     "Finished": formats.timestamp(row["finished_at"]),
     "Judge": row["judge"],
-    "Judge prompt version": row["judge_prompt_version"] or "—",
+    "Judge prompt version": row["judge_prompt_version"] or formats.NA,
     "Embedder": row["embedder"],
-    "Claim threshold": "—" if row["claim_threshold"] is None else f"{row['claim_threshold']:.3f}",
+    # a setting, not a score: all three decimals it is tuned to
+    "Claim threshold": (
+        formats.NA if row["claim_threshold"] is None else f"{row['claim_threshold']:.3f}"
+    ),
     "Test set": row["test_set"],
-    "Test set hash": row["test_set_hash"] or "—",
+    "Test set hash": row["test_set_hash"] or formats.NA,
     "evalhouse version": row["version"],
-    "Git commit": row["git_commit"] or "—",
-    "Tags": ", ".join(row["tags"] or []) or "—",
+    "Git commit": row["git_commit"] or formats.NA,
+    "Tags": ", ".join(row["tags"] or []) or formats.NA,
     "Archived": "yes" if row["archived"] else "no",
-    "Labelled by": row["labelled_by"] or "—",
+    "Labelled by": row["labelled_by"] or formats.NA,
 }
 # A data grid draws cell text as plain text (no Markdown): safe for values from data.
 tables.grid(
