@@ -213,11 +213,14 @@ for col, metric in zip(cols, ANALYZER_METRICS, strict=False):
         formats.score(value),
     )
 coverage = result["coverage_percent"]
+# Short labels: a card cuts its label at 1024 px, four to a row.
 cols[3].metric(
-    "Ground-truth coverage",
+    "Coverage",
     formats.percent(coverage),
-    help="Share of the response (non-space characters) that matches a ground-truth passage.",
+    help="Ground-truth coverage: the share of the response (non-space characters) that "
+    "matches a ground-truth passage.",
 )
+st.caption("The judge")
 judge = st.columns(4)
 
 
@@ -231,12 +234,16 @@ def _num(value: float | None, low: float, high: float) -> str:
     return absent if value is None else formats.score(value, low, high)
 
 
-judge[0].metric("Judge faithfulness (1-5)", _num(result["judge_faithfulness"], 1, 5))
-judge[1].metric("Judge completeness (1-5)", _num(result["judge_completeness"], 1, 5))
+judge[0].metric("Faithfulness (1-5)", _num(result["judge_faithfulness"], 1, 5))
+judge[1].metric("Completeness (1-5)", _num(result["judge_completeness"], 1, 5))
 judge[2].metric(
     "Rubric pass", absent if result["passed"] is None else ("pass" if result["passed"] else "fail")
 )
-judge[3].metric("Claim faithfulness (0-1)", _num(result["claim_faithfulness"], 0, 1))
+judge[3].metric(
+    "Claims (0-1)",
+    _num(result["claim_faithfulness"], 0, 1),
+    help="Claim faithfulness: the share of the response's claims the judge found supported.",
+)
 
 left, right = st.columns([3, 2])
 with left:
@@ -311,7 +318,8 @@ tables.show(verdicts_shown)
 download_csv(verdicts, f"verdicts-{run_id}-{sample_id}.csv", key="sample_verdicts_csv")
 if detail["graders"].height:
     st.markdown("**Graders**")
-    tables.show(detail["graders"])
+    # grader scores are 0-1 (a bare "score" column would read as 0-100)
+    tables.show(detail["graders"], formats={"score": formats.score_printf(0, 1)})
     download_csv(detail["graders"], f"graders-{run_id}-{sample_id}.csv", key="sample_graders_csv")
 
 ranks = data.query(q.sample_retrieval, ref)

@@ -87,7 +87,7 @@ def test_sample_page_from_query_params(app: AppFactory, fixture_home: Paths) -> 
     assert metrics["Accuracy · excellent"] == "90.0"
     assert metrics["Completeness · good"] == "80.0"
     assert metrics["Rubric pass"] == "fail"
-    assert metrics["Judge completeness (1-5)"] == "3.00"
+    assert metrics["Completeness (1-5)"] == "3.00"
     assert [t.value for t in at.text] == [
         "question acme-q1",
         "States the price; wrong about Sundays.",

@@ -213,6 +213,6 @@ def test_runs_page_shows_the_low_faithfulness_analysis(
 def test_sample_page_shows_ground_truth_coverage(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "sample", run="r2", sample="acme-q1", iteration="1")
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Ground-truth coverage"] == "42.5%"
+    assert metrics["Coverage"] == "42.5%"
     at = app(fixture_home, "sample", run="r1", sample="acme-q1", iteration="1")
-    assert {m.label: m.value for m in at.metric}["Ground-truth coverage"] == "n/a"
+    assert {m.label: m.value for m in at.metric}["Coverage"] == "n/a"
