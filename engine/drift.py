@@ -27,7 +27,7 @@ from pathlib import Path
 from engine.errors import InputError
 from engine.lake import list_parts, read_table, write_part
 from engine.models import DriftAnchorRecord, JudgeDriftRecord, RunConfig
-from engine.models.metrics import METRICS
+from engine.models.metrics import JUDGE_METRICS, METRICS
 from engine.reanalysis import stored_answers, stored_cases
 from engine.run import new_run_id, run_evaluation
 from engine.run.identity import latest_run_states, stored_config
@@ -39,18 +39,7 @@ ANCHOR_LIMIT = 50
 """Anchors per series: enough for a paired interval a few points wide, few enough that
 re-judging them costs little next to a run."""
 
-DRIFT_METRICS: tuple[str, ...] = (
-    "judge_faithfulness",
-    "judge_completeness",
-    "pass_rate",
-    "claim_faithfulness",
-    "rag_correctness",
-    "rag_faithfulness",
-    "rag_precision",
-    "rag_recall",
-    "rag_relevance",
-    "rag_overall",
-)
+DRIFT_METRICS: tuple[str, ...] = JUDGE_METRICS
 """The metrics a judge decides (Trends names; their ``results`` column and scale are in
 ``engine.models.metrics``). Analyzer metrics are left out: the embedder scores them, not
 the judge."""

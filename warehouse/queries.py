@@ -26,6 +26,7 @@ from engine.models import ANALYZER_METRICS, TierThresholds
 
 # Re-exported: the pages find the prefixes beside the metric list.
 from engine.models.metrics import GRADER_PREFIX as GRADER_PREFIX
+from engine.models.metrics import JUDGE_METRICS
 from engine.models.metrics import METRICS as METRIC_CATALOGUE
 from engine.models.metrics import RETRIEVAL_PREFIX as RETRIEVAL_PREFIX
 from warehouse.reader import QUERIES as QUERIES
@@ -36,22 +37,7 @@ from warehouse.reader import sql_file as sql_file
 METRICS = ANALYZER_METRICS
 """The analyzer metrics (0-100) the Overview table shows."""
 
-METRIC_LABELS = {
-    name: METRIC_CATALOGUE[name].label
-    for name in (
-        *ANALYZER_METRICS,
-        "judge_faithfulness",
-        "judge_completeness",
-        "pass_rate",
-        "claim_faithfulness",
-        "rag_correctness",
-        "rag_faithfulness",
-        "rag_precision",
-        "rag_recall",
-        "rag_relevance",
-        "rag_overall",
-    )
-}
+METRIC_LABELS = {name: METRIC_CATALOGUE[name].label for name in (*ANALYZER_METRICS, *JUDGE_METRICS)}
 """Every metric Trends and Compare offer, with its human name (``engine.models.metrics``).
 Pages show each in its 0-100 form (view ``result_scores``, columns ``<metric>_100`` for
 the ones not on 0-100 already), so that metrics of different scales share one axis."""

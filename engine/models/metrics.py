@@ -86,6 +86,21 @@ METRICS: dict[str, Metric] = {
 }
 """Every metric with a fixed name, by name."""
 
+JUDGE_METRICS: tuple[str, ...] = (
+    "judge_faithfulness",
+    "judge_completeness",
+    "pass_rate",
+    "claim_faithfulness",
+    "rag_correctness",
+    "rag_faithfulness",
+    "rag_precision",
+    "rag_recall",
+    "rag_relevance",
+    "rag_overall",
+)
+"""The metrics a judge decides, in the order pages list them (after the analyzer's, which
+the embedder scores)."""
+
 GATE_METRICS: tuple[str, ...] = tuple(name for name, m in METRICS.items() if m.gated)
 """The fixed-name metrics ``evalhouse check`` gates (the query ``check_metrics`` gives each
 a value, null when the run has none)."""
