@@ -10,16 +10,8 @@ WITH latest AS (
 ),
 means AS (
     SELECT run_id,
-           avg(judge_faithfulness_100) AS judge_faithfulness,
-           avg(judge_completeness_100) AS judge_completeness,
-           avg(pass_rate_100) AS pass_rate,
-           avg(claim_faithfulness_100) AS claim_faithfulness,
-           avg(rag_correctness_100) AS rag_correctness,
-           avg(rag_faithfulness_100) AS rag_faithfulness,
-           avg(rag_precision_100) AS rag_precision,
-           avg(rag_recall_100) AS rag_recall,
-           avg(rag_relevance_100) AS rag_relevance,
-           avg(rag_overall_100) AS rag_overall
+           -- every <metric>_100 column of result_scores, under the metric's name
+           avg(COLUMNS('^(\w+)_100$')) AS '\1'
     FROM result_scores
     WHERE run_id IN ($run_id, $baseline_run_id) AND candidate = ''
     GROUP BY run_id

@@ -6,17 +6,9 @@
 WITH filtered AS (
     SELECT run_id, domain, sample_id,
            accuracy, completeness, attribution,
-           -- the 0-100 forms, under the metric names the dashboard keys them by
-           judge_faithfulness_100 AS judge_faithfulness,
-           judge_completeness_100 AS judge_completeness,
-           pass_rate_100 AS pass_rate,
-           claim_faithfulness_100 AS claim_faithfulness,
-           rag_correctness_100 AS rag_correctness,
-           rag_faithfulness_100 AS rag_faithfulness,
-           rag_precision_100 AS rag_precision,
-           rag_recall_100 AS rag_recall,
-           rag_relevance_100 AS rag_relevance,
-           rag_overall_100 AS rag_overall
+           -- the 0-100 forms (every <metric>_100 column of result_scores), under the
+           -- metric names the dashboard keys them by
+           COLUMNS('^(\w+)_100$') AS '\1'
     FROM result_scores
     WHERE run_id IN ($run_id, $baseline_run_id)
       AND ($candidate IS NULL OR candidate = $candidate)

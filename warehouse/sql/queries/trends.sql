@@ -7,16 +7,8 @@ WITH per_run AS (
     SELECT run_id, domain, count(DISTINCT sample_id) AS samples,
            avg(accuracy) AS accuracy, avg(completeness) AS completeness,
            avg(attribution) AS attribution,
-           avg(judge_faithfulness_100) AS judge_faithfulness,
-           avg(judge_completeness_100) AS judge_completeness,
-           avg(pass_rate_100) AS pass_rate,
-           avg(claim_faithfulness_100) AS claim_faithfulness,
-           avg(rag_correctness_100) AS rag_correctness,
-           avg(rag_faithfulness_100) AS rag_faithfulness,
-           avg(rag_precision_100) AS rag_precision,
-           avg(rag_recall_100) AS rag_recall,
-           avg(rag_relevance_100) AS rag_relevance,
-           avg(rag_overall_100) AS rag_overall
+           -- every <metric>_100 column of result_scores, under the metric's name
+           avg(COLUMNS('^(\w+)_100$')) AS '\1'
     FROM result_scores
     WHERE $domains IS NULL OR list_contains($domains, domain)
     GROUP BY run_id, domain
