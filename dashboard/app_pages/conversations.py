@@ -11,7 +11,7 @@ import json
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import charts, data, formats
 from dashboard.components import tables
 from dashboard.components.pickers import pick_run
 from dashboard.components.safe import safe_text
@@ -43,7 +43,7 @@ dropped = ["scenario", "expectation_mean", "judge"]
 dropped += [c for c in ("iteration", "candidate") if listing[c].n_unique() == 1]
 shown = listing.drop(dropped)
 zero_to_one = {
-    c: st.column_config.NumberColumn(tables.human_label(c), format=tables.score_format(0, 1))
+    c: st.column_config.NumberColumn(tables.human_label(c), format=formats.score_printf(0, 1))
     for c, dtype in shown.schema.items()
     if dtype.is_float()
 }

@@ -18,7 +18,7 @@ from dashboard.components.highlighter import legend_html, render_pages, render_r
 from dashboard.components.links import sample_url
 from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.quick_review import quick_review
-from dashboard.components.review_form import review_section
+from dashboard.components.review_form import review_section, rubric_label
 from dashboard.components.safe import safe_text
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from engine.models import ANALYZER_METRICS
@@ -236,9 +236,7 @@ def _num(value: float | None, low: float, high: float) -> str:
 
 judge[0].metric("Faithfulness (1-5)", _num(result["judge_faithfulness"], 1, 5))
 judge[1].metric("Completeness (1-5)", _num(result["judge_completeness"], 1, 5))
-judge[2].metric(
-    "Rubric pass", absent if result["passed"] is None else ("pass" if result["passed"] else "fail")
-)
+judge[2].metric("Rubric pass", rubric_label(result) or absent)
 judge[3].metric(
     "Claims (0-1)",
     _num(result["claim_faithfulness"], 0, 1),

@@ -93,9 +93,6 @@ def changed(delta: str | None) -> bool:
     return delta is not None and any(ch in "123456789" for ch in delta)
 
 
-cost_text = formats.cost
-
-
 def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
     """The header cards of ``run`` against ``base`` (``queries.run_cards`` rows)."""
 
@@ -135,7 +132,7 @@ def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
         ),
         Card(
             "Cost",
-            cost_text(_num(run, "cost_usd")),
+            formats.cost(_num(run, "cost_usd")),
             delta("cost_usd", "+,.4f"),
             None,
             lower_is_better=True,

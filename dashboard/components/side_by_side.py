@@ -11,20 +11,20 @@ from dashboard import data, formats
 from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.highlighter import legend_html, render_response
+from dashboard.components.review_form import rubric_label
 from dashboard.components.safe import safe_text
 from dashboard.components.text_diff import diff_counts, diff_html
 from warehouse.queries import SampleRef
 
 
 def _scores(result: dict[str, Any]) -> dict[str, str]:
-    passed = result["passed"]
     return {
         "Accuracy": formats.score(result["accuracy"]),
         "Completeness": formats.score(result["completeness"]),
         "Attribution": formats.score(result["attribution"]),
         "Judge faithfulness (1-5)": formats.score(result["judge_faithfulness"], 1, 5),
         "Judge completeness (1-5)": formats.score(result["judge_completeness"], 1, 5),
-        "Rubric pass": formats.NA if passed is None else ("pass" if passed else "fail"),
+        "Rubric pass": rubric_label(result) or formats.NA,
         "Claim faithfulness (0-1)": formats.score(result["claim_faithfulness"], 0, 1),
     }
 

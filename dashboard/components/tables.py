@@ -30,9 +30,6 @@ OVERVIEW_COLUMNS = ("Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples
 column, so the key columns stay on screen at 1440 px."""
 
 
-score_format = formats.score_printf
-
-
 def human_label(column: str) -> str:
     """``mean_delta`` -> ``Mean Δ``; ``found_percent`` -> ``Found %`` (column headers)."""
     words = column.split("_")
@@ -144,14 +141,14 @@ def _number_format(column: str) -> str | None:
     if column.endswith("cost_usd"):
         return formats.COST_PRINTF
     if column.endswith(TO_100_SUFFIX):  # a metric's 0-100 form (result_scores)
-        return score_format(0, 100)
+        return formats.score_printf(0, 100)
     # 1-5 and 0-1 before 0-100: "judge_completeness" is on 1-5, "completeness" on 0-100
     if any(column.startswith(p) or column == p for p in _ONE_TO_FIVE):
-        return score_format(1, 5)
+        return formats.score_printf(1, 5)
     if any(column.endswith(p) for p in _ZERO_TO_ONE):
-        return score_format(0, 1)
+        return formats.score_printf(0, 1)
     if any(p in column for p in _ZERO_TO_HUNDRED):
-        return score_format(0, 100)
+        return formats.score_printf(0, 100)
     return None
 
 

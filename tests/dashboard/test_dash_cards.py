@@ -67,7 +67,8 @@ def test_rates_latency_and_cost() -> None:
 
 
 def test_no_change_has_no_arrow_and_costs_are_short() -> None:
-    from dashboard.components.cards import changed, cost_text
+    from dashboard.components.cards import changed
+    from dashboard.formats import cost as cost_text
 
     cards = _by_label(_row(), _row())
     assert not changed(cards["Samples"].delta) and not changed(cards["Cost"].delta)
