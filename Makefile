@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: install demo test check lint typecheck bench clean
+.PHONY: install demo test check lint typecheck bench train-verifier clean
 
 # The demo needs only what evalhouse runs on; tests add the dev tools (pytest, playwright,
 # Ray, ...), which a first `make demo` need not wait for.
@@ -42,6 +42,18 @@ check: install lint
 
 bench: install
 	$(BIN)/python -m tests.bench
+
+# The claim verifier's training run (docs/verifier.md): its own venv with the CPU torch wheel,
+# never part of demo or test. Run it again after an interruption: it resumes.
+TRAIN_VENV := .venv-train
+$(TRAIN_VENV)/.installed: pyproject.toml
+	test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(TRAIN_VENV)/bin/python -m pip install --quiet -e '.[train]'
+	touch $@
+
+train-verifier: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/python -m training.verifier.train $(TRAIN_ARGS)
 
 clean:
 	rm -rf $(VENV) evalhouse-data .mypy_cache .ruff_cache

@@ -40,6 +40,7 @@ from typing import Any
 from engine.errors import InputError
 from engine.models import RunConfig
 from engine.providers import API_KEY_ENV
+from engine.verifier.choice import LOCAL_VERIFIERS
 
 ACCESS_FILE = "dashboard.yaml"
 """The operator's access file, in the evalhouse home."""
@@ -106,7 +107,7 @@ class Access:
         ):
             if spec not in allowed:
                 return f"the {what} {spec!r} is not one this dashboard may launch"
-        if config.verifier != "rules" and config.verifier not in self.judges:
+        if config.verifier not in LOCAL_VERIFIERS and config.verifier not in self.judges:
             return f"the verifier {config.verifier!r} is not one this dashboard may launch"
         if config.candidates is not None or config.executor != "local":
             return "candidates and Ray runs are launched from the command line"

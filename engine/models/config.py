@@ -375,10 +375,13 @@ class RunConfig(Frozen):
     """The new ground truth a re-analysis read (path as given)."""
     ground_truth_hash: str | None = None
     """sha256 of that file: the version of the truth the answers were scored against."""
-    verifier: str = "rules"
-    """Who decides each claim of the local judge: ``rules`` (its rules and learned combiner)
-    or a grounding model over HTTP, ``openai:MODEL`` or ``ollama:MODEL`` (for example
-    ``ollama:bespoke-minicheck``), reading the evidence the embedder finds."""
+    verifier: str = "crossencoder"
+    """Who decides what an answer states: ``crossencoder`` (the shipped claim verifier; it
+    decides the analyzer's claims and highlights and the local judge's verdicts), ``rules``
+    (cosine thresholds, contradiction rules and the judge's learned combiner), or a grounding
+    model over HTTP, ``openai:MODEL`` or ``ollama:MODEL`` (for example
+    ``ollama:bespoke-minicheck``), deciding the local judge's verdicts on the evidence the
+    embedder finds."""
     embedder: str = "local"
     """Embedder spec: ``local`` or ``openai:MODEL``."""
     target: str = "recorded"

@@ -88,9 +88,14 @@ class ResultRecord(Frozen):
     tags: list[str] = Field(default_factory=list)
     """Tags of the test case."""
     accuracy: float | None = None
-    """Accuracy 0-100: cosine of response and expected answer; null on error."""
+    """Accuracy 0-100: cosine of response and expected answer, credited for the reference
+    claims it states and capped below fair when it contradicts one; null on error."""
     accuracy_tier: Tier | None = None
     """Tier of accuracy."""
+    accuracy_similarity: float | None = None
+    """The seed's accuracy alone: cosine of the response with the reference, 0-100.
+    ``accuracy`` is this, credited for the reference claims the response states and
+    lowered for the ones it contradicts (docs/scoring.md)."""
     completeness: float | None = None
     """Completeness 0-100: expected claims found / total."""
     completeness_tier: Tier | None = None
@@ -190,9 +195,12 @@ class ClaimRecord(Frozen):
     status: ClaimStatus | None = None
     """found, contradicted (the closest span states something else) or missing."""
     rule: str | None = None
-    """Contradiction rule behind a contradicted claim (number, unit, date, negation, ...)."""
+    """What decided a contradicted claim: ``verifier`` or a contradiction rule (number,
+    unit, date, negation, ...)."""
     claims_source: ClaimsSource | None = None
     """given (written in the test set) or derived (cut from the reference answer)."""
+    confidence: float | None = None
+    """The verifier's probability of the status (null when rules decided)."""
 
 
 class HighlightRecord(Frozen):

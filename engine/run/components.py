@@ -25,6 +25,7 @@ from engine.scorers.batching import BatchPool
 from engine.scorers.parts import BatchAnalyzer, JudgeSample
 from engine.settings import Paths
 from engine.targets import Target, build_target
+from engine.verifier.choice import ClaimVerifier
 
 
 @dataclass
@@ -61,6 +62,9 @@ class Components:
     """Scorers added to those the registered factories build (tests, benchmarks)."""
     pool: BatchPool | None = None
     """Worker processes for the CPU-bound scorers (``engine.run.pool``); None: threads."""
+    verifier: ClaimVerifier | None = None
+    """The claim verifier that computes here (a cascade's local judge uses it too); None:
+    rules, or a verifier over HTTP that decides the run's local judge only."""
     grader_judges: GraderJudges | None = None
     """Builds the judge a grader file names for itself (its ``judge:``); None: such a
     grader is refused."""
@@ -85,7 +89,7 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
     from engine.judges.http.batch_queue import ledger_path
     from engine.scoring.analyzer import ResponseAnalyzer
     from engine.scoring.judging import judge_sample
-    from engine.verifier.choice import build_verifier
+    from engine.verifier.choice import LOCAL_VERIFIERS, build_verifier
 
     target = build_target(
         config.target,
@@ -97,7 +101,11 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
     # One store for the run: the analyzer, the local judge and the embedding graders
     # read each text's vector from it, so no text is embedded twice.
     embedder = EmbeddingStore(build_embedder(config.embedder, paths.cache))
-    analyzer = ResponseAnalyzer(embedder, config.analyzer)
+    # One verifier decides the analyzer's claims and highlights and the judge's verdicts;
+    # a verifier over HTTP decides the judge's only (the analyzer never spends calls).
+    verifier = build_verifier(config.verifier, concurrency=config.concurrency)
+    local_verifier = verifier if config.verifier in LOCAL_VERIFIERS else None
+    analyzer = ResponseAnalyzer(embedder, config.analyzer, local_verifier)
     judge = build_judge(
         config.judge,
         embedder=embedder,
@@ -106,7 +114,7 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
         prices=config.prices,
         retries=config.retries,
         batch_claims=config.judge_calls == "batched",
-        verifier=build_verifier(config.verifier, concurrency=config.concurrency),
+        verifier=verifier,
         judge_mode=config.judge_mode,
         batch_ledger=ledger_path(paths.progress, run_id) if run_id else None,
     )
@@ -133,6 +141,7 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
                 prices=config.prices,
                 retries=config.retries,
                 batch_claims=config.judge_calls == "batched",
+                verifier=verifier,
                 temperature=temperature or 0.0,
             )
             _close_later(built[key], closers)
@@ -150,6 +159,7 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
         closers=closers,
         embedder=embedder,
         grader_judges=grader_judge,
+        verifier=local_verifier,
     )
 
 

@@ -103,7 +103,7 @@ def local_scorers(recipe: WorkerRecipe) -> BatchFunctions:
     from engine.scorers.judge import JudgeScorer, pooled_judge
     from engine.scoring.analyzer import ResponseAnalyzer
     from engine.scoring.judging import judge_sample
-    from engine.verifier.choice import build_verifier
+    from engine.verifier.choice import LOCAL_VERIFIERS, build_verifier
 
     config = RunConfig.model_validate_json(recipe.config_json)
     cache = Path(recipe.cache) if recipe.cache is not None else None
@@ -112,15 +112,19 @@ def local_scorers(recipe: WorkerRecipe) -> BatchFunctions:
     if load is not None:
         load()  # now, while the run sets up, not in the first batch
     embedder = EmbeddingStore(built)
+    # the workers only ever get a verifier that computes here (``pooled_judge``)
+    verifier = build_verifier(config.verifier) if config.verifier in LOCAL_VERIFIERS else None
     functions: dict[str, Callable[[list[Any]], Sequence[Any]]] = {
-        "analyzer": AnalyzerScorer(ResponseAnalyzer(embedder, config.analyzer)).score_batch
+        "analyzer": AnalyzerScorer(
+            ResponseAnalyzer(embedder, config.analyzer, verifier)
+        ).score_batch
     }
     if pooled_judge(config):
-        verifier = build_verifier(config.verifier)
         judge = (
             build_judge("local", embedder=embedder, cache_dir=cache, verifier=verifier)
             if config.judge == "local"
-            else LocalJudge(embedder)  # the cascade's first judge, as the judge scorer builds it
+            # the cascade's first judge, as the judge scorer builds it
+            else LocalJudge(embedder, verifier=verifier)
         )
 
         async def judged(case: Any, response: str, j: Any, weights: Any) -> Any:

@@ -27,6 +27,7 @@ ANALYZER_FIELDS = frozenset(
     {
         *ANALYZER_METRICS,
         *(f"{metric}_tier" for metric in ANALYZER_METRICS),
+        "accuracy_similarity",
         "coverage_percent",
         "abstained",
     }

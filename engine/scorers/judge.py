@@ -31,7 +31,7 @@ from engine.scorers.parts import JudgeOutcomeLike, JudgeSample
 from engine.scorers.registry import register
 from engine.scoring.judging import reference_text
 from engine.text import split_sentences
-from engine.verifier.choice import LOCAL_VERIFIERS
+from engine.verifier.choice import LOCAL_VERIFIERS, ClaimVerifier
 
 JUDGE_BATCH = 16
 """Most samples the local judge scores in one worker-thread batch."""
@@ -182,6 +182,13 @@ class JudgeScorer(BaseScorer):
         )
 
 
+def local_verifier(config: RunConfig) -> ClaimVerifier | None:
+    """The run's verifier when it computes here (the cascade's local judge uses it)."""
+    from engine.verifier.choice import build_verifier
+
+    return build_verifier(config.verifier) if config.verifier in LOCAL_VERIFIERS else None
+
+
 def pooled_judge(config: RunConfig) -> bool:
     """Whether the run's local judge (its judge, or the cascade's first) may judge in the
     run's worker processes: only when it computes everything itself. A verifier over HTTP
@@ -248,7 +255,7 @@ def local_decider(config: RunConfig) -> Callable[[TestCase, str | None], bool] |
         if response is None:
             return False
         if not judge:
-            judge.append(LocalJudge(LocalEmbedder()))
+            judge.append(LocalJudge(LocalEmbedder(), verifier=local_verifier(config)))
         outcome = asyncio.run(judge_sample(case, response, judge[0], weights=config.rag_weights))
         return clear_decision(outcome)
 
@@ -287,7 +294,7 @@ def _build(context: ScorerContext) -> JudgeScorer:
     cheap = None
     if context.config.cascade and parts.judge.name != "local":
         assert parts.embedder is not None, "the cascade's local judge needs the run's embedder"
-        cheap = LocalJudge(parts.embedder)
+        cheap = LocalJudge(parts.embedder, verifier=parts.verifier)
     return JudgeScorer(
         parts.judge,
         parts.judge_sample,

@@ -15,6 +15,7 @@ from engine.embedders.base import Embedder
 from engine.judges.base import Judge, Usage
 from engine.models import RagWeights, SampleKey, TestCase
 from engine.scorers.batching import BatchPool
+from engine.verifier.choice import ClaimVerifier
 
 
 class BatchAnalyzer(Protocol):
@@ -77,6 +78,11 @@ class RunParts(Protocol):
     @property
     def pool(self) -> BatchPool | None:
         """Worker processes for the CPU-bound scorers' batches; None scores in threads."""
+        ...
+
+    @property
+    def verifier(self) -> ClaimVerifier | None:
+        """The claim verifier that computes in this process; None: rules decide."""
         ...
 
     @property

@@ -67,6 +67,47 @@ class AccuracyResult:
     matched_chunks: tuple[ChunkMatch, ...]
     reference: Literal["expected_answer", "claims", "ground_truth", "none"]
     """What the response was compared with."""
+    similarity_score: float | None = None
+    """The seed's score (the cosine on 0-100) before ``claim_adjusted``; None when equal."""
+
+    @property
+    def seed_score(self) -> float:
+        """The seed's similarity score, kept as its own column (``accuracy_similarity``)."""
+        return self.score if self.similarity_score is None else self.similarity_score
+
+
+CONTRADICTED_CAP = 40.0
+"""The most accuracy an answer that contradicts a counted reference claim gets (poor): a
+wrong fact worded like the reference embeds close to it (an answer naming the wrong product
+scored 92, excellent), and must never rank above a correct short answer."""
+
+
+def claim_adjusted(
+    result: AccuracyResult, counted: int, found: int, contradicted: int, config: AnalyzerConfig
+) -> AccuracyResult:
+    """Accuracy that reads the reference's claims as well as the cosine:
+
+        accuracy = max(similarity, 100 x found / counted) x (1 - contradicted / counted),
+        at most ``CONTRADICTED_CAP`` when any claim is contradicted.
+
+    A short answer that states every claim ("Canada and Peru." to "Where is it sold?") is
+    fully accurate however far its wording is from the reference; one that contradicts a
+    claim is poor however close its wording is. Without counted claims the cosine stands.
+    """
+    if counted <= 0:
+        return result
+    score = max(result.score, 100.0 * found / counted) * (1.0 - contradicted / counted)
+    if contradicted:
+        score = min(score, CONTRADICTED_CAP)
+    score = round(score, 2)
+    return AccuracyResult(
+        score,
+        config.tiers.tier(score),
+        result.similarity,
+        result.matched_chunks,
+        result.reference,
+        result.score,
+    )
 
 
 def similarity_score(cosine: float) -> float:

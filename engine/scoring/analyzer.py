@@ -54,24 +54,29 @@ from engine.models import (
 from engine.scoring.accuracy import (
     AccuracyResult,
     Lookup,
+    claim_adjusted,
     score_accuracy,
 )
 from engine.scoring.attribution import AttributionResult, score_attribution
 from engine.scoring.completeness import (
     ClaimMatch,
     CompletenessResult,
+    counts,
+    credited,
     name_tokens,
     score_completeness,
 )
 from engine.scoring.highlights import HighlightResult, Statement, highlight
 from engine.scoring.markup import embedding_text, mask_markup
 from engine.scoring.plan import AnalysisError, Plan, plan_sample
+from engine.scoring.verified import verified_completeness, verifier_matcher
+from engine.verifier.choice import ClaimVerifier
 
 __all__ = ["Analysis", "AnalysisError", "ResponseAnalyzer", "embedding_text", "mask_markup"]
 
 log = logging.getLogger(__name__)
 
-ANALYZER_VERSION = "2"
+ANALYZER_VERSION = "3"
 
 
 # --------------------------------------------------------------------------- results
@@ -134,6 +139,7 @@ class Analysis:
         return {
             "accuracy": self.accuracy.score,
             "accuracy_tier": self.accuracy.tier,
+            "accuracy_similarity": self.accuracy.seed_score,
             "completeness": self.completeness.score,
             "completeness_tier": self.completeness.tier,
             "attribution": self.attribution.score,
@@ -159,6 +165,7 @@ class Analysis:
                 status=m.status,
                 rule=m.rule,
                 claims_source=m.source,
+                confidence=m.confidence,
             )
             for m in self.completeness.claims
         ]
@@ -197,13 +204,19 @@ class Analysis:
 
 
 class ResponseAnalyzer:
-    """Scores responses against a test case with one embedder and an ``AnalyzerConfig``."""
+    """Scores responses against a test case with one embedder and an ``AnalyzerConfig``;
+    with a ``verifier``, the verifier decides which expected claims the response states or
+    contradicts and what the highlighter marks (the embedder only ranks the evidence)."""
 
-    def __init__(self, embedder: Embedder, config: AnalyzerConfig) -> None:
-        """Use ``embedder`` (falling back to keywords when it fails) and ``config``."""
+    def __init__(
+        self, embedder: Embedder, config: AnalyzerConfig, verifier: ClaimVerifier | None = None
+    ) -> None:
+        """Use ``embedder`` (falling back to keywords when it fails), ``config`` and
+        ``verifier`` (None: cosine thresholds and contradiction rules decide)."""
         self._embedder = embedder
         self._config = config
         self._fallback = KeywordEmbedder()
+        self._verifier = verifier
 
     @property
     def threshold(self) -> float:
@@ -221,6 +234,11 @@ class ResponseAnalyzer:
     def config(self) -> AnalyzerConfig:
         """The analyzer settings."""
         return self._config
+
+    @property
+    def verifier_name(self) -> str:
+        """Who decides the claims and highlights: the verifier's name, else ``rules``."""
+        return self._verifier.name if self._verifier is not None else "rules"
 
     def analyze(self, case: TestCase, response: str) -> Analysis:
         """Analyze one response; raises ``AnalysisError`` when the case cannot be scored."""
@@ -310,12 +328,10 @@ class ResponseAnalyzer:
             flags.extend(("abstained", "abstention_expected") if expected else ("abstained",))
         if expected:
             # The reference itself says the answer is not known ("the documents do not
-            # say"): declining is the right answer, not a missing one.
+            # say"): declining is the right answer, and it states every claim of such a
+            # reference (its claims only say that the answer is not given).
             accuracy = AccuracyResult(100.0, config.tiers.tier(100.0), 1.0, (), plan.reference)
-            completeness = score_completeness(
-                plan.candidates, plan.claims, lookup, threshold, config,
-                source=plan.claims_source, response=plan.response,
-            )  # fmt: skip
+            completeness = credited(plan.claims, plan.response, config, plan.claims_source)
             highlights = HighlightResult((), 0.0 if plan.chunks else None, ())
         elif plan.empty or abstained:
             # No answer scores like the spec's empty response: 0 on every analyzer metric,
@@ -333,14 +349,30 @@ class ResponseAnalyzer:
                 plan.accuracy_segments, plan.reference_keys, plan.reference, plan.chunks,
                 lookup, config,
             )  # fmt: skip
-            names = name_tokens([*plan.case.brand_names, plan.case.domain])
-            completeness = score_completeness(
-                plan.candidates, plan.claims, lookup, threshold, config, names,
-                source=plan.claims_source, response=plan.response,
-            )  # fmt: skip
             mentions = [(m.start, m.end) for m in attribution.mentions]
+            if self._verifier is not None:
+                completeness = verified_completeness(
+                    plan.sentences, plan.claims, lookup, self._verifier, config,
+                    question=case.query, response=plan.response, source=plan.claims_source,
+                )  # fmt: skip
+                matcher = verifier_matcher(plan.chunks, lookup, self._verifier)
+            else:
+                names = name_tokens([*plan.case.brand_names, plan.case.domain])
+                completeness = score_completeness(
+                    plan.candidates, plan.claims, lookup, threshold, config, names,
+                    source=plan.claims_source, response=plan.response,
+                )  # fmt: skip
+                matcher = None
             highlights = highlight(
-                plan.response, plan.sentences, plan.chunks, lookup, threshold, mentions
+                plan.response, plan.sentences, plan.chunks, lookup, threshold, mentions, matcher
+            )
+            counted = [m for m in completeness.claims if counts(m.claim)]
+            accuracy = claim_adjusted(
+                accuracy,
+                len(counted),
+                sum(m.found for m in counted),
+                sum(m.status == "contradicted" for m in counted),
+                config,
             )
         if completeness.claims_contradicted:
             flags.append("contradicted_claim")
@@ -358,7 +390,9 @@ class ResponseAnalyzer:
             flags=tuple(flags),
             threshold=threshold,
             embedder=embedder,
-            analysis_id=_analysis_id(case, plan.response, embedder, threshold, config),
+            analysis_id=_analysis_id(
+                case, plan.response, embedder, threshold, config, self.verifier_name
+            ),
             abstention=abstention,
         )
 
@@ -398,11 +432,17 @@ def _lookup(texts: list[str], vectors: Vectors) -> Lookup:
 
 
 def _analysis_id(
-    case: TestCase, response: str, embedder: str, threshold: float, config: AnalyzerConfig
+    case: TestCase,
+    response: str,
+    embedder: str,
+    threshold: float,
+    config: AnalyzerConfig,
+    verifier: str,
 ) -> str:
     payload = json.dumps(
         {
             "v": ANALYZER_VERSION,
+            "verifier": verifier,
             "case": case.model_dump(mode="json"),
             "response": response,
             "embedder": embedder,

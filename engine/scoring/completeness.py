@@ -41,6 +41,8 @@ class ClaimMatch:
     """What differs, for people: ``claim says 39.9%, evidence says 19.9%``."""
     source: ClaimsSource = "given"
     """given (from the test set) or derived (cut from the reference answer)."""
+    confidence: float | None = None
+    """The verifier's probability of ``status``; None when rules and cosine decided."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,24 @@ def score_completeness(
     return CompletenessResult(
         score, config.tiers.tier(score), tuple(matches), threshold, missing_required
     )
+
+
+def credited(
+    claims: Sequence[tuple[ExpectedClaim, str]],
+    response: str,
+    config: AnalyzerConfig,
+    source: ClaimsSource = "given",
+) -> CompletenessResult:
+    """Every claim found in ``response``: a reference that says the answer is not known is
+    stated in full by an answer that declines ("the sources do not say")."""
+    matches = [
+        ClaimMatch(claim, True, 1.0, 0, len(response), response, "found", source=source)
+        for claim, _ in claims
+    ]
+    counted = [m for m in matches if counts(m.claim)]
+    if not counted:
+        return CompletenessResult(None, None, tuple(matches), 1.0, False)
+    return CompletenessResult(100.0, config.tiers.tier(100.0), tuple(matches), 1.0, False)
 
 
 def _sentence_of(span: Segment, sentences: Sequence[Span]) -> str:

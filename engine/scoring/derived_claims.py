@@ -22,6 +22,7 @@ import hashlib
 import re
 import unicodedata
 
+from engine.judges.local.abstention import is_courtesy
 from engine.models import ExpectedClaim, Importance
 from engine.text import split_sentences
 
@@ -29,16 +30,11 @@ DERIVED_IMPORTANCE: Importance = "expected"
 """Derived claims are the reference's facts, not a person's priorities: ``expected``."""
 
 _LEADING = re.compile(
-    r"^(?:(?:yes|no|well|so|also|additionally|furthermore|moreover|however|overall|in short|"
+    r"^(?:(?:yes|no|sure|certainly|of course|absolutely|well|so|also|additionally|"
+    r"furthermore|moreover|however|overall|in short|"
     r"in summary|in addition|to summarise|to summarize|in brief|basically|essentially|"
     r"importantly|note that|please note that|for example|for instance|in fact|as a result|"
     r"according to [^,]{1,60}|based on [^,]{1,60})\s*[,:]?\s+)+",
-    re.IGNORECASE,
-)
-_FILLER = re.compile(
-    r"^(?:great question|good question|thanks for asking|thank you|hope (?:this|that) helps|"
-    r"let me know if|feel free to|i hope|happy to help|here(?: is|'s) (?:the|an|a|what)|"
-    r"sure|certainly|of course|absolutely)\b",
     re.IGNORECASE,
 )
 _CLAUSE_CUT = re.compile(r";\s+|,\s+(?:but|while|whereas|although|though)\s+|\s+[–—]\s+")
@@ -168,7 +164,7 @@ def derive_claims(reference: str) -> tuple[ExpectedClaim, ...]:
     seen: set[str] = set()
     for sentence in split_sentences(reference):
         text = sentence.text.strip()
-        if text.endswith("?") or _FILLER.match(text):
+        if text.endswith("?") or is_courtesy(text):
             continue
         for atom in _atoms(text):
             atom = _tidy(atom)

@@ -14,7 +14,7 @@ is never "not in ground truth", and its characters leave the coverage denominato
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,6 +93,46 @@ def attribution_only(segment: Segment, mentions: Sequence[tuple[int, int]]) -> b
     return all(w in _CITATION_WORDS for w in rest)
 
 
+@dataclass(frozen=True)
+class Match:
+    """What one response segment matches: a passage and its text, or nothing."""
+
+    chunk: ChunkUnits | None
+    matched_text: str | None
+    similarity: float
+    """Cosine with the matched passage (with the closest passage when unmatched)."""
+
+
+Matcher = Callable[[Sequence[Segment]], list[Match]]
+"""Decides, for response segments, which ground-truth passage each one states."""
+
+
+def cosine_matcher(chunks: Sequence[ChunkUnits], lookup: Lookup, threshold: float) -> Matcher:
+    """The seed's matcher: a segment matches the passage it is closest to when the cosine
+    (best unit of the passage) is at least ``threshold``."""
+
+    def match(segments: Sequence[Segment]) -> list[Match]:
+        if not segments:
+            return []
+        best, which = chunk_similarities(lookup([s.key for s in segments]), chunks, lookup)
+        out: list[Match] = []
+        for index, segment in enumerate(segments):
+            j = int(best[index].argmax())
+            similarity = round(float(best[index, j]), 4)
+            if float(best[index, j]) < threshold:
+                out.append(Match(None, None, similarity))
+                continue
+            units = chunks[j]
+            unit = int(which[j][index])
+            # Report a sentence, not a long passage: unit 0 is the whole passage.
+            if unit == 0 and len(units.keys) > 1:
+                unit = 1 + int(np.argmax(best_units(units, segment, lookup)))
+            out.append(Match(units, units.texts[unit], similarity))
+        return out
+
+    return match
+
+
 def highlight(
     response: str,
     sentences: Sequence[tuple[Segment, Sequence[Segment]]],
@@ -100,61 +140,57 @@ def highlight(
     lookup: Lookup,
     threshold: float,
     mentions: Sequence[tuple[int, int]] = (),
+    matcher: Matcher | None = None,
 ) -> HighlightResult:
     """Highlight ``sentences`` (each with its clauses) of ``response`` against ``chunks``;
-    ``mentions`` are (start, end) offsets of URL, domain and brand mentions."""
+    ``mentions`` are (start, end) offsets of URL, domain and brand mentions. ``matcher``
+    decides what each segment states (default: ``cosine_matcher``); the clauses of a sentence
+    are tried only when the sentence as a whole matches nothing."""
     if not chunks:
         return HighlightResult((), None, ())
+    match = matcher or cosine_matcher(chunks, lookup, threshold)
     cited = [s for s, _ in sentences if attribution_only(s, mentions)]
-    sentences = [
+    kept = [
         (s, [c for c in clauses if not attribution_only(c, mentions)])
         for s, clauses in sentences
         if not attribution_only(s, mentions)
     ]
-    segments: list[Segment] = []
-    for sentence, clauses in sentences:
-        segments.append(sentence)
-        if len(clauses) > 1:
-            segments.extend(clauses)
-    if not segments:
+    if not kept:
         return HighlightResult((), 0.0, ())
-    best, which = chunk_similarities(lookup([s.key for s in segments]), chunks, lookup)
 
-    def row(index: int, segment: Segment) -> Highlight:
-        j = int(best[index].argmax())
-        similarity = round(float(best[index, j]), 4)
-        if float(best[index, j]) < threshold:
-            return Highlight(segment.start, segment.end, segment.text, None, None, None, similarity)
-        units = chunks[j]
-        unit = int(which[j][index])
-        # Report a sentence, not a long passage: unit 0 is the whole passage.
-        if unit == 0 and len(units.keys) > 1:
-            unit = 1 + int(np.argmax(best_units(units, segment, lookup)))
+    def row(segment: Segment, m: Match) -> Highlight:
+        if m.chunk is None:
+            return Highlight(segment.start, segment.end, segment.text, None, None, None,
+                             m.similarity)  # fmt: skip
         return Highlight(
             segment.start,
             segment.end,
             segment.text,
-            units.chunk.chunk_id,
-            units.chunk.page_url,
-            units.texts[unit],
-            similarity,
+            m.chunk.chunk.chunk_id,
+            m.chunk.chunk.page_url,
+            m.matched_text,
+            m.similarity,
         )
 
+    whole = match([sentence for sentence, _ in kept])
+    retry = [k for k, (_, clauses) in enumerate(kept) if whole[k].chunk is None and len(clauses) > 1]
+    parts = match([clause for k in retry for clause in kept[k][1]])
+    by_sentence: dict[int, list[Highlight]] = {}
+    offset = 0
+    for k in retry:
+        clauses = kept[k][1]
+        by_sentence[k] = [row(c, m) for c, m in zip(clauses, parts[offset : offset + len(clauses)], strict=True)]
+        offset += len(clauses)
     rows: list[Highlight] = []
     unsupported: list[Statement] = []
-    index = 0
-    for sentence, clauses in sentences:
-        whole = row(index, sentence)
-        index += 1
-        parts = (
-            [row(index + k, clause) for k, clause in enumerate(clauses)] if len(clauses) > 1 else []
-        )
-        index += len(parts)
-        if whole.chunk_id is not None or not parts:
-            rows.append(whole)
+    for k, (sentence, _) in enumerate(kept):
+        first = row(sentence, whole[k])
+        pieces = by_sentence.get(k, [])
+        if first.chunk_id is not None or not pieces:
+            rows.append(first)
         else:
-            rows.extend(parts)
-        if all(r.chunk_id is None for r in [whole, *parts]):
+            rows.extend(pieces)
+        if all(r.chunk_id is None for r in [first, *pieces]):
             unsupported.append(Statement(sentence.start, sentence.end, sentence.text))
     total = _non_space(response) - sum(_non_space(s.text) for s in cited)
     matched = sum(_non_space(r.text) for r in rows if r.chunk_id is not None)

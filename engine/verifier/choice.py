@@ -1,5 +1,6 @@
-"""Which claim verifier a run uses: the local judge's own rules and combiner (the default),
-or a grounding model over HTTP (``--verifier openai:MODEL`` / ``ollama:MODEL``).
+"""Which claim verifier a run uses: the shipped cross-encoder (the default), the local judge's
+own rules and combiner (``--verifier rules``), or a grounding model over HTTP
+(``--verifier openai:MODEL`` / ``ollama:MODEL``).
 
 Every verifier answers the same question the same way: for (evidence, claim) pairs, the
 probabilities of (supported, contradicted, not supported). The local judge still finds the
@@ -17,10 +18,10 @@ import numpy.typing as npt
 from engine.errors import InputError
 
 RULES = "rules"
-"""The default: the local judge's own rules and learned combiner decide each claim."""
+"""Cosine thresholds, contradiction rules and the local judge's learned combiner decide."""
 CROSSENCODER = "crossencoder"
-"""A cross-encoder trained with ``training/verifier`` and exported into ``engine/verifier/data``
-(none ships: held out it did not beat the rules, docs/verifier.md)."""
+"""The default: the cross-encoder trained with ``training/verifier`` and shipped in
+``engine/verifier/data`` (docs/verifier.md)."""
 LOCAL_VERIFIERS = frozenset({RULES, CROSSENCODER})
 """Verifiers that compute in this process rather than call a server."""
 
@@ -55,8 +56,8 @@ def build_verifier(spec: str | None, *, concurrency: int = 8) -> ClaimVerifier |
             local.version  # noqa: B018 - checks the model file is there, before the run
         except VerifierError as exc:
             raise VerifierSpecError(
-                f"--verifier {CROSSENCODER}: {exc}; none ships with evalhouse: train and export "
-                "one with python -m training.verifier.train final --export (docs/verifier.md)"
+                f"--verifier {CROSSENCODER}: {exc}; reinstall evalhouse (the model ships in "
+                "the package) or train one with make train-verifier (docs/verifier.md)"
             ) from None
         return local
     from engine.verifier.remote import RemoteVerifier

@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,9 @@ MAX_CLAIM_TOKENS = 80
 
 BATCH_TOKENS = 4096
 """Padded tokens per model call."""
+
+PAIR_CACHE = 50_000
+"""(evidence, claim) pairs whose logits a verifier keeps (about 5 MB)."""
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 MODEL_FILE = DATA_DIR / "verifier-minilm-int8.onnx"
@@ -162,6 +166,7 @@ class CrossEncoderVerifier:
         self._tokenizer: Any = None
         self._temperature = 1.0
         self._version: str | None = None
+        self._pairs: OrderedDict[tuple[str, str], npt.NDArray[np.float64]] = OrderedDict()
 
     @property
     def name(self) -> str:
@@ -208,19 +213,42 @@ class CrossEncoderVerifier:
             )
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
-        """Raw (uncalibrated) logits, shape (n, 3), for (evidence, claim) pairs."""
+        """Raw (uncalibrated) logits, shape (n, 3), for (evidence, claim) pairs.
+
+        A pair read before (in this process, among the last ``PAIR_CACHE`` ones) is not read
+        again: the analyzer and the judge check the same claims against the same sentences.
+        """
         self._load()
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
         if not pairs:
             return out
-        rows = [encode_pair(self._tokenizer, ev, cl) for ev, cl in pairs]
+        todo: dict[tuple[str, str], list[int]] = {}
+        with self._lock:
+            for i, pair in enumerate(pairs):
+                known = self._pairs.get(pair)
+                if known is not None:
+                    self._pairs.move_to_end(pair)
+                    out[i] = known
+                else:
+                    todo.setdefault(pair, []).append(i)
+        if not todo:
+            return out
+        unique = list(todo)
+        rows = [encode_pair(self._tokenizer, ev, cl) for ev, cl in unique]
+        fresh = np.zeros((len(unique), len(LABELS)), dtype=np.float64)
         for batch in token_batches([len(r[0]) for r in rows], self._batch_tokens):
             ids, mask, types = pad_batch([rows[i] for i in batch])
             (res,) = self._session.run(
                 ["logits"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
             )
-            out[batch] = np.asarray(res, dtype=np.float64)
+            fresh[batch] = np.asarray(res, dtype=np.float64)
+        with self._lock:
+            for pair, row in zip(unique, fresh, strict=True):
+                out[todo[pair]] = row
+                self._pairs[pair] = row
+            while len(self._pairs) > PAIR_CACHE:
+                self._pairs.popitem(last=False)
         return out
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
@@ -236,8 +264,8 @@ _DEFAULT_LOCK = threading.Lock()
 
 
 def default_verifier() -> CrossEncoderVerifier:
-    """The process-wide verifier over the model the training command exported into
-    ``engine/verifier/data`` (created once, loaded lazily; none ships, see docs/verifier.md)."""
+    """The process-wide verifier over the shipped model in ``engine/verifier/data`` (created
+    once, loaded lazily; docs/verifier.md)."""
     global _DEFAULT
     with _DEFAULT_LOCK:
         if _DEFAULT is None:

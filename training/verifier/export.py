@@ -34,7 +34,7 @@ from engine.verifier.model import (  # noqa: E402
     softmax,
 )
 from training.verifier import nli  # noqa: E402
-from training.verifier.evaluate import auroc  # noqa: E402
+from training.verifier.metrics import auroc  # noqa: E402
 
 NOTICE = ROOT / "training" / "verifier" / "NOTICE-data.txt"
 

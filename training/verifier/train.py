@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 
 from engine.verifier.model import encode_pair, load_tokenizer, pad_batch, token_batches  # noqa: E402
 from training.verifier import loop, nli, synthetic  # noqa: E402
-from training.verifier.evaluate import auroc  # noqa: E402
+from training.verifier.metrics import auroc  # noqa: E402
 
 MINILM_DIR = Path(os.environ.get("MINILM_DIR", "/tmp/minilm"))
 BATCH_PARTS = {"fact": 10, "nli": 4, "synthetic": 2}

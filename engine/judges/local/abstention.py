@@ -124,9 +124,19 @@ _DEFLECT = re.compile(
 )
 _FILLER = re.compile(
     r"^(?:sorry|i'm sorry|i am sorry|apologies|my apologies|unfortunately|thanks|thank you|"
-    r"thanks for (?:asking|your question)|great question|good question|hope (?:this|that) "
-    r"helps|let me know if.*|feel free to ask.*|happy to help.*|is there anything else.*|"
-    r"hello|hi|ok|okay)[\s.!,]*$",
+    r"thank you (?:so|very) much|thanks (?:a lot|so much)|"
+    r"(?:thanks|thank you) for (?:asking|your (?:question|message|patience|interest)|"
+    r"reaching out|contacting us|getting in touch)|"
+    r"(?:a |that's a |what a )?(?:great|good|excellent|fair) question|"
+    r"(?:i )?hope (?:this|that) helps|let me know if.*|feel free to (?:ask|reach out|contact).*|"
+    r"(?:i'm |i am |i'd be |i would be |we're |we'd be )?(?:happy|glad|delighted) to "
+    r"(?:help|assist).*|is there anything else.*|anything else i can (?:help|do).*|"
+    r"how can i (?:help|assist)(?: you)?(?: today)?|"
+    r"(?:hello|hi|hey|greetings|good (?:morning|afternoon|evening)|dear [\w .]{1,40})"
+    r"(?: there| everyone| all| team| [A-Z][a-z]+)?|"
+    r"have a (?:great|good|nice|wonderful) (?:day|week|weekend|evening)|"
+    r"(?:best|kind|warm) regards|cheers|ok|okay)"
+    r"[\s.!,:;]*$",
     re.IGNORECASE,
 )
 _KNOW_OF = re.compile(
@@ -156,6 +166,33 @@ ABSTENTION_PROTOTYPES: tuple[str, ...] = (
     "This is not something I can speak to.",
     "I'm afraid I can't say.",
     "I have no way to check that.",
+    # The same meanings in the other languages answers arrive in: the embedder compares a
+    # sentence with refusals of its own language, whatever words it uses.
+    "No lo sé.",
+    "No tengo información sobre eso.",
+    "Lo siento, no puedo responder a esa pregunta.",
+    "No dispongo de datos sobre este tema.",
+    "Desconozco la respuesta.",
+    "Je ne sais pas.",
+    "Je n'ai pas d'informations à ce sujet.",
+    "Désolé, je ne peux pas répondre à cette question.",
+    "Je ne dispose pas de ces informations.",
+    "J'ignore la réponse.",
+    "Das weiß ich leider nicht.",
+    "Dazu habe ich keine Informationen.",
+    "Es tut mir leid, diese Frage kann ich nicht beantworten.",
+    "Darüber liegen mir keine Angaben vor.",
+    "Ich kann Ihnen dazu leider keine Auskunft geben.",
+    "Non lo so.",
+    "Non ho informazioni su questo argomento.",
+    "Mi dispiace, non sono in grado di rispondere a questa domanda.",
+    "Non dispongo di questi dati.",
+    "Purtroppo non conosco la risposta.",
+    "Não sei.",
+    "Não tenho informações sobre isso.",
+    "Desculpe, não consigo responder a essa pergunta.",
+    "Não disponho desses dados.",
+    "Infelizmente desconheço a resposta.",
 )
 """Refusals a sentence is compared with when vectors are available."""
 
@@ -229,9 +266,17 @@ def classify(
         prototype_cosines if prototype_cosines is not None else [None] * len(sentences)
     )
     kinds = tuple(sentence_kind(s, c) for s, c in zip(sentences, cosines, strict=True))
+    if kinds and all(k == "filler" for k in kinds):
+        # "Hello! Thanks for asking.": courtesy alone answers nothing
+        return Abstention(True, kinds, "courtesy only")
     abstained = "abstain" in kinds and "content" not in kinds
     reason = next((s for s, k in zip(sentences, kinds, strict=True) if k == "abstain"), "")
     return Abstention(abstained, kinds, reason if abstained else "")
+
+
+def is_courtesy(sentence: str) -> bool:
+    """A greeting, thanks, offer of help or sign-off: never a claim."""
+    return bool(_FILLER.match(sentence.strip().replace("\u2019", "'")))
 
 
 def prototype_cosines(sentence_vectors: Vectors, prototype_vectors: Vectors) -> list[float]:

@@ -63,10 +63,11 @@ from engine.judges.local.texts import (
     short,
 )
 from engine.judges.local.thresholds import LOCAL_THRESHOLDS, Thresholds
-from engine.judges.local.verified import verified
+from engine.judges.local.verified import verified_many
 from engine.models import Verdict
 from engine.text import Span, split_clauses, split_sentences
 from engine.verifier.choice import ClaimVerifier
+from engine.verifier.decide import question_prefix
 
 __all__ = ["LOCAL_THRESHOLDS", "MAX_EMBEDDED_UNITS", "LocalJudge", "Thresholds", "claim_spans"]
 
@@ -128,7 +129,7 @@ class LocalJudge:
         self._contexts: Memo[tuple[str, ...], PreparedContext] = Memo(1024)
         # A sample's claims are verified against its context twice (claim faithfulness
         # and the rubric): the second time reads the first verdict.
-        self._verdicts: Memo[tuple[str, tuple[str, ...]], tuple[ClaimVerdict, float]]
+        self._verdicts: Memo[tuple[str, tuple[str, ...], str], tuple[ClaimVerdict, float]]
         self._verdicts = Memo(4096)
         # A sample's answer is checked for abstention by claims, rubric, correctness and
         # relevance: the rules and prototype cosines run once per answer.
@@ -225,22 +226,61 @@ class LocalJudge:
         """Synchronous :meth:`verify_claim` (the local judge never waits on I/O)."""
         return self.judged(claim, context)[0]
 
-    def judged(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
+    @property
+    def batches_claims(self) -> bool:
+        """With a verifier, a sample's claims are verified in one call (``verify_claims``)."""
+        return self.verifier is not None
+
+    async def verify_claims(
+        self, claims: Sequence[str], context: Sequence[str]
+    ) -> list[ClaimVerdict]:
+        """One verdict per claim, each naming the passages that state it (off the loop)."""
+        return await off_loop(self.verify_many, claims, context)
+
+    def verify_many(
+        self, claims: Sequence[str], context: Sequence[str], prefix: str = ""
+    ) -> list[ClaimVerdict]:
+        """Synchronous :meth:`verify_claims`: claims not judged before go to the verifier
+        together (one model call); without a verifier, one by one."""
+        return [v for v, _ in self.judged_many(claims, context, prefix)]
+
+    def judged_many(
+        self, claims: Sequence[str], context: Sequence[str], prefix: str = ""
+    ) -> list[tuple[ClaimVerdict, float]]:
+        """:meth:`judged` of every claim, the new ones decided in one verifier call."""
+        ctx = tuple(c for c in context if c.strip())
+        known = {c: self._verdicts.get((c, ctx, prefix)) for c in dict.fromkeys(claims)}
+        todo = [c for c, v in known.items() if v is None]
+        if todo and self.verifier is not None:
+            prepared = self._prepare(ctx)
+            if prepared.units:
+                assessed = [self.assess(c, prepared) for c in todo]
+                decided = verified_many(self.verifier, todo, assessed, prepared, prefix)
+                for claim, result in zip(todo, decided, strict=True):
+                    known[claim] = self._verdicts.put((claim, ctx, prefix), result)
+        return [known[c] or self.judged(c, ctx, prefix) for c in claims]
+
+    def judged(
+        self, claim: str, context: Sequence[str], prefix: str = ""
+    ) -> tuple[ClaimVerdict, float]:
         """The verdict and the probability that ``context`` supports ``claim`` (the
-        combiner's; without one, 1 for SUPPORTED and partial credit by similarity)."""
-        key = (claim, tuple(c for c in context if c.strip()))
+        verifier's or the combiner's; without either, 1 for SUPPORTED and partial credit by
+        similarity). ``prefix`` (a question) is read before the evidence by a verifier."""
+        key = (claim, tuple(c for c in context if c.strip()), prefix)
         known = self._verdicts.get(key)
         if known is None:
-            known = self._verdicts.put(key, self._judge_claim(claim, key[1]))
+            known = self._verdicts.put(key, self._judge_claim(claim, key[1], prefix))
         return known
 
-    def _judge_claim(self, claim: str, context: Sequence[str]) -> tuple[ClaimVerdict, float]:
+    def _judge_claim(
+        self, claim: str, context: Sequence[str], prefix: str = ""
+    ) -> tuple[ClaimVerdict, float]:
         prepared = self._prepare(context)
         if not prepared.units:
             return ClaimVerdict(verdict="NOT_ENOUGH_INFO", evidence="No context to verify"), 0.0
         a = self.assess(claim, prepared)
         if self.verifier is not None:
-            return verified(self.verifier, claim, a, prepared)
+            return verified_many(self.verifier, [claim], [a], prepared, prefix)[0]
         verdict = self._decide(a, prepared)
         if verdict.verdict == "CONTRADICTED":
             return verdict, 0.0
@@ -325,7 +365,7 @@ class LocalJudge:
             )
         claims = claim_spans(answer)
         context = [c for c in context if c.strip()]
-        verdicts = [self.verify(c.text, context) for c in claims] if context else []
+        verdicts = self.verify_many([c.text for c in claims], context) if context else []
         return RubricResult(
             faithfulness=self._faithfulness(claims, verdicts, has_context=bool(context)),
             completeness=self._completeness(question, context, answer, claims),
@@ -423,9 +463,14 @@ class LocalJudge:
             return MetricScore(score=1.0, reasoning="Local judge: empty answer.")
         if self.abstention(answer).abstained:
             return MetricScore(score=1.0, reasoning="Local judge: the answer declines to answer.")
-        judged = [self.judged(claim, [answer]) for claim in ref_claims]
+        prefix = question_prefix(question, answer)
+        judged = self.judged_many(ref_claims, [answer], prefix)
         raw = float(np.mean([p for _, p in judged]))
-        if self.correctness is not None:
+        if self.verifier is not None:
+            # The verifier's probabilities are calibrated: a contradicted reference claim
+            # counts 0, a stated one its probability.
+            raw = float(np.mean([0.0 if v.verdict == "CONTRADICTED" else p for v, p in judged]))
+        elif self.correctness is not None:
             features = self.correctness_features(question, answer, reference, judged)
             raw = self.correctness.probability(features)
         stated = sum(v.verdict == "SUPPORTED" for v, _ in judged)

@@ -107,7 +107,8 @@ _CURRENCY_WORD_ALTERNATION = "|".join(sorted(CURRENCY_WORDS, key=len, reverse=Tr
 _MULT_ALTERNATION = "|".join(sorted(MULTIPLIERS, key=len, reverse=True))
 _QUANTITY = re.compile(
     rf"(?P<cur>[$€£¥₹])?\s?"
-    rf"(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?|\b(?:{'|'.join(_NUMBER_WORDS)})\b)"
+    # a digit inside a name ("Zephyr X2", "GPT4") is part of the name, not a number
+    rf"(?P<num>(?<![A-Za-z])\d+(?:,\d{{3}})*(?:\.\d+)?|\b(?:{'|'.join(_NUMBER_WORDS)})\b)"
     rf"(?:\s?(?P<mult>(?:{_MULT_ALTERNATION})\b))?"
     rf"(?:\s?-?\s?(?P<unit>%|(?:{_UNIT_ALTERNATION})\b))?"
     rf"(?:\s?(?P<curword>(?:{_CURRENCY_WORD_ALTERNATION})\b))?",

@@ -123,7 +123,9 @@ def content_stems(text: str) -> set[str]:
 def _content_stems(text: str) -> frozenset[str]:
     # The judge reads one claim, window or context against many others: tokenising and
     # stemming each text once took a fifth of the local judge's time before.
-    return frozenset(stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit())
+    # a stem can come out empty (a word of suffix letters only): it names nothing
+    stems = (stem(w) for w in words(text) if w not in STOPWORDS and not w.isdigit())
+    return frozenset(s for s in stems if s)
 
 
 # --------------------------------------------------------------------------- negation

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-from engine.judges.local.abstention import ABSTENTION_PROTOTYPES, Abstention
+from engine.judges.local.abstention import ABSTENTION_PROTOTYPES, Abstention, is_courtesy
 from engine.judges.local.evidence import PreparedContext
 from engine.judges.local.rules import content_stems
 from engine.text import Span, split_clauses, split_sentences
@@ -52,8 +52,8 @@ def claim_spans(response: str) -> list[Span]:
     the sentence; questions and connectives at the start are left out."""
     out: list[Span] = []
     for sentence in split_sentences(response):
-        if sentence.text.rstrip().endswith("?"):
-            continue
+        if sentence.text.rstrip().endswith("?") or is_courtesy(sentence.text):
+            continue  # questions, greetings, thanks and offers of help state nothing
         clauses = split_clauses(response, sentence)
         parts = clauses if len(clauses) > 1 else [sentence]
         for part in parts:

@@ -1,6 +1,14 @@
-"""A claim decided by a verifier on the evidence the local judge's embedder found."""
+"""Claims decided by a verifier on the evidence the local judge's embedder found.
+
+The embedder only ranks: each context sentence scores the best cosine of its units (the
+sentence and its clauses) with the claim. The verifier then reads the best sentence and the
+window around it (``engine.verifier.decide``) and decides; all the claims of a sample go to
+it in one call.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -8,30 +16,55 @@ from engine.judges.base import ClaimVerdict
 from engine.judges.local.evidence import Assessment, PreparedContext
 from engine.models import Verdict
 from engine.verifier.choice import ClaimVerifier
+from engine.verifier.decide import decide_many, rank
 
-VERIFIER_UNITS = 3
-"""Context units (sentences or clauses) closest to a claim that a verifier reads."""
+VERDICTS: dict[str, Verdict] = {
+    "supported": "SUPPORTED",
+    "contradicted": "CONTRADICTED",
+    "not_supported": "NOT_ENOUGH_INFO",
+}
 
 
-def verified(
-    verifier: ClaimVerifier, claim: str, a: Assessment, prepared: PreparedContext
-) -> tuple[ClaimVerdict, float]:
-    """The verifier's verdict on ``claim`` against the units closest to it, in context
-    order, and its probability that the claim is supported. The verdict's confidence is the
-    probability of the class it names."""
-    best = [int(i) for i in np.argsort(-a.cosines, kind="stable")[:VERIFIER_UNITS]]
-    window = " ".join(prepared.units[i].text for i in sorted(best))
-    probs = verifier.predict([(window, claim)])[0]
-    kind: Verdict = "NOT_ENOUGH_INFO"
-    if probs[0] >= 0.5:
-        kind = "SUPPORTED"
-    elif probs[1] >= 0.5:
-        kind = "CONTRADICTED"
-    right = float(probs[{"SUPPORTED": 0, "CONTRADICTED": 1}.get(kind, 2)])
-    verdict = ClaimVerdict(
-        verdict=kind,
-        evidence=window,
-        similarity=round(float(a.cosines[best[0]]), 4),
-        confidence=round(right, 4),
-    )
-    return verdict, float(probs[0])
+def sentence_cosines(a: Assessment, prepared: PreparedContext) -> np.ndarray:
+    """Best cosine of each context sentence's units with the claim (-1 when none embedded)."""
+    out = np.full(len(prepared.sentences), -1.0)
+    for unit, cosine in zip(prepared.units, a.cosines, strict=True):
+        out[unit.sentence] = max(out[unit.sentence], float(cosine))
+    return out
+
+
+def verified_many(
+    verifier: ClaimVerifier,
+    claims: Sequence[str],
+    assessments: Sequence[Assessment],
+    prepared: PreparedContext,
+    prefix: str = "",
+) -> list[tuple[ClaimVerdict, float]]:
+    """The verifier's verdict on each claim and its probability that the claim is supported.
+
+    A verdict's confidence is the probability of the class it names; a supported one names
+    the context passages its evidence window comes from (what RAG precision counts);
+    ``prefix`` (a question) is read before each window.
+    """
+    chunk_of = {unit.sentence: unit.chunk for unit in prepared.units}
+    cosines = [sentence_cosines(a, prepared) for a in assessments]
+    orders = [rank(claim, prepared.sentences, c) for claim, c in zip(claims, cosines, strict=True)]
+    decisions = decide_many(verifier, claims, prepared.sentences, orders, prefix)
+    out: list[tuple[ClaimVerdict, float]] = []
+    for decision, c in zip(decisions, cosines, strict=True):
+        kind = VERDICTS[decision.verdict]
+        passages = (
+            tuple(sorted({chunk_of[i] for i in decision.indices if i in chunk_of}))
+            if kind == "SUPPORTED"
+            else ()
+        )
+        verdict = ClaimVerdict(
+            verdict=kind,
+            evidence=decision.evidence or "No context to verify",
+            similarity=round(float(c.max()), 4) if len(c) else 0.0,
+            rule="verifier" if kind == "CONTRADICTED" else None,
+            confidence=round(decision.confidence, 4),
+            passages=passages,
+        )
+        out.append((verdict, decision.supported))
+    return out
