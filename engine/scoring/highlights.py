@@ -173,13 +173,17 @@ def highlight(
         )
 
     whole = match([sentence for sentence, _ in kept])
-    retry = [k for k, (_, clauses) in enumerate(kept) if whole[k].chunk is None and len(clauses) > 1]
+    retry = [
+        k for k, (_, clauses) in enumerate(kept) if whole[k].chunk is None and len(clauses) > 1
+    ]
     parts = match([clause for k in retry for clause in kept[k][1]])
     by_sentence: dict[int, list[Highlight]] = {}
     offset = 0
     for k in retry:
         clauses = kept[k][1]
-        by_sentence[k] = [row(c, m) for c, m in zip(clauses, parts[offset : offset + len(clauses)], strict=True)]
+        by_sentence[k] = [
+            row(c, m) for c, m in zip(clauses, parts[offset : offset + len(clauses)], strict=True)
+        ]
         offset += len(clauses)
     rows: list[Highlight] = []
     unsupported: list[Statement] = []

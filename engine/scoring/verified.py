@@ -66,7 +66,10 @@ def verified_completeness(
         verifier,
         [c.text for c, _ in claims],
         keys[: len(segments)],
-        [rank(c.text, keys[: len(segments)], row) for (c, _), row in zip(claims, per_sentence, strict=True)],
+        [
+            rank(c.text, keys[: len(segments)], row)
+            for (c, _), row in zip(claims, per_sentence, strict=True)
+        ],
         question_prefix(question, response),
     )
     matches = [
@@ -156,7 +159,9 @@ def verifier_matcher(
                 out.append(Match(None, None, similarity))
                 continue
             chosen = d.indices
-            out.append(Match(chunks[owner[chosen[0]]], " ".join(texts[i] for i in chosen), similarity))
+            out.append(
+                Match(chunks[owner[chosen[0]]], " ".join(texts[i] for i in chosen), similarity)
+            )
         return out
 
     return match

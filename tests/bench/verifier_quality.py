@@ -24,6 +24,7 @@ Project venv only (numpy, onnxruntime, tokenizers): no torch.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import sys
@@ -87,7 +88,9 @@ def sentences_of(texts: Sequence[str]) -> list[str]:
     out: list[str] = []
     for text in texts:
         for line in text.split("\n"):
-            parts = [s.text for s in split_sentences(line)] or ([line.strip()] if line.strip() else [])
+            parts = [s.text for s in split_sentences(line)] or (
+                [line.strip()] if line.strip() else []
+            )
             out.extend(parts)
     return out
 
@@ -336,7 +339,7 @@ def evaluate(
         ]
     edges = np.linspace(0.5, 1.0, 11)
     ece = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in itertools.pairwise(edges):
         sel = (conf >= lo) & ((conf < hi) | (hi == 1.0))
         if sel.any():
             ece += sel.mean() * abs(conf[sel].mean() - right[sel].mean())
@@ -370,8 +373,12 @@ def main() -> None:
         shown = {k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
         print(name, json.dumps(shown), flush=True)
     sets = list(result)
-    mean = {k: float(np.mean([result[s][k] for s in sets])) for k in ("verifier", "lexical", "cosine")}
-    mean["better_floor"] = float(np.mean([max(result[s]["lexical"], result[s]["cosine"]) for s in sets]))
+    mean = {
+        k: float(np.mean([result[s][k] for s in sets])) for k in ("verifier", "lexical", "cosine")
+    }
+    mean["better_floor"] = float(
+        np.mean([max(result[s]["lexical"], result[s]["cosine"]) for s in sets])
+    )
     if not a.no_rules:
         mean["rules"] = float(np.mean([result[s]["rules"] for s in sets]))
         mean["sets_beating_rules"] = sum(result[s]["verifier"] > result[s]["rules"] for s in sets)

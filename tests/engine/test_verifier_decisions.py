@@ -60,7 +60,9 @@ def decide(verifier: CrossEncoderVerifier, evidence: str, claim: str) -> str:
          "Subscriptions cannot be cancelled.", "contradicted"),
     ],
 )  # fmt: skip
-def test_fixed_pairs(verifier: CrossEncoderVerifier, evidence: str, claim: str, expected: str) -> None:
+def test_fixed_pairs(
+    verifier: CrossEncoderVerifier, evidence: str, claim: str, expected: str
+) -> None:
     assert decide(verifier, evidence, claim) == expected
 
 
@@ -81,8 +83,11 @@ def short_case(query: str, reference: str) -> TestCase:
         id="s1",
         query=query,
         expected_answer=ExpectedAnswer(text=reference),
-        ground_truth=(GroundTruthChunk(chunk_id="p1", page_url="https://z.example/x2",
-                                       text=f"{ZEPHYR_REF} {WARRANTY_REF}"),),  # fmt: skip
+        ground_truth=(
+            GroundTruthChunk(
+                chunk_id="p1", page_url="https://z.example/x2", text=f"{ZEPHYR_REF} {WARRANTY_REF}"
+            ),
+        ),
     )
 
 
@@ -113,9 +118,13 @@ def test_six_short_answers_rank_as_a_reader_would(analyzer: ResponseAnalyzer) ->
 
 def test_greetings_thanks_and_offers_of_help_are_not_claims() -> None:
     assert claim_spans("Hello! Thanks for asking.") == []
-    spans = claim_spans("Hi there! The Pro plan costs $20 a month. Let me know if you need anything else!")
+    spans = claim_spans(
+        "Hi there! The Pro plan costs $20 a month. Let me know if you need anything else!"
+    )
     assert [s.text for s in spans] == ["The Pro plan costs $20 a month"]
-    assert detect_abstention("Hello! Thanks for asking.").abstained  # courtesy alone answers nothing
+    assert detect_abstention(
+        "Hello! Thanks for asking."
+    ).abstained  # courtesy alone answers nothing
 
 
 def test_a_greeting_only_answer_is_no_answer_for_the_judge(
@@ -131,7 +140,9 @@ def test_a_correct_abstention_is_credited(analyzer: ResponseAnalyzer) -> None:
     c = TestCase(
         id="a1",
         query="Where are the backups stored?",
-        expected_answer=ExpectedAnswer(text="The documentation does not say where backups are stored."),
+        expected_answer=ExpectedAnswer(
+            text="The documentation does not say where backups are stored."
+        ),
     )
     a = analyzer.analyze(c, "The sources do not say where the backups are kept.")
     assert "abstention_expected" in a.flags

@@ -128,14 +128,16 @@ def test_validation_is_split_by_merged_group_so_no_text_is_on_both_sides(tmp_pat
     rows = []
     for g in range(400):
         claim = f"claim {g % 150}"  # claims shared across groups merge them
-        rows.append({"id": f"a-{g}", "source": "vitaminc_real", "group": f"case:{g}",
-                     "evidence": f"evidence {g}", "claim": claim, "label": "supported"})  # fmt: skip
+        rows.append(
+            {"id": f"a-{g}", "source": "vitaminc_real", "group": f"case:{g}",
+             "evidence": f"evidence {g}", "claim": claim, "label": "supported"}
+        )  # fmt: skip
     write(tmp_path, "vitaminc_real", rows)
     train, val = nli.load_pairs(tmp_path)
     assert len(train) + len(val) == 400 and val
     assert not {p.claim for p in train} & {p.claim for p in val}
     assert not {p.evidence for p in train} & {p.evidence for p in val}
-    again_train, again_val = nli.load_pairs(tmp_path)
+    _, again_val = nli.load_pairs(tmp_path)
     assert [p.id for p in again_val] == [p.id for p in val]
 
 

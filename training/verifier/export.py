@@ -71,9 +71,10 @@ def main() -> None:
             [(p.evidence, p.claim) for p in pairs]
         )
         d = np.abs(probs - p_torch)
+        agree = np.mean(probs.argmax(1) == p_torch.argmax(1))
         print(
             f"{name} ({path.stat().st_size / 1e6:.1f} MB): max |dP| {d.max():.4f}, "
-            f"mean {d.mean():.4f}, arg-max agrees {np.mean(probs.argmax(1) == p_torch.argmax(1)):.3f}, "
+            f"mean {d.mean():.4f}, arg-max agrees {agree:.3f}, "
             f"AUROC {auroc(probs[:, 0], supported):.4f}"
         )
     if a.ship:

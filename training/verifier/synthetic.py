@@ -24,7 +24,6 @@ from training.verifier.nli import (
     Pair,
 )
 
-
 _NEG_AUX = re.compile(
     r"\b(is|are|was|were|has|have|had|can|will|would|should|could|does|do|did|must|may)\b(?! not)"
 )
@@ -275,7 +274,6 @@ def paraphrase_ish(s: str, rng: random.Random) -> str:
     return s
 
 
-
 def usable_sentence(s: str) -> bool:
     """A plain prose sentence of 6-45 words (no table rows, lists or markup)."""
     n = len(s.split())
@@ -347,7 +345,9 @@ def synthesize(pairs: list[Pair], n: int, seed: int) -> list[Pair]:
         names = sorted(names_of.get(key, set()))
         if len(names) < 3:
             names += sorted(
-                m.group(1) for m in _NAME.finditer(rng.choice(sentences)[0]) if m.group(1) not in _MONTHS
+                m.group(1)
+                for m in _NAME.finditer(rng.choice(sentences)[0])
+                if m.group(1) not in _MONTHS
             )
         kind = rng.random()
         claim: str | None
@@ -376,7 +376,7 @@ def synthesize(pairs: list[Pair], n: int, seed: int) -> list[Pair]:
             if qa is None:
                 continue
             claim, label = qa
-        if not claim or claim == s and label != SUPPORTED:
+        if not claim or (claim == s and label != SUPPORTED):
             continue
         evidence = s
         if rng.random() < 0.35:

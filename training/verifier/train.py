@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -280,7 +281,7 @@ def ece(logits: np.ndarray, labels: Sequence[int], temperature: float, bins: int
     right = (p0 >= 0.5) == (np.asarray(labels) == nli.SUPPORTED)
     edges = np.linspace(0.5, 1.0, bins + 1)
     total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in itertools.pairwise(edges):
         m = (conf >= lo) & ((conf < hi) if hi < 1.0 else (conf <= hi))
         if m.any():
             total += m.mean() * abs(conf[m].mean() - right[m].mean())
@@ -290,7 +291,10 @@ def ece(logits: np.ndarray, labels: Sequence[int], temperature: float, bins: int
 def export_onnx(model: CrossEncoder, tok: Any, out: Path) -> Path:
     """fp32 ONNX (opset 17, dynamic batch and sequence axes) and its int8 quantization."""
     model = model.to("cpu").eval()
-    rows = [encode_pair(tok, "An example evidence sentence.", "A claim."), encode_pair(tok, "x", "y")]
+    rows = [
+        encode_pair(tok, "An example evidence sentence.", "A claim."),
+        encode_pair(tok, "x", "y"),
+    ]
     ids, mask, types = (torch.from_numpy(a) for a in pad_batch(rows))
     fp32 = out / "verifier-minilm-fp32.onnx"
     axes = {0: "batch", 1: "sequence"}
@@ -367,7 +371,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 kinds[i] = "unused"
     plan = build_plan(kinds, lengths, n_batches, rng)
     val_all = list(range(n_train, len(pairs)))
-    val_check = sorted(random.Random(a.seed).sample(val_all, min(VAL_CHECKPOINT_PAIRS, len(val_all))))
+    val_check = sorted(
+        random.Random(a.seed).sample(val_all, min(VAL_CHECKPOINT_PAIRS, len(val_all)))
+    )
     if a.tiny:
         plan = plan[:40]
     used = {k: 0 for k in ("fact", "nli", "synthetic")}
@@ -438,9 +444,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         sel = [j for j, i in enumerate(val_all) if pairs[i].source == src]
         per_source[src] = {
             "n": len(sel),
-            **figures(
-                val_logits[sel], [val_labels[j] for j in sel], [val_three[j] for j in sel]
-            ),
+            **figures(val_logits[sel], [val_labels[j] for j in sel], [val_three[j] for j in sel]),
         }
     report = {
         "best_step": progress.get("best_step"),
