@@ -64,7 +64,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.judges.conversation",
         ),
     ),
-    ("judges", ("engine.judges",)),
+    ("judges", ("engine.judges", "engine.verifier.decide")),
     ("scoring", ("engine.scoring", "engine.graders")),
     ("inputs", ("engine.testsets", "engine.candidates", "engine.targets")),
     ("scorers", ("engine.scorers",)),
@@ -92,8 +92,9 @@ ones below. A module belongs to the floor of the longest prefix that names it.
   one HTTP send-with-retries, settings and secrets;
 * contracts: the models a judge reads text with (the embedders, the cross-encoder
   verifier) and the judge protocols every judge implements;
-* judges: the judges over HTTP (``judges/http``), the local judge (``judges/local``) and
-  the factory that picks one;
+* judges: the judges over HTTP (``judges/http``), the local judge (``judges/local``), the
+  factory that picks one, and the verifier's sentence-level decisions (``verifier.decide``:
+  they guard the model with the local judge's number rule);
 * scoring: pure metrics over judge verdicts and embeddings, and the graders;
 * inputs: test sets, candidates and targets (where cases and responses come from);
 * scorers: one ``Scorer`` each, composing the floors below;

@@ -106,7 +106,7 @@ def _claim_match(
         last.end,
         response[first.start : last.end],
         "found" if verdict == "supported" else "contradicted",
-        "verifier" if verdict == "contradicted" else None,
+        d.rule if verdict == "contradicted" else None,
         detail,
         source,
         round(d.confidence, 4),

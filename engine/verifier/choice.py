@@ -34,6 +34,12 @@ class ClaimVerifier(Protocol):
         """The verifier's spec, recorded with the run (``ollama:bespoke-minicheck``)."""
         ...
 
+    @property
+    def pays_per_pair(self) -> bool:
+        """True for a verifier that costs a call per pair (a server): it reads one window per
+        claim, the claim's most relevant sentences together, instead of several."""
+        ...
+
     def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
         """One row of three probabilities per pair."""
         ...

@@ -60,6 +60,9 @@ class Decision:
     """The window that decided (the supporting or contradicting one, else the most relevant)."""
     indices: tuple[int, ...]
     """Its evidence sentences, in document order; empty without evidence."""
+    rule: str = "verifier"
+    """What made a contradicted verdict: the model, or ``number`` where the number guard
+    moved the window's support to contradicted (a reader sees why)."""
 
     @property
     def verdict(self) -> Label:
@@ -80,13 +83,21 @@ NO_EVIDENCE = Decision(0.0, 0.0, 1.0, "", ())
 
 
 def windows(
-    order: Sequence[int], n: int, top: int = TOP_SENTENCES, width: int = WINDOW
+    order: Sequence[int],
+    n: int,
+    top: int = TOP_SENTENCES,
+    width: int = WINDOW,
+    *,
+    one: bool = False,
 ) -> list[tuple[int, ...]]:
     """The sentence sets to read, each in document order: the ``top`` first of ``order``
     alone, the ``width`` consecutive sentences around ``order[0]`` (clipped to ``n``), and the
-    ``width`` most relevant sentences together (facts spread over a document). Unique."""
+    ``width`` most relevant sentences together (facts spread over a document). Unique.
+    ``one``: only the last (a verifier paid per pair)."""
     if not order or n <= 0:
         return []
+    if one:
+        return [tuple(sorted(order[:width]))]
     out: list[tuple[int, ...]] = [(i,) for i in order[:top]]
     best = order[0]
     start = max(0, min(best - (width - 1) // 2, n - width))
@@ -106,7 +117,9 @@ def rank(claim: str, sentences: Sequence[str], cosines: npt.ArrayLike | None) ->
     return [int(i) for i in np.argsort(-score, kind="stable")]
 
 
-def guarded(probs: npt.NDArray[np.float64], evidence: str, claim: str) -> npt.NDArray[np.float64]:
+def guarded(
+    probs: npt.NDArray[np.float64], evidence: str, claim: str
+) -> tuple[npt.NDArray[np.float64], str]:
     """One window's probabilities after the guards the held-out sets show help
     (docs/verifier.md):
 
@@ -116,13 +129,16 @@ def guarded(probs: npt.NDArray[np.float64], evidence: str, claim: str) -> npt.ND
     * a window that shares no content word with the claim cannot contradict it: an
       unrelated sentence is "not stated", never "contradicted" (caption-style NLI data
       teaches the model otherwise).
+
+    The second value names what decides a contradiction there: ``number`` or ``verifier``.
     """
     s, c, n = (float(x) for x in probs)
+    rule = "verifier"
     if s > 0 and number_rule(claim, evidence) is not None:
-        s, c = 0.0, c + s
+        s, c, rule = 0.0, c + s, "number"
     if c > 0 and not content_stems(claim) & content_stems(evidence):
         c, n = 0.0, n + c
-    return np.asarray((s, c, n))
+    return np.asarray((s, c, n)), rule
 
 
 def decide_many(
@@ -143,16 +159,17 @@ def decide_many(
     plans: list[list[tuple[int, ...]]] = []
     pairs: list[tuple[str, str]] = []
     for claim, order in zip(claims, orders, strict=True):
-        spans = windows(order, len(sentences))
+        spans = windows(order, len(sentences), one=verifier.pays_per_pair)
         plans.append(spans)
         for window in spans:
             text = " ".join(sentences[i] for i in window)
             pairs.append((f"{prefix} {text}".strip() if prefix else text, claim))
     probs = verifier.predict(pairs) if pairs else np.zeros((0, 3))
+    rules = ["verifier"] * len(pairs)
     if guards:
-        probs = np.asarray(
-            [guarded(p, evidence, claim) for p, (evidence, claim) in zip(probs, pairs, strict=True)]
-        ).reshape(-1, 3)
+        checked = [guarded(p, ev, claim) for p, (ev, claim) in zip(probs, pairs, strict=True)]
+        probs = np.asarray([p for p, _ in checked]).reshape(-1, 3)
+        rules = [rule for _, rule in checked]
     out: list[Decision] = []
     k = 0
     for spans in plans:
@@ -160,6 +177,7 @@ def decide_many(
             out.append(NO_EVIDENCE)
             continue
         p = probs[k : k + len(spans)]
+        rule = rules[k + int(np.argmax(p[:, 1]))]
         k += len(spans)
         s_at, c_at = int(np.argmax(p[:, 0])), int(np.argmax(p[:, 1]))
         supported = float(p[s_at, 0])
@@ -176,6 +194,7 @@ def decide_many(
                 round(not_supported, 6),
                 " ".join(sentences[i] for i in chosen),
                 chosen,
+                rule,
             )
         )
     return out

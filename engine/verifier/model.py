@@ -30,9 +30,6 @@ MAX_TOKENS = 192
 MAX_CLAIM_TOKENS = 80
 """Word pieces of the claim kept; the evidence gets the rest of ``MAX_TOKENS``."""
 
-BATCH_TOKENS = 4096
-"""Padded tokens per model call."""
-
 PAIR_CACHE = 50_000
 """(evidence, claim) pairs whose logits a verifier keeps (about 5 MB)."""
 
@@ -104,22 +101,6 @@ def pad_batch(rows: Sequence[tuple[list[int], list[int]]]) -> Encoded:
     return ids_arr, mask, types_arr
 
 
-def token_batches(lengths: Sequence[int], batch_tokens: int = BATCH_TOKENS) -> list[list[int]]:
-    """Indices grouped by similar length so that each padded batch holds ~``batch_tokens``."""
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    batches: list[list[int]] = []
-    current: list[int] = []
-    for i in order:
-        width = max(lengths[i], *(lengths[j] for j in current)) if current else lengths[i]
-        if current and width * (len(current) + 1) > batch_tokens:
-            batches.append(current)
-            current = []
-        current.append(i)
-    if current:
-        batches.append(current)
-    return batches
-
-
 def softmax(logits: npt.NDArray[np.float64], temperature: float = 1.0) -> npt.NDArray[np.float64]:
     """Row-wise softmax of ``logits / temperature``."""
     z = np.asarray(logits, dtype=np.float64) / float(temperature)
@@ -153,20 +134,21 @@ class CrossEncoderVerifier:
         tokenizer_path: Path | None = None,
         *,
         threads: int = 2,
-        batch_tokens: int = BATCH_TOKENS,
     ) -> None:
         """Configure the verifier; nothing is read until ``predict`` or ``version``."""
         self.model_path = model_path or MODEL_FILE
         self.calibration_path = calibration_path or CALIBRATION_FILE
         self._tokenizer_path = tokenizer_path
         self._threads = threads
-        self._batch_tokens = max(MAX_TOKENS, batch_tokens)
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Any = None
         self._temperature = 1.0
         self._version: str | None = None
         self._pairs: OrderedDict[tuple[str, str], npt.NDArray[np.float64]] = OrderedDict()
+
+    pays_per_pair = False
+    """Pairs are cheap here: each claim reads several windows (``engine.verifier.decide``)."""
 
     @property
     def name(self) -> str:
@@ -235,14 +217,18 @@ class CrossEncoderVerifier:
             return out
         unique = list(todo)
         rows = [encode_pair(self._tokenizer, ev, cl) for ev, cl in unique]
+        # Each pair is read alone: dynamic int8 quantization scales a whole input tensor at
+        # once, so in a padded batch a pair's probabilities would depend on its neighbours
+        # (up to 0.7 in a logit, measured) and a sample's score on what it was batched with.
+        # Alone, MiniLM-sized pairs run as fast as padded batches on this CPU.
         fresh = np.zeros((len(unique), len(LABELS)), dtype=np.float64)
-        for batch in token_batches([len(r[0]) for r in rows], self._batch_tokens):
-            ids, mask, types = pad_batch([rows[i] for i in batch])
+        for i, encoded in enumerate(rows):
+            ids, mask, types = pad_batch([encoded])
             (res,) = self._session.run(
                 ["logits"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
             )
-            fresh[batch] = np.asarray(res, dtype=np.float64)
+            fresh[i] = np.asarray(res, dtype=np.float64)[0]
         with self._lock:
             for pair, row in zip(unique, fresh, strict=True):
                 out[todo[pair]] = row

@@ -121,6 +121,8 @@ class RemoteVerifier:
         self.name = f"{provider}:{model}"
         """The verifier's spec, as recorded with every run."""
         self.version = self.name
+        self.pays_per_pair = True
+        """One call per pair: one window per claim (``engine.verifier.decide``)."""
         self._policy = policy or RetryPolicy(retries=2, timeout_s=60.0)
         self._concurrency = max(1, concurrency)
         self._session = HttpSession(max_connections=self._concurrency)

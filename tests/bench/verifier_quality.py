@@ -226,6 +226,7 @@ class Recorded:
         self.table: dict[tuple[str, str], npt.NDArray[np.float64]] = {}
         self.wanted: set[tuple[str, str]] = set()
         self.name = inner.name
+        self.pays_per_pair = inner.pays_per_pair
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
         out = np.zeros((len(pairs), 3))

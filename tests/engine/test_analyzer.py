@@ -25,8 +25,8 @@ CLAIMS = [("c1", "Vault costs $12 per user per month.", "required"),
           ("c3", "Support is available around the clock.", "optional")]  # fmt: skip
 CHUNKS = [("p1#0", "Acme Vault costs $12 per user per month. Every plan has a 30-day free trial.")]
 RESULT_KEYS = {
-    "accuracy", "accuracy_tier", "completeness", "completeness_tier", "attribution",
-    "attribution_tier", "coverage_percent", "abstained", "flags",
+    "accuracy", "accuracy_tier", "accuracy_similarity", "completeness", "completeness_tier",
+    "attribution", "attribution_tier", "coverage_percent", "abstained", "flags",
 }  # fmt: skip
 
 

@@ -32,6 +32,7 @@ from engine.scoring.analyzer import ResponseAnalyzer
 from engine.scoring.judging import judge_sample
 from engine.settings import Paths, resolve_paths
 from engine.testsets import load_test_set
+from engine.verifier.choice import build_verifier
 
 
 class CountingEmbedder(LocalEmbedder):
@@ -177,13 +178,20 @@ def test_the_event_loop_never_embeds_nor_judges_and_stays_responsive(
     CountingEmbedder.reset()
     monkeypatch.setattr(factory, "LocalEmbedder", CountingEmbedder)
     judged_on: set[str] = set()
-    real_judged = LocalJudge.judged
+    real_judged, real_many = LocalJudge.judged, LocalJudge.judged_many
 
-    def judged(self: LocalJudge, claim: str, context: Sequence[str]) -> Any:
+    def judged(self: LocalJudge, claim: str, context: Sequence[str], prefix: str = "") -> Any:
         judged_on.add(threading.current_thread().name)
-        return real_judged(self, claim, context)
+        return real_judged(self, claim, context, prefix)
+
+    def judged_many(
+        self: LocalJudge, claims: Sequence[str], context: Sequence[str], prefix: str = ""
+    ) -> Any:
+        judged_on.add(threading.current_thread().name)
+        return real_many(self, claims, context, prefix)
 
     monkeypatch.setattr(LocalJudge, "judged", judged)
+    monkeypatch.setattr(LocalJudge, "judged_many", judged_many)
     probe = LagProbe()
     _run(tmp_path, 40, extra=probe)
     loop_thread = threading.current_thread().name
@@ -229,11 +237,13 @@ def _expected(cases: list[TestCase], model: LocalEmbedder) -> dict[str, Any]:
     """Every sample scored on its own, the way it was scored before the store: a fresh
     analyzer and local judge per sample, no cache, no batch, on this thread."""
     out: dict[str, Any] = {}
+    verifier = build_verifier(RunConfig(name="x", test_set="x").verifier)
     for case in cases:
         response = case.response or ""
-        analyzer = ResponseAnalyzer(model, AnalyzerConfig())
+        analyzer = ResponseAnalyzer(model, AnalyzerConfig(), verifier)
         analysis = analyzer.analyze(case, response)
-        judged = asyncio.run(judge_sample(case, response, LocalJudge(model)))
+        judge = LocalJudge(model, verifier=verifier)
+        judged = asyncio.run(judge_sample(case, response, judge))
         key = SampleKey(run_id="x", iteration=1, sample_id=case.id, candidate="")
         fields = analysis.result_fields()
         fields.pop("flags")

@@ -1,9 +1,7 @@
-"""The claim verifier's machinery (engine/verifier), without a model: the pair encoding the
-training and the runtime share, token batches, the evidence window, and the loading rules.
-
-The trained model is not shipped (docs/verifier.md: held out, it does not beat the rules and
-the similarity baselines), so nothing here needs one; ``python -m tests.bench.verifier_quality
---model PATH`` measures a model the training command produced.
+"""The claim verifier's machinery (engine/verifier): the pair encoding the training and the
+runtime share, the evidence window, the loading rules, and the shipped model's outputs not
+depending on what they are computed with. Its decisions on fixed pairs:
+test_verifier_decisions.py; its held-out quality: ``python -m tests.bench.verifier_quality``.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from engine.verifier.model import (
     MAX_TOKENS,
     encode_pair,
     load_tokenizer,
-    token_batches,
 )
 
 
@@ -56,13 +53,17 @@ def test_pair_encoding_is_the_bert_pair_template_and_keeps_the_claim() -> None:
     assert sum(1 for t in _ if t == 1) == MAX_CLAIM_TOKENS + 1
 
 
-def test_token_batches_cover_every_index_once() -> None:
-    lengths = [5, 190, 30, 30, 7, 120, 64]
-    batches = token_batches(lengths, 200)
-    flat = sorted(i for b in batches for i in b)
-    assert flat == list(range(len(lengths)))
-    for b in batches:
-        assert len(b) == 1 or max(lengths[i] for i in b) * len(b) <= 200
+def test_a_pairs_probabilities_do_not_depend_on_the_pairs_read_with_it() -> None:
+    """Dynamic int8 quantization scales a whole input at once: read in a batch, a pair's
+    probabilities would change with its neighbours, and a sample's score with its batch."""
+    pair = ("The Zephyr X2 is sold in Canada and Peru.", "The Zephyr X2 is sold in Peru.")
+    others = [
+        ("Acme Cloud provides 24/7 phone and chat support. " * 6, "Support is by email."),
+        ("The warranty lasts two years.", "It has no warranty."),
+    ]
+    alone = CrossEncoderVerifier().predict([pair])[0]
+    together = CrossEncoderVerifier().predict([*others, pair])[2]
+    assert alone.tolist() == together.tolist()
 
 
 # --------------------------------------------------------------------------- evidence window

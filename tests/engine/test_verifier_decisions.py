@@ -122,6 +122,8 @@ def test_greetings_thanks_and_offers_of_help_are_not_claims() -> None:
         "Hi there! The Pro plan costs $20 a month. Let me know if you need anything else!"
     )
     assert [s.text for s in spans] == ["The Pro plan costs $20 a month"]
+    spans = claim_spans("Here is what I found: support is open 24/7. Sure!")
+    assert [s.text for s in spans] == ["support is open 24/7"]
     assert detect_abstention(
         "Hello! Thanks for asking."
     ).abstained  # courtesy alone answers nothing

@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS "results" (
     "tags" VARCHAR[],
     "accuracy" DOUBLE,
     "accuracy_tier" VARCHAR,
+    "accuracy_similarity" DOUBLE,
     "completeness" DOUBLE,
     "completeness_tier" VARCHAR,
     "attribution" DOUBLE,
@@ -92,7 +93,8 @@ CREATE TABLE IF NOT EXISTS "claims" (
     "response_end" BIGINT,
     "status" VARCHAR,
     "rule" VARCHAR,
-    "claims_source" VARCHAR
+    "claims_source" VARCHAR,
+    "confidence" DOUBLE
 );
 
 CREATE TABLE IF NOT EXISTS "highlights" (

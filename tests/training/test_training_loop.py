@@ -164,3 +164,12 @@ def test_synthetic_pairs_edit_real_sentences_with_the_right_labels() -> None:
     assert swapped is not None and "250,000" not in swapped
     qa = synthetic.question_answer("It opened in Lisbon in 1998.", ["Porto"], random.Random(1))
     assert qa is not None and "?" in qa[0]
+
+
+def test_token_batches_cover_every_index_once() -> None:
+    lengths = [5, 190, 30, 30, 7, 120, 64]
+    batches = loop.token_batches(lengths, 200)
+    flat = sorted(i for b in batches for i in b)
+    assert flat == list(range(len(lengths)))
+    for b in batches:
+        assert len(b) == 1 or max(lengths[i] for i in b) * len(b) <= 200

@@ -46,6 +46,22 @@ class Trainer(Protocol):
         """Validation figures; must hold ``loss`` (lower is better)."""
 
 
+def token_batches(lengths: Sequence[int], batch_tokens: int) -> list[list[int]]:
+    """Indices grouped by similar length so that each padded batch holds ~``batch_tokens``."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        width = max(lengths[i], *(lengths[j] for j in current)) if current else lengths[i]
+        if current and width * (len(current) + 1) > batch_tokens:
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
+
+
 def write_atomic(path: Path, payload: bytes) -> None:
     """Write ``payload`` to ``path`` so that a reader sees the old file or the new, never half."""
     tmp = path.with_name(path.name + ".tmp")

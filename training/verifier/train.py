@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.verifier.model import encode_pair, load_tokenizer, pad_batch, token_batches  # noqa: E402
+from engine.verifier.model import encode_pair, load_tokenizer, pad_batch  # noqa: E402
 from training.verifier import loop, nli, synthetic  # noqa: E402
 from training.verifier.metrics import auroc  # noqa: E402
 
@@ -219,7 +219,7 @@ class TorchTrainer:
     def logits(self, idx: Sequence[int]) -> np.ndarray:
         self.model.eval()
         out = np.zeros((len(idx), 3), dtype=np.float64)
-        for b in token_batches([len(self.rows[i][0]) for i in idx], 8192):
+        for b in loop.token_batches([len(self.rows[i][0]) for i in idx], 8192):
             part = [idx[j] for j in b]
             out[b] = self.model(*self.tensors(part)).float().cpu().numpy()
         return out

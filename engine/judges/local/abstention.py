@@ -135,6 +135,8 @@ _FILLER = re.compile(
     r"(?:hello|hi|hey|greetings|good (?:morning|afternoon|evening)|dear [\w .]{1,40})"
     r"(?: there| everyone| all| team| [A-Z][a-z]+)?|"
     r"have a (?:great|good|nice|wonderful) (?:day|week|weekend|evening)|"
+    r"here(?:'s| is| are) (?:what (?:i|we) (?:found|know|have)|(?:the |some |a )?(?:answer|"
+    r"details|information|summary|overview))|sure|certainly|of course|absolutely|"
     r"(?:best|kind|warm) regards|cheers|ok|okay)"
     r"[\s.!,:;]*$",
     re.IGNORECASE,

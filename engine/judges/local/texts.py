@@ -62,8 +62,8 @@ def claim_spans(response: str) -> list[Span]:
             m = _LEADING_CONNECTIVE.match(response[start : part.end])
             start += m.end() if m else 0
             text = response[start : part.end].rstrip(" .;:,!")
-            if len(text.split()) < 2 and len(parts) > 1:
-                continue
+            if (len(text.split()) < 2 and len(parts) > 1) or is_courtesy(text):
+                continue  # "Here is what I found: ..." introduces the claim, is none
             if text:
                 out.append(Span(start, start + len(text), text))
     return out

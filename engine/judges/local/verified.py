@@ -62,7 +62,7 @@ def verified_many(
             verdict=kind,
             evidence=decision.evidence or "No context to verify",
             similarity=round(float(c.max()), 4) if len(c) else 0.0,
-            rule="verifier" if kind == "CONTRADICTED" else None,
+            rule=decision.rule if kind == "CONTRADICTED" else None,
             confidence=round(decision.confidence, 4),
             passages=passages,
         )
