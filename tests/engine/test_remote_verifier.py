@@ -180,7 +180,7 @@ def test_a_verdict_below_the_confidence_bar_flags_the_sample(
     verifier = RemoteVerifier("ollama:m", base_url=loopback_llm.url, policy=FAST)
     judge = LocalJudge(LocalEmbedder(), verifier=verifier)
     try:
-        loopback_llm.responder = lambda provider, body: _with_logprobs("Yes", 0.6, 0.39)
+        loopback_llm.responder = lambda provider, body: _with_logprobs("Yes", 0.52, 0.47)
         unsure = asyncio.run(judge_sample(case, "Backups are kept in Frankfurt.", judge))
     finally:
         verifier.close()

@@ -163,3 +163,15 @@ def test_latest_run_state_wins(store: Store, warehouse: Warehouse) -> None:
     store.ingest()
     frame = warehouse.sql("SELECT run_id, status FROM runs WHERE run_id = 'A'").frame
     assert frame.to_dicts() == [{"run_id": "A", "status": "failed"}]
+
+
+def test_verdict_confidence_counts_at_the_bar_that_flags_samples() -> None:
+    """The view's bar is written in SQL; the flag's lives in the engine: one number."""
+    import re
+    from pathlib import Path
+
+    from engine.scoring.judging import CONFIDENCE_BAR
+
+    sql = (Path(__file__).parents[2] / "warehouse/sql/views/87_verdict_confidence.sql").read_text()
+    bars = {float(b) for b in re.findall(r"confidence >= ([0-9.]+)", sql)}
+    assert bars == {CONFIDENCE_BAR}
