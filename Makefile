@@ -32,9 +32,11 @@ lint: install
 typecheck: install
 	$(BIN)/mypy engine warehouse ingest dashboard evalhouse
 
-# The full gate: every test, serial, and the 25 slowest named at the end.
+# The full gate: every test, on every core, the 25 slowest named at the end; the browser
+# tests after, alone (a chromium beside busy workers measures the workers, not the page).
 test: install lint typecheck
-	$(BIN)/pytest --durations=25
+	$(BIN)/pytest -n auto -m "not browser" --durations=25
+	$(BIN)/pytest -m browser
 
 # The fast loop: lint and the tests not marked slow or browser, on every core.
 check: install lint

@@ -27,6 +27,7 @@ import numpy as np
 
 from engine.embedders.store import EmbeddingStore
 from engine.judges.local.judge import LocalJudge
+from engine.verifier import default_verifier
 
 ROOT = Path(__file__).resolve().parents[2]
 OWN_SET = ROOT / "tests" / "data" / "judge_quality.jsonl"
@@ -229,23 +230,32 @@ def main() -> None:
                     f"  MISS {i['id']} {i['kind']} gold={i['label']} pred={p} "
                     f"sim={v.similarity} rule={v.rule} | {i['claim']} | {v.evidence}"
                 )
+    # The default since the verifier shipped: the same judge, the verifier deciding.
+    vpred, vrate = predict(LocalJudge(store, verifier=default_verifier()), own)
+    print(f"own set, verifier deciding: throughput {vrate:.1f} claims/s (embeddings cached)")
+    _report("own set, verifier deciding (not tuned on)", gold, vpred, LABELS)
+    print(confusion(gold, vpred, LABELS, indent="    "))
     if not WICE.exists():
         print(f"wice: not found at {WICE}")
         return
     wice = load(WICE)
-    pred, rate = predict(LocalJudge(cached_embedder()), wice)
     gold = [item["label"] for item in wice]
     present = [label for label in LABELS if label in set(gold)]
-    # WiCE has no CONTRADICTED gold label: a contradiction verdict counts as "not supported".
-    folded = ["NOT_ENOUGH_INFO" if p == "CONTRADICTED" else p for p in pred]
-    _report("wice", gold, folded, present)
-    print(confusion(gold, folded, present, indent="    "))
+    for label, wice_judge in (
+        ("wice, rules", LocalJudge(cached_embedder())),
+        ("wice, verifier deciding", LocalJudge(cached_embedder(), verifier=default_verifier())),
+    ):
+        pred, rate = predict(wice_judge, wice)
+        # WiCE has no CONTRADICTED gold label: a contradiction counts as "not supported".
+        folded = ["NOT_ENOUGH_INFO" if p == "CONTRADICTED" else p for p in pred]
+        _report(label, gold, folded, present)
+        print(confusion(gold, folded, present, indent="    "))
+        print(f"{label}: predicted {dict(Counter(pred))}")
+        print(f"{label}: throughput {rate:.1f} claims/s (embeddings from the bench cache)")
     print(
         f"wice: floor accuracy {WICE_FLOOR['accuracy']:.3f} macro-F1 "
         f"{WICE_FLOOR['macro_f1']:.3f} (plain cosine >= 0.75); before the combiner 0.555"
     )
-    print(f"wice: predicted {dict(Counter(pred))}")
-    print(f"wice: throughput {rate:.1f} claims/s (embeddings from the bench cache)")
     analyzer_states()
     print("-- held out: every figure below comes from a model that never saw the item")
     from tests.bench.train_judge import crossvalidate
