@@ -10,6 +10,7 @@ CREATE TABLE IF NOT EXISTS "runs" (
     "series" VARCHAR,
     "config" VARCHAR NOT NULL,
     "judge" VARCHAR NOT NULL,
+    "judge_temperature" DOUBLE,
     "embedder" VARCHAR NOT NULL,
     "claim_threshold" DOUBLE,
     "judge_prompt_version" VARCHAR,
@@ -42,6 +43,7 @@ CREATE TABLE IF NOT EXISTS "results" (
     "tags" VARCHAR[],
     "accuracy" DOUBLE,
     "accuracy_tier" VARCHAR,
+    "accuracy_similarity" DOUBLE,
     "completeness" DOUBLE,
     "completeness_tier" VARCHAR,
     "attribution" DOUBLE,
@@ -92,7 +94,8 @@ CREATE TABLE IF NOT EXISTS "claims" (
     "response_end" BIGINT,
     "status" VARCHAR,
     "rule" VARCHAR,
-    "claims_source" VARCHAR
+    "claims_source" VARCHAR,
+    "confidence" DOUBLE
 );
 
 CREATE TABLE IF NOT EXISTS "highlights" (
@@ -134,6 +137,18 @@ CREATE TABLE IF NOT EXISTS "verdicts" (
     "response_start" BIGINT,
     "response_end" BIGINT,
     "confidence" DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS "judge_asks" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "judge" VARCHAR NOT NULL,
+    "ask" BIGINT NOT NULL,
+    "metric" VARCHAR NOT NULL,
+    "score_100" DOUBLE,
+    "passed" BOOLEAN
 );
 
 CREATE TABLE IF NOT EXISTS "iteration_metrics" (
@@ -342,6 +357,7 @@ CREATE TABLE IF NOT EXISTS "runs_log" (
     "series" VARCHAR,
     "config" VARCHAR NOT NULL,
     "judge" VARCHAR NOT NULL,
+    "judge_temperature" DOUBLE,
     "embedder" VARCHAR NOT NULL,
     "claim_threshold" DOUBLE,
     "judge_prompt_version" VARCHAR,
