@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from engine.errors import InputError
 from engine.models.base import (
@@ -543,11 +543,16 @@ class RunConfig(Frozen):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
-    @model_validator(mode="after")
-    def _jury_fits(self) -> RunConfig:
-        judges = [self.judge.strip(), *(j.strip() for j in self.jury)]
+    @field_validator("jury")
+    @classmethod
+    def _each_judge_once(cls, jury: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        judges = [str(info.data.get("judge", "")).strip(), *(j.strip() for j in jury)]
         if len(set(judges)) < len(judges):
             raise ValueError(f"a jury names each judge once, not {', '.join(judges)}")
+        return jury
+
+    @model_validator(mode="after")
+    def _jury_fits(self) -> RunConfig:
         if self.jury and self.judge_mode == "batch":
             raise ValueError("judge_mode batch takes one judge, not a jury")
         return self

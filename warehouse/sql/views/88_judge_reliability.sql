@@ -40,10 +40,10 @@ GROUP BY run_id, judge, metric;
 
 -- jury_agreement: per run, judge and metric of a run scored by a jury (two or more judges
 -- on the same answer in the same iteration). Each judge's value on an answer is the mean
--- of its asks and its pass/fail their majority (a tie fails). agreement: the share of
--- answers where the judge's pass/fail equals the majority of the OTHER judges (leaving the
--- judge out of the majority it is compared with; with two judges, their plain agreement);
--- mean_gap_100: mean distance of its value from the other judges' mean (0-100).
+-- of its asks and its pass/fail their majority (a tie fails). agreement: over every
+-- (answer, other judge) pair, the share where the two judges' pass/fail agree (pairwise,
+-- so a judge is never compared with a majority it is part of); mean_gap_100: the mean
+-- distance of its 0-100 value from each other judge's.
 CREATE OR REPLACE VIEW jury_agreement AS
 WITH per_judge AS (
     SELECT run_id, iteration, candidate, sample_id, metric, judge,
@@ -53,30 +53,14 @@ WITH per_judge AS (
            END AS passed
     FROM judge_asks
     GROUP BY run_id, iteration, candidate, sample_id, metric, judge
-),
-panel AS (
-    SELECT run_id, iteration, candidate, sample_id, metric,
-           count(*) AS judges,
-           sum(score_100) AS score_sum,
-           count(score_100) AS scored,
-           count(*) FILTER (WHERE passed) AS passes,
-           count(*) FILTER (WHERE NOT passed) AS fails
-    FROM per_judge
-    GROUP BY run_id, iteration, candidate, sample_id, metric
-),
-others AS (
-    SELECT j.run_id, j.judge, j.metric, j.passed,
-           p.passes - CASE WHEN j.passed THEN 1 ELSE 0 END AS other_passes,
-           p.fails - CASE WHEN NOT j.passed THEN 1 ELSE 0 END AS other_fails,
-           abs(j.score_100 - (p.score_sum - j.score_100) / nullif(p.scored - 1, 0)) AS gap
-    FROM per_judge AS j
-    JOIN panel AS p USING (run_id, iteration, candidate, sample_id, metric)
-    WHERE p.judges > 1
 )
-SELECT run_id, judge, metric,
-       count(*) AS answers,
-       avg(CASE WHEN passed IS NULL OR other_passes + other_fails = 0 THEN NULL
-                WHEN passed = (other_passes > other_fails) THEN 1.0 ELSE 0.0 END) AS agreement,
-       avg(gap) AS mean_gap_100
-FROM others
-GROUP BY run_id, judge, metric;
+SELECT j.run_id, j.judge, j.metric,
+       count(DISTINCT (j.iteration, j.candidate, j.sample_id)) AS answers,
+       avg(CASE WHEN j.passed = o.passed THEN 1.0 WHEN j.passed <> o.passed THEN 0.0 END)
+           AS agreement,
+       avg(abs(j.score_100 - o.score_100)) AS mean_gap_100
+FROM per_judge AS j
+JOIN per_judge AS o
+  ON o.run_id = j.run_id AND o.iteration = j.iteration AND o.candidate = j.candidate
+ AND o.sample_id = j.sample_id AND o.metric = j.metric AND o.judge <> j.judge
+GROUP BY j.run_id, j.judge, j.metric;
