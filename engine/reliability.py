@@ -55,7 +55,7 @@ def krippendorff_alpha(
     expected = float((np.outer(totals, totals) * delta).sum()) / (n - 1)
     if expected == 0.0:
         return None
-    return 1.0 - observed / expected
+    return float(1.0 - observed / expected)
 
 
 def _squared_differences(

@@ -17,7 +17,7 @@ from engine.settings import Paths
 from evalhouse.cli import main
 from tests.loopback_llm import LoopbackLLM, Reply
 from warehouse.queries import Warehouse
-from warehouse.reliability_queries import jury_agreement, judge_reliability
+from warehouse.reliability_queries import judge_reliability, jury_agreement
 
 CASES = 6
 REPEATS = 3
