@@ -41,6 +41,7 @@ CHILD_TABLES = (
     "highlights",
     "attributions",
     "verdicts",
+    "judge_asks",
     "grader_scores",
     "sample_scores",
     "turns",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from evalhouse.config_file import config_file, deep_merge, with_column_map
 from evalhouse.console import UsageError, short
@@ -41,6 +41,8 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--series", "series", "NAME"),
     RunFlag("--iterations", "iterations", "N"),
     RunFlag("--judge", "judge", "SPEC"),
+    RunFlag("--judge-repeats", "judge_repeats", "N"),
+    RunFlag("--judge-temperature", "judge_temperature", "T"),
     RunFlag("--verifier", "verifier", "SPEC"),
     RunFlag("--embedder", "embedder", "SPEC"),
     RunFlag("--target", "target", "SPEC"),
@@ -62,6 +64,7 @@ RAY_FIELDS = ("executor", "ray_address")
 
 FLAG_OF_FIELD: dict[str, str] = {
     **{f.field: f.flag for f in RUN_FLAGS},
+    "jury": "--judge",
     **dict.fromkeys(RAY_FIELDS, "--ray"),
 }
 """The flag that sets each field, for messages that name what the person typed."""
@@ -99,7 +102,18 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
         if annotation is bool:
             parser.add_argument(row.flag, action="store_true", default=None, help=_help(row.field))
             continue
-        kind: type = int if annotation is int else float if annotation is float else str
+        if row.field == "judge":
+            # Repeatable: a second --judge makes a jury (``RunConfig.jury``).
+            parser.add_argument(
+                row.flag,
+                action="append",
+                metavar=row.metavar,
+                help=_help(row.field) + "; repeat it for a jury that scores every answer "
+                "(mean of scores, majority of pass/fail)",
+            )
+            continue
+        numeric = {annotation, *get_args(annotation)}
+        kind: type = int if int in numeric else float if float in numeric else str
         parser.add_argument(row.flag, type=kind, metavar=row.metavar, help=_help(row.field))
     parser.add_argument(
         "--ray",
@@ -158,7 +172,12 @@ def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
             i for i in str(value).split(",") if i.strip()
         ]:
             raise UsageError(f"{row.flag} names no id (use {row.flag} a,b)")
-        if row.field == "test_set":
+        if row.field == "judge":
+            judges = [str(v) for v in value]
+            value = judges[0]
+            if len(judges) > 1:
+                values["jury"] = tuple(judges[1:])
+        elif row.field == "test_set":
             value = str(value)
         elif row.field == "project":
             value = str(Path(value).resolve())

@@ -50,6 +50,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.ratings",
             "engine.stats",
             "engine.noise",
+            "engine.reliability",
             "engine.pricing",
             "engine.processes",
             "engine.providers",

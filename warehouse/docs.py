@@ -23,6 +23,10 @@ _TABLE_INTROS = {
     "highlights": "Response spans and the ground-truth passage each matches (null chunk = none).",
     "attributions": "Mentions that credit the source: URLs, the domain, brand names.",
     "verdicts": "Claims of the response checked against the context by the judge.",
+    "judge_asks": "One row per ask of a judge about an answer and metric, when a run asks an "
+    "LLM judge more than once (iterations or `judge_repeats` above 1) or scores with a jury: "
+    "what each repeat and each judge said before they were combined into `results`. Views "
+    "`judge_repeat_spread`, `judge_reliability` and `jury_agreement` read it.",
     "iteration_metrics": "Aggregates of each iteration: answer-synthesis metrics, cost, analysis.",
     "grader_scores": "One row per grader per sample per candidate (graders as files).",
     "sample_scores": "Named metrics of added scorers, one row per metric per sample (long form).",

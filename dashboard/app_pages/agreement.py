@@ -1,8 +1,10 @@
 """Judge agreement: how far evalhouse's judges agree with the people who reviewed samples.
 
 Per judge and metric: Cohen's kappa, accuracy and a confusion matrix for labels, Pearson and
-Spearman for scores (all computed in SQL over view ``review_pairs``), then the review queue:
-the reviewed samples where judge and reviewers disagree most, each linked to its Sample page.
+Spearman for scores (all computed in SQL over view ``review_pairs``); reviewers against each
+other (Krippendorff's alpha) and a judge score's calibration against them; the review queue:
+the reviewed samples where judge and reviewers disagree most, each linked to its Sample page;
+then the judges' own reliability when asked again (flip rate, alpha) and a jury's agreement.
 Everything is over the reviewed runs picked at the top (all of them by default).
 """
 
@@ -14,7 +16,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data
-from dashboard.components import tables
+from dashboard.components import reliability, tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import run_label
 from dashboard.components.safe import safe_text
@@ -56,6 +58,7 @@ if reviewed.is_empty():
         "No reviews yet. Open a sample (Sample page), mark the response, its claims or the "
         "judge's verdicts under Human review, save, and ingest."
     )
+    reliability.judge_reliability(_metric_name)
     st.stop()
 # A judge's agreement can differ from one run to another (a new prompt, a new test set):
 # the figures below are over the runs chosen here, every reviewed run when none is.
@@ -140,6 +143,8 @@ if confusion.height:
     )
     download_csv(confusion, "judge-agreement-confusion.csv", key="agreement_confusion_csv")
 
+reliability.reviewer_agreement(runs_filter, _metric_name)
+
 st.subheader("Review queue")
 st.caption(
     "Reviewed samples where judge and reviewers disagree most first: label disagreements, "
@@ -192,3 +197,5 @@ if top is not None and top["disagreements"]:
     )
 elif top is not None:
     st.caption("No reviewer disagrees with evalhouse on any labelled item.")
+
+reliability.judge_reliability(_metric_name)

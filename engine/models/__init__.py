@@ -53,6 +53,7 @@ from engine.models.inputs import (
     TestCase,
     TurnRole,
 )
+from engine.models.judge_records import JudgeAskRecord
 from engine.models.lineage_records import CandidateLineageRecord
 from engine.models.records import (
     LAKE_TABLES,
@@ -109,6 +110,7 @@ __all__ = [
     "HttpEndpointOptions",
     "Importance",
     "IterationMetricsRecord",
+    "JudgeAskRecord",
     "JudgeDriftRecord",
     "ModelPrice",
     "OptionError",

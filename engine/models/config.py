@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from engine.errors import InputError
 from engine.models.base import (
@@ -354,6 +354,11 @@ PACE_FIELDS: tuple[str, ...] = (
 run started in one process may be resumed on Ray and the other way round."""
 
 
+REPEAT_TEMPERATURE = 1.0
+"""Judge temperature of a run that asks its judge again when it sets none: at 0 a repeat
+mostly replays the most likely reply, and the spread it shows is not the judge's."""
+
+
 class RunConfig(Frozen):
     """Everything that decides what a run computes; stored as JSON in ``runs.config``."""
 
@@ -368,6 +373,19 @@ class RunConfig(Frozen):
     """How many times every sample is evaluated."""
     judge: str = "local"
     """Judge spec: ``local``, ``openai:MODEL``, ``anthropic:MODEL`` or ``ollama:MODEL``."""
+    jury: tuple[str, ...] = ()
+    """Further judges that score every answer beside ``judge`` (``--judge`` given more than
+    once): the answer's scores are the judges' mean, its pass/fail their majority (a tie
+    is not a pass), and each judge's own scores are kept in ``judge_asks``."""
+    judge_repeats: int = Field(default=1, ge=1, le=50)
+    """Times each LLM judge is asked about each answer in each iteration, every ask a fresh
+    call (never a cache replay): scores are the asks' mean, pass/fail their majority, and
+    an answer whose pass/fail flips across asks is flagged ``judge_flaky``. The local judge
+    is deterministic and is asked once."""
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    """Sampling temperature sent to LLM judges. Unset: 0 when each answer is judged once,
+    else 1 (``REPEAT_TEMPERATURE``, the providers' own default), so that asking again
+    measures how the judge varies rather than replaying its most likely reply."""
     reanalysis_of: str | None = None
     """The run whose stored answers this run re-scores against new ground truth
     (``evalhouse reanalyze``); None for a run that got its own answers."""
@@ -517,6 +535,45 @@ class RunConfig(Frozen):
             if self.executor != "local":
                 raise ValueError("judge_mode batch runs in this process: drop --ray")
         return self
+
+    @field_validator("jury", mode="before")
+    @classmethod
+    def _jury_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("jury")
+    @classmethod
+    def _each_judge_once(cls, jury: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        judges = [str(info.data.get("judge", "")).strip(), *(j.strip() for j in jury)]
+        if len(set(judges)) < len(judges):
+            raise ValueError(f"a jury names each judge once, not {', '.join(judges)}")
+        return jury
+
+    @model_validator(mode="after")
+    def _jury_fits(self) -> RunConfig:
+        if self.jury and self.judge_mode == "batch":
+            raise ValueError("judge_mode batch takes one judge, not a jury")
+        return self
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """Every judge that scores the answers: ``judge``, then the ``jury``."""
+        return (self.judge.strip(), *(j.strip() for j in self.jury))
+
+    @property
+    def judge_asked_again(self) -> bool:
+        """Whether an LLM judge is asked about an answer more than once (iterations or
+        repeats), which measures its reliability."""
+        return self.iterations > 1 or self.judge_repeats > 1
+
+    @property
+    def effective_judge_temperature(self) -> float:
+        """The temperature LLM judges are asked at (``judge_temperature`` resolved)."""
+        if self.judge_temperature is not None:
+            return self.judge_temperature
+        return REPEAT_TEMPERATURE if self.judge_asked_again else 0.0
 
     @property
     def uses_graders(self) -> bool:

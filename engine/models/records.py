@@ -19,6 +19,7 @@ from engine.models.base import (
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
 from engine.models.drift_records import DriftAnchorRecord, JudgeDriftRecord
+from engine.models.judge_records import JudgeAskRecord
 from engine.models.lineage_records import CandidateLineageRecord
 from engine.models.reviews import ReviewRecord, RunLabelRecord
 
@@ -47,7 +48,10 @@ class RunRecord(Frozen):
     config: str
     """The ``RunConfig`` as JSON (no secrets: keys are read from the environment only)."""
     judge: str
-    """Judge that scored the run, with its model (``local`` when deterministic)."""
+    """Judge that scored the run, with its model (``local`` when deterministic); the first
+    judge of a jury (``config`` names the others)."""
+    judge_temperature: float | None = None
+    """Sampling temperature the run's LLM judges were asked at; null for the local judge."""
     embedder: str
     """Embedder that scored the run, with its model."""
     claim_threshold: float | None = None
@@ -498,6 +502,7 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "highlights": HighlightRecord,
     "attributions": AttributionRecord,
     "verdicts": VerdictRecord,
+    "judge_asks": JudgeAskRecord,
     "iteration_metrics": IterationMetricsRecord,
     "grader_scores": GraderScoreRecord,
     "sample_scores": SampleScoreRecord,

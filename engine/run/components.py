@@ -68,6 +68,8 @@ class Components:
     grader_judges: GraderJudges | None = None
     """Builds the judge a grader file names for itself (its ``judge:``); None: such a
     grader is refused."""
+    jury: list[Judge] = field(default_factory=list)
+    """Judges that score every answer beside ``judge`` (``RunConfig.jury``)."""
 
     async def aclose(self) -> None:
         """Release HTTP clients of the targets and judge."""
@@ -117,13 +119,28 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
         verifier=verifier,
         judge_mode=config.judge_mode,
         batch_ledger=ledger_path(paths.progress, run_id) if run_id else None,
+        temperature=config.effective_judge_temperature,
     )
+    jury = [
+        build_judge(
+            spec,
+            embedder=embedder,
+            cache_dir=paths.cache,
+            concurrency=config.concurrency,
+            prices=config.prices,
+            retries=config.retries,
+            batch_claims=config.judge_calls == "batched",
+            verifier=verifier,
+            temperature=config.effective_judge_temperature,
+        )
+        for spec in config.jury
+    ]
 
     async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:
         return await judge_sample(case, response, j, weights=weights)
 
     closers: list[Callable[[], Awaitable[None]]] = []
-    for part in (judge, embedder.inner):
+    for part in (judge, *jury, embedder.inner):
         _close_later(part, closers)
     built: dict[tuple[str, float | None], Judge] = {(config.judge.strip(), None): judge}
 
@@ -160,6 +177,7 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
         embedder=embedder,
         grader_judges=grader_judge,
         verifier=local_verifier,
+        jury=jury,
     )
 
 

@@ -356,6 +356,7 @@ def _worker_state(config_json: str, home: str, run_id: str) -> _WorkerState:
         retries=config.retries,
         clock=utcnow,
         max_scored_chars=config.max_scored_chars,
+        judge_repeats=config.judge_repeats,
     )
     # One event loop per worker process, kept: HTTP clients of targets and judges are
     # bound to the loop they were first used on.

@@ -202,6 +202,8 @@ def estimate_run(
         )
     if config.cascade and config.judge != "local":
         notes.append(_cascade_note(config, cases, lanes))
+    if any(spec != "local" for spec in config.judges) and (config.judge_asked_again or config.jury):
+        notes.append(_repeats_note(config, cases, lanes))
     judging = scoring.cost_usd * n  # every scorer's calls are the judge's
     if config.judge_mode == "batch":
         batch = judging * BATCH_PRICE_FACTOR
@@ -233,6 +235,25 @@ def _cascade_note(config: RunConfig, cases: Sequence[TestCase], lanes: Sequence[
         f"cascade: {cascaded * config.iterations:,} judge calls instead of "
         f"{full * config.iterations:,} without it ({saved:.0%} fewer; answers a target has "
         "yet to give are counted as reaching the LLM)"
+    )
+
+
+def _repeats_note(config: RunConfig, cases: Sequence[TestCase], lanes: Sequence[_LaneCost]) -> str:
+    """What asking the judges again costs: every ask of the run beside a single ask of
+    ``judge`` per answer (iterations after the first ask afresh too, never from the cache)."""
+    panel = SCORERS["judge"].estimate(config)
+    once = SCORERS["judge"].estimate(config.model_copy(update={"judge_repeats": 1, "jury": ()}))
+    answers = [(case, None if lane.remote else case.response) for lane in lanes for case in cases]
+    n = config.iterations
+    every = sum(panel(case, response).cost_usd for case, response in answers) * n
+    single = sum(once(case, response).cost_usd for case, response in answers)
+    judges = len(config.judges)
+    asks = config.judge_repeats * n
+    return (
+        f"judge repeats: each answer asked {asks} time(s) ({config.judge_repeats} per "
+        f"iteration x {n} iteration(s)) by {judges} judge(s) at temperature "
+        f"{config.effective_judge_temperature:g}: ${every:.4f} for the judges, "
+        f"${max(0.0, every - single):.4f} of it beyond one ask per answer"
     )
 
 

@@ -227,6 +227,7 @@ class Runner:
             retries=self.config.retries,
             clock=self.clock,
             max_scored_chars=self.config.max_scored_chars,
+            judge_repeats=self.config.judge_repeats,
         )
         sweep_orphans(self.paths.lake)
         return pipeline
@@ -288,6 +289,11 @@ class Runner:
             series=self.config.series,
             config=redact(self.config.model_dump_json()),
             judge=self.meta.get("judge", self.config.judge),
+            judge_temperature=(
+                None
+                if all(j == "local" for j in self.config.judges)
+                else self.config.effective_judge_temperature
+            ),
             embedder=self.meta.get("embedder", self.config.embedder),
             claim_threshold=self.meta.get("claim_threshold"),
             judge_prompt_version=self.meta.get("judge_prompt_version", ""),

@@ -6,7 +6,8 @@ checked against its scorer's declaration. Any failure (the lane's template, its 
 scorer) becomes the sample's ``error`` through one path, ``SampleErrors``: the row keeps
 what the other scorers found, and a sample with no response to score gets each scorer's
 ``without_output`` records. A transient scorer error is retried up to the run's
-``retries``; secrets are masked in every error text.
+``retries``; secrets are masked in every error text. Judge calls of iteration N are ask
+``engine.judges.asks.first_ask(N, judge_repeats)`` onward, so each iteration asks afresh.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.judges.asks import asking, first_ask
 from engine.judges.base import Usage
 from engine.lake import CHILD_TABLES
 from engine.models import Frozen, ResultRecord, SampleKey, TestCase
@@ -106,8 +108,10 @@ class SamplePipeline:
         retries: int,
         clock: Callable[[], datetime],
         max_scored_chars: int = MAX_SCORED_CHARS,
+        judge_repeats: int = 1,
     ) -> None:
         self.scorers = list(scorers)
+        self.judge_repeats = judge_repeats
         self.stages = stages(self.scorers)
         self.run_id = run_id
         self.retries = retries
@@ -133,7 +137,8 @@ class SamplePipeline:
                 retrieved = {"context": reply.contexts, "retrieved_context_ids": reply.context_ids}
                 scored = case.model_copy(update=retrieved)
             text = scored_part(reply.text, self.max_scored_chars)
-            outcomes, fields = await self._score(key, scored, text, errors, reply.turns)
+            with asking(first_ask(iteration, self.judge_repeats)):
+                outcomes, fields = await self._score(key, scored, text, errors, reply.turns)
             if len(text) < len(reply.text):
                 outcomes.append(ScoreOutcome(flags=("truncated",)))
         usage = sum((o.usage for o in outcomes), Usage())

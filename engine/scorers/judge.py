@@ -8,12 +8,15 @@ it makes, so estimates come from the same place as the calls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
-from engine.judges.base import Judge, JudgeError, JudgeGaveUp
+from engine.judges.asks import asking, current_ask
+from engine.judges.base import Judge, JudgeError, JudgeGaveUp, Usage
 from engine.judges.http.batched import batch_calls
 from engine.judges.local.judge import LocalJudge
-from engine.models import RagWeights, RunConfig, TestCase
+from engine.models import RagWeights, RunConfig, SampleKey, TestCase
 from engine.pricing import model_prices
 from engine.scorers.base import (
     AnswerEstimate,
@@ -30,6 +33,7 @@ from engine.scorers.batching import BatchPool, BatchWorker
 from engine.scorers.parts import JudgeOutcomeLike, JudgeSample
 from engine.scorers.registry import register
 from engine.scoring.judging import reference_text
+from engine.scoring.panel import Ask, ask_records, combine
 from engine.text import split_sentences
 from engine.verifier.choice import LOCAL_VERIFIERS, ClaimVerifier
 
@@ -94,7 +98,7 @@ class JudgeScorer(BaseScorer):
 
     name = "judge"
     provides = JUDGE_FIELDS | {"scored_by"}
-    tables = frozenset({"verdicts"})
+    tables = frozenset({"verdicts", "judge_asks"})
 
     def __init__(
         self,
@@ -105,8 +109,18 @@ class JudgeScorer(BaseScorer):
         cascade_judge: Judge | None = None,
         batch: int = JUDGE_BATCH,
         pool: BatchPool | None = None,
+        jury: Sequence[Judge] = (),
+        repeats: int = 1,
+        record_asks: bool = False,
     ) -> None:
         self._judge = judge
+        self._panel = [judge, *jury]
+        self._repeats = repeats
+        # Asks are kept whenever they can disagree: several judges, or an LLM judge asked
+        # about an answer again (in this iteration or the next).
+        self._record = len(self._panel) > 1 or (
+            record_asks and any(j.name != "local" for j in self._panel)
+        )
         self._judge_sample = judge_sample
         self._weights = weights
         self._cheap = cascade_judge
@@ -125,12 +139,42 @@ class JudgeScorer(BaseScorer):
             if clear_decision(cheap):
                 return self._outcome(sample, cheap, "local")
         try:
-            outcome = await self._judged(sample, self._judge)
+            asks = await self._asks(sample)
         except JudgeGaveUp as exc:
             raise ScorerError(f"{type(exc).__name__}: {exc}") from exc
         except JudgeError as exc:
             raise ScorerError(f"{type(exc).__name__}: {exc}", transient=True) from exc
-        return self._outcome(sample, outcome, self._path)
+        if len(asks) == 1 and not self._record:
+            return self._outcome(sample, asks[0][2], self._path)
+        fields, flags = combine([Ask(name, i, o.result_fields()) for name, i, o in asks])
+        panel = _PanelOutcome(
+            fields={**fields, "flags": [*(fields.get("flags") or ()), *flags]},
+            first=asks[0][2],
+            usage=sum((o.usage for _, _, o in asks), Usage()),
+        )
+        outcome = self._outcome(sample, panel, self._path)
+        rows = ask_records(sample.key, [Ask(name, i, o.result_fields()) for name, i, o in asks])
+        return replace(outcome, records={**outcome.records, "judge_asks": rows})
+
+    async def _asks(self, sample: SampleInput) -> list[tuple[str, int, JudgeOutcomeLike]]:
+        """Every ask of every judge of the panel, each a call of its own (ask index
+        ``engine.judges.asks``): the iteration's first index plus the repeat. The local
+        judge is deterministic and is asked once."""
+        first = current_ask()
+
+        async def one(judge: Judge, repeat: int) -> tuple[str, int, JudgeOutcomeLike]:
+            with asking(first + repeat):
+                return judge.name, repeat, await self._judged(sample, judge)
+
+        return list(
+            await asyncio.gather(
+                *(
+                    one(judge, repeat)
+                    for judge in self._panel
+                    for repeat in range(1 if judge.name == "local" else self._repeats)
+                )
+            )
+        )
 
     async def _judged(self, sample: SampleInput, judge: Judge) -> JudgeOutcomeLike:
         if judge is not self._local:
@@ -180,6 +224,26 @@ class JudgeScorer(BaseScorer):
             usage=outcome.usage,
             flags=tuple(flags),
         )
+
+
+@dataclass(frozen=True)
+class _PanelOutcome:
+    """A panel's combined judge outcome: the combined fields, the first ask's verdicts
+    (claims extracted by different asks do not line up one to one) and every ask's cost."""
+
+    fields: dict[str, Any]
+    first: JudgeOutcomeLike
+    usage: Usage
+
+    def result_fields(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+    def verdict_records(self, key: SampleKey) -> Any:
+        return self.first.verdict_records(key)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(getattr(self.first, "warnings", ()) or ())
 
 
 def local_verifier(config: RunConfig) -> ClaimVerifier | None:
@@ -263,17 +327,38 @@ def local_decider(config: RunConfig) -> Callable[[TestCase, str | None], bool] |
 
 
 def estimate_judge(config: RunConfig) -> AnswerEstimate:
-    """What the judge spends on one answer (nothing for the local judge; nothing for an
-    answer ``--cascade`` leaves to the local judge)."""
-    if config.judge == "local":
+    """What the judges spend on one answer: every LLM judge of the panel ``judge_repeats``
+    times (nothing for the local judge; nothing for an answer ``--cascade`` leaves to the
+    local judge)."""
+    llm = [spec for spec in config.judges if spec != "local"]
+    if not llm:
         return no_calls(config)
-    price_in, price_out = model_prices(config.judge, config.prices)
     decided = local_decider(config)
-    batched = config.judge_calls == "batched"
+    asks = [(one_ask(config, spec), config.judge_repeats) for spec in llm]
 
     def per_answer(case: TestCase, response: str | None) -> CallEstimate:
         if decided is not None and decided(case, response):
             return CallEstimate()
+        total = CallEstimate()
+        for estimate, times in asks:
+            one = estimate(case, response)
+            total = total + CallEstimate(
+                one.calls * times,
+                one.input_tokens * times,
+                one.output_tokens * times,
+                one.cost_usd * times,
+            )
+        return total
+
+    return per_answer
+
+
+def one_ask(config: RunConfig, spec: str) -> AnswerEstimate:
+    """What one ask of the LLM judge ``spec`` spends on one answer."""
+    price_in, price_out = model_prices(spec, config.prices)
+    batched = config.judge_calls == "batched"
+
+    def per_answer(case: TestCase, response: str | None) -> CallEstimate:
         calls = judge_calls(case, response, batched=batched)
         context = "\n".join(case.effective_context) or " "
         answer = tokens(response) if response else TARGET_OUTPUT_TOKENS
@@ -295,12 +380,16 @@ def _build(context: ScorerContext) -> JudgeScorer:
     if context.config.cascade and parts.judge.name != "local":
         assert parts.embedder is not None, "the cascade's local judge needs the run's embedder"
         cheap = LocalJudge(parts.embedder, verifier=parts.verifier)
+    config = context.config
     return JudgeScorer(
         parts.judge,
         parts.judge_sample,
-        context.config.rag_weights,
+        config.rag_weights,
         cascade_judge=cheap,
-        pool=parts.pool if pooled_judge(context.config) else None,
+        pool=parts.pool if pooled_judge(config) else None,
+        jury=parts.jury,
+        repeats=config.judge_repeats,
+        record_asks=config.judge_asked_again,
     )
 
 

@@ -61,6 +61,11 @@ class RunParts(Protocol):
         ...
 
     @property
+    def jury(self) -> Sequence[Judge]:
+        """Judges that score every answer beside ``judge`` (empty without a jury)."""
+        ...
+
+    @property
     def judge_sample(self) -> JudgeSample:
         """How one sample is judged (``engine.scoring.judging.judge_sample``)."""
         ...

@@ -10,6 +10,7 @@ CREATE TABLE IF NOT EXISTS "runs" (
     "series" VARCHAR,
     "config" VARCHAR NOT NULL,
     "judge" VARCHAR NOT NULL,
+    "judge_temperature" DOUBLE,
     "embedder" VARCHAR NOT NULL,
     "claim_threshold" DOUBLE,
     "judge_prompt_version" VARCHAR,
@@ -136,6 +137,18 @@ CREATE TABLE IF NOT EXISTS "verdicts" (
     "response_start" BIGINT,
     "response_end" BIGINT,
     "confidence" DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS "judge_asks" (
+    "run_id" VARCHAR NOT NULL,
+    "iteration" BIGINT NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "candidate" VARCHAR,
+    "judge" VARCHAR NOT NULL,
+    "ask" BIGINT NOT NULL,
+    "metric" VARCHAR NOT NULL,
+    "score_100" DOUBLE,
+    "passed" BOOLEAN
 );
 
 CREATE TABLE IF NOT EXISTS "iteration_metrics" (
@@ -344,6 +357,7 @@ CREATE TABLE IF NOT EXISTS "runs_log" (
     "series" VARCHAR,
     "config" VARCHAR NOT NULL,
     "judge" VARCHAR NOT NULL,
+    "judge_temperature" DOUBLE,
     "embedder" VARCHAR NOT NULL,
     "claim_threshold" DOUBLE,
     "judge_prompt_version" VARCHAR,

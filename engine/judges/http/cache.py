@@ -1,6 +1,7 @@
 """A disk cache of judge responses: the same prompt to the same model is paid for once.
 
-Keyed by provider, model, prompt version, sha256 of the prompt and temperature. Only
+Keyed by provider, model, prompt version, sha256 of the prompt, temperature and the ask
+index (``engine.judges.asks``: a repeat of a judge call is a fresh call). Only
 successful, parsed responses are stored (never an error); API keys are not part of the key
 or the value. Entries live in ``judge.sqlite3`` under the cache folder (``engine.cache_db``
 says why sqlite), so concurrent runs share them.
@@ -50,20 +51,25 @@ _OPEN_DATABASES = 8
 
 
 def cache_key(
-    provider: str, model: str, prompt_version: str, prompt: str, temperature: float
+    provider: str,
+    model: str,
+    prompt_version: str,
+    prompt: str,
+    temperature: float,
+    ask: int = 0,
 ) -> str:
-    """The cache key (hex sha256) of one judge request."""
+    """The cache key (hex sha256) of one judge request; ``ask`` is its repeat index."""
     prompt_hash = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
-    material = json.dumps(
-        {
-            "provider": provider,
-            "model": model,
-            "prompt_version": prompt_version,
-            "prompt_sha256": prompt_hash,
-            "temperature": temperature,
-        },
-        sort_keys=True,
-    )
+    fields: dict[str, object] = {
+        "provider": provider,
+        "model": model,
+        "prompt_version": prompt_version,
+        "prompt_sha256": prompt_hash,
+        "temperature": temperature,
+    }
+    if ask:  # the first ask keeps the key it always had: existing caches still answer it
+        fields["ask"] = ask
+    material = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 

@@ -10,7 +10,8 @@
   parse or validate is retried ONCE with a repair instruction, then ``JudgeResponseError``.
   Nothing is ever guessed.
 - Cache: successful, validated replies only, keyed by provider, model, prompt version,
-  prompt hash and temperature (:mod:`engine.judges.http.cache`).
+  prompt hash, temperature and the ask index of a repeat (:mod:`engine.judges.http.cache`,
+  :mod:`engine.judges.asks`).
 - Cost: tokens from the provider's ``usage`` block priced by :mod:`engine.pricing`.
 - Batch mode (:meth:`HttpJudgeClient.use_batch`, OpenAI-compatible only): a first ask that
   misses the cache waits in a :class:`~engine.judges.http.batch_queue.BatchQueue` and is
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from engine.http import HttpSession, RetryPolicy, SendError, send_with_retries
+from engine.judges.asks import current_ask
 from engine.judges.base import JudgeGaveUp, JudgeResponseError, Usage
 from engine.judges.http.batch_api import BatchApi
 from engine.judges.http.batch_queue import BatchLedger, BatchQueue
@@ -271,6 +273,7 @@ class HttpJudgeClient:
             prompt.id,
             json.dumps([system, user], ensure_ascii=False),
             self.temperature,
+            current_ask(),
         )
         if self.cache is not None:
             hit = self.cache.get(key)
