@@ -20,7 +20,8 @@ import numpy as np
 import polars as pl
 import streamlit as st
 
-from engine.noise import NoiseCheck, bootstrap_check, iteration_check
+from dashboard.components.cards import CARD_NOISE_METRICS
+from engine.noise import NoiseCheck, bootstrap_check
 from engine.ratings import bradley_terry
 from engine.reliability import Level, krippendorff_alpha
 from engine.settings import Paths, resolve_paths
@@ -168,9 +169,9 @@ def _extra_columns(
     frame: pl.DataFrame, extra: pl.DataFrame, column: str, prefix: str
 ) -> tuple[pl.DataFrame, list[str]]:
     """``frame`` with each value of ``extra[column]`` added as a metric ``<prefix><value>``
-    (``_mean``, ``baseline_…_mean``, ``_delta``, ``_sd``, ``baseline_…_sd``), and those
-    metrics: graders (``domain_grader_metrics``) and retrieval metrics
-    (``domain_retrieval_metrics``) join the Overview alike."""
+    (``_mean``, ``baseline_…_mean``, ``_delta``), and those metrics: graders
+    (``domain_grader_metrics``) and retrieval metrics (``domain_retrieval_metrics``) join
+    the Overview alike."""
     metrics: list[str] = []
     for (name,), part in extra.group_by(column, maintain_order=True):
         metric = f"{prefix}{name}"
@@ -181,8 +182,6 @@ def _extra_columns(
                 pl.col("mean").alias(f"{metric}_mean"),
                 pl.col("baseline_mean").alias(f"baseline_{metric}_mean"),
                 pl.col("delta").alias(f"{metric}_delta"),
-                pl.col("sd").alias(f"{metric}_sd"),
-                pl.col("baseline_sd").alias(f"baseline_{metric}_sd"),
             ),
             on="domain",
             how="left",
@@ -216,41 +215,29 @@ def _noise_for(
     deltas: _DomainDeltas,
     extra_deltas: dict[str, tuple[_DomainDeltas, str]],
 ) -> dict[str, NoiseCheck]:
-    iterations = int(row["iterations"] or 1)
+    """One domain's noise verdicts: the paired bootstrap over its samples (each sample's
+    delta already the mean over its iterations), whatever the number of iterations."""
     out: dict[str, NoiseCheck] = {}
     for metric in metrics:
-        delta = row[f"{metric}_delta"]
-        if delta is None:
+        if row[f"{metric}_delta"] is None:
             out[metric] = NoiseCheck("none", note="not measured in both runs")
-        elif iterations > 1:
-            out[metric] = iteration_check(
-                float(delta),
-                row[f"{metric}_sd"],
-                iterations,
-                row[f"baseline_{metric}_sd"],
-                int(row["baseline_iterations"] or 1),
-            )
-        elif metric.startswith(q.EXTRA_PREFIXES):
+            continue
+        if metric.startswith(q.EXTRA_PREFIXES):
             prefix = next(p for p in q.EXTRA_PREFIXES if metric.startswith(p))
             source, column = extra_deltas[prefix]
             part = source.of(row["domain"])
-            values = (
-                np.empty(0)
-                if part is None
-                else part.filter(pl.col(column) == metric.removeprefix(prefix))["delta"]
-                .cast(pl.Float64)
-                .fill_null(np.nan)
-                .to_numpy()
-            )
-            out[metric] = bootstrap_check(values)
+            if part is not None:
+                part = part.filter(pl.col(column) == metric.removeprefix(prefix))
+            name = "delta"
         else:
             part = deltas.of(row["domain"])
-            values = (
-                np.empty(0)
-                if part is None
-                else part[f"{metric}_delta"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-            )
-            out[metric] = bootstrap_check(values)
+            name = f"{metric}_delta"
+        values = (
+            np.empty(0)
+            if part is None
+            else part[name].cast(pl.Float64).fill_null(np.nan).to_numpy()
+        )
+        out[metric] = bootstrap_check(values)
     return out
 
 
@@ -297,6 +284,17 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
         *(pl.Series(f"{m}_low", bounds[m][0], dtype=pl.Float64) for m in metrics),
         *(pl.Series(f"{m}_high", bounds[m][1], dtype=pl.Float64) for m in metrics),
     )
+
+
+@_register
+def card_noise(wh: Warehouse, run_id: str, baseline: str) -> dict[str, NoiseCheck]:
+    """The noise checks of the run header cards' changes against ``baseline``: the paired
+    bootstrap over the samples of both runs, as the Overview's."""
+    deltas = q.card_sample_deltas(wh, run_id, baseline)
+    return {
+        metric: bootstrap_check(deltas[metric].cast(pl.Float64).fill_null(np.nan).to_numpy())
+        for metric in CARD_NOISE_METRICS
+    }
 
 
 @_register

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -24,15 +25,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
+
 from engine.errors import InputError
 from engine.lake import list_parts, read_table, write_part
 from engine.models import DriftAnchorRecord, JudgeDriftRecord, RunConfig
 from engine.models.metrics import JUDGE_METRICS, METRICS
+from engine.noise import bootstrap_check
 from engine.reanalysis import stored_answers, stored_cases
 from engine.run import new_run_id, run_evaluation
 from engine.run.identity import latest_run_states, stored_config
 from engine.settings import Paths
-from engine.stats import paired_interval
 from engine.testsets import load_test_set
 
 ANCHOR_LIMIT = 50
@@ -235,8 +238,11 @@ def shifts(
             if metric in old[s] and metric in new[s]
         ]
         if pairs:
-            mean, low, high = paired_interval(pairs)
-            out.append(Shift(metric, mean, low, high, len(pairs)))
+            # The one interval of a change (engine.noise): each anchor is one paired sample.
+            check = bootstrap_check(np.asarray(pairs, dtype=np.float64))
+            out.append(
+                Shift(metric, math.fsum(pairs) / len(pairs), check.low, check.high, len(pairs))
+            )
     return out
 
 

@@ -166,9 +166,16 @@ def baseline_run(wh: Warehouse, run_id: str) -> str | None:
 
 @named_query
 def run_cards(wh: Warehouse, run_id: str) -> dict[str, Any]:
-    """One run's headline numbers (samples, errors, pass rate, overall, cost, p50/p95
-    latency) with the standard deviations and counts their noise checks need."""
+    """One run's headline numbers (samples, errors, pass rate, abstention rate, overall,
+    cost, p50/p95 latency)."""
     return wh.named("run_cards", run_id=run_id).row(0, named=True)
+
+
+@named_query
+def card_sample_deltas(wh: Warehouse, run_id: str, baseline_run_id: str) -> pl.DataFrame:
+    """Per sample in both runs, the change of each header card's per-sample value (its
+    mean over iterations): what the cards' paired bootstrap resamples."""
+    return wh.named("card_sample_deltas", run_id=run_id, baseline_run_id=baseline_run_id)
 
 
 @named_query

@@ -15,6 +15,7 @@ from dashboard.components.url_state import changed, set_url, url_index, url_list
 from dashboard.report import overview_metric_names, render_report
 from dashboard.verdict import alerts_banner, domain_verdict, verdict_rows
 from engine.clock import utcnow
+from engine.noise import METHOD_CAPTION
 from warehouse import queries as q
 from warehouse.queries import Filters
 
@@ -49,11 +50,13 @@ verdict_slot = st.container()
 
 show_judge_change(run_id, baseline)
 base_cards = None if baseline is None else data.query(q.run_cards, baseline)
-show_run_cards(run_cards(data.query(q.run_cards, run_id), base_cards))
+card_noise = None if baseline is None else data.query(data.card_noise, run_id, baseline)
+show_run_cards(run_cards(data.query(q.run_cards, run_id), base_cards, card_noise))
 st.caption(
-    "Whole run, every iteration; each card's change is against the baseline, coloured only "
-    "when it is beyond noise (95% interval, normal approximation). The filters below apply "
-    "to the tables."
+    "Whole run, every iteration. Pass rate counts empty and abstained answers as not passed "
+    "(errors left out); Abstained is their share. Each card's change is against the "
+    f"baseline, coloured only when it is beyond noise ({METHOD_CAPTION}). The filters below "
+    "apply to the tables."
 )
 
 options = data.query(q.run_filters, run_id)
@@ -120,9 +123,9 @@ only_beyond = st.toggle(
     "Only changes beyond noise", key="overview_beyond_only", disabled=baseline is None
 )
 st.caption(
-    "Δ is the change against the baseline, coloured only when it is beyond noise: the 95% "
-    "interval of the change excludes zero (from iterations when the run has several, else a "
-    "paired bootstrap over samples). Grey Δ: within noise or no verdict."
+    "Δ is the change against the baseline, coloured only when it is beyond noise: the "
+    f"{METHOD_CAPTION} excludes zero. Grey Δ: within noise or no verdict. Abstained: share "
+    "of the domain's answers that were empty or declined (counted as not passed)."
 )
 tables.grid(
     tables.overview_styled(frame, tiers, only_beyond=only_beyond),

@@ -294,11 +294,19 @@ with right:
 st.subheader("Expected claims")
 claims = detail["claims"]
 found = claims.filter(pl.col("found"))
-missing = claims.filter(~pl.col("found"))
+# A contradicted claim is stated wrongly, not left out: its own count and colour.
+is_contradicted = pl.col("status").fill_null("") == "contradicted"
+contradicted = claims.filter(~pl.col("found") & is_contradicted)
+missing = claims.filter(~pl.col("found") & ~is_contradicted)
 # One above the other, full width: side by side, each table scrolled its columns away.
 st.markdown(f"**Missing ({missing.height})**")
 missing_shown = missing.select("claim_id", "claim_text", "importance", "similarity")
 tables.show(missing_shown)
+st.markdown(f"**:red[Contradicted ({contradicted.height})]**")
+contradicted_shown = contradicted.select(
+    "claim_id", "claim_text", "importance", "similarity", "evidence"
+)
+tables.show(contradicted_shown)
 st.markdown(f"**Found ({found.height})**")
 found_shown = found.select("claim_id", "claim_text", "importance", "similarity", "evidence")
 tables.show(found_shown)

@@ -1,21 +1,25 @@
 """Run header cards: a run's headline numbers, each with its change against the baseline and
 whether that change is beyond noise.
 
-The noise check of a mean (overall score, mean latency) or a rate (pass rate, error rate)
-is the normal approximation for two independent samples: the 95% interval of the change is
-``delta ± Z95 * sqrt(sd_a² / n_a + sd_b² / n_b)`` (for a rate, ``sd² = p (1 - p)``). Sample
-counts and cost have no sampling noise to speak of, and percentiles no simple interval:
-those cards show the change without a verdict.
+The noise check of a card is the one every page uses (``engine.noise``): the paired
+bootstrap over the samples both runs answered, each sample's value the mean over its
+iterations (``data.card_noise``). Sample counts and cost have no sampling noise to speak
+of, and percentiles no simple interval: those cards show the change without a verdict.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from dashboard import formats
-from engine.stats import Z95
+from engine.noise import NoiseCheck
+
+CARD_NOISE_METRICS = ("error_rate", "pass_rate", "abstention_rate", "overall", "latency_mean")
+"""The cards' per-sample values whose change gets a noise check
+(``queries.card_sample_deltas`` columns)."""
 
 
 @dataclass(frozen=True)
@@ -59,30 +63,6 @@ def _num(row: dict[str, Any] | None, key: str) -> float | None:
     return None if math.isnan(number) else number
 
 
-def _beyond(delta: float, var_a: float, n_a: float, var_b: float, n_b: float) -> bool | None:
-    if n_a < 2 or n_b < 2:
-        return None
-    half = Z95 * math.sqrt(var_a / n_a + var_b / n_b)
-    return abs(delta) > half
-
-
-def _mean_check(run: dict[str, Any], base: dict[str, Any], key: str, prefix: str) -> bool | None:
-    a, b = _num(run, key), _num(base, key)
-    sd_a, sd_b = _num(run, f"{prefix}_sd"), _num(base, f"{prefix}_sd")
-    n_a, n_b = _num(run, f"{prefix}_n") or 0.0, _num(base, f"{prefix}_n") or 0.0
-    if a is None or b is None or sd_a is None or sd_b is None:
-        return None
-    return _beyond(a - b, sd_a**2, n_a, sd_b**2, n_b)
-
-
-def _rate_check(run: dict[str, Any], base: dict[str, Any], key: str, n_key: str) -> bool | None:
-    a, b = _num(run, key), _num(base, key)
-    n_a, n_b = _num(run, n_key) or 0.0, _num(base, n_key) or 0.0
-    if a is None or b is None:
-        return None
-    return _beyond(a - b, a * (1 - a), n_a, b * (1 - b), n_b)
-
-
 def _fmt(value: float | None, fmt: str, suffix: str = "") -> str:
     return formats.NA if value is None else f"{value:{fmt}}{suffix}"
 
@@ -93,8 +73,13 @@ def changed(delta: str | None) -> bool:
     return delta is not None and any(ch in "123456789" for ch in delta)
 
 
-def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
-    """The header cards of ``run`` against ``base`` (``queries.run_cards`` rows)."""
+def run_cards(
+    run: dict[str, Any],
+    base: dict[str, Any] | None,
+    noise: Mapping[str, NoiseCheck] | None = None,
+) -> list[Card]:
+    """The header cards of ``run`` against ``base`` (``queries.run_cards`` rows), with the
+    noise checks of their changes (``CARD_NOISE_METRICS``; none without a baseline)."""
 
     def delta(key: str, fmt: str, scale: float = 1.0, suffix: str = "") -> str | None:
         a, b = _num(run, key), _num(base, key)
@@ -102,33 +87,39 @@ def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
             return None
         return f"{(a - b) * scale:{fmt}}{suffix}"
 
-    def rate(key: str, n_key: str) -> bool | None:
-        return None if base is None else _rate_check(run, base, key, n_key)
-
-    def mean(key: str, prefix: str) -> bool | None:
-        return None if base is None else _mean_check(run, base, key, prefix)
+    def beyond(key: str) -> bool | None:
+        check = None if base is None or noise is None else noise.get(key)
+        return None if check is None else check.beyond_noise
 
     pass_rate, error_rate = _num(run, "pass_rate"), _num(run, "error_rate")
+    abstention_rate = _num(run, "abstention_rate")
     cards = [
         Card("Samples", _fmt(_num(run, "samples"), ",.0f"), delta("samples", "+,.0f"), None),
         Card(
             "Error rate",
             _fmt(error_rate, ".1%"),
             delta("error_rate", "+.1f", 100, " pts"),
-            rate("error_rate", "samples"),
+            beyond("error_rate"),
             lower_is_better=True,
         ),
         Card(
             "Pass rate",
             _fmt(None if pass_rate is None else pass_rate * 100, ".1f", "%"),
             delta("pass_rate", "+.1f", 100, " pts"),
-            rate("pass_rate", "pass_n"),
+            beyond("pass_rate"),
+        ),
+        Card(
+            "Abstained",
+            _fmt(None if abstention_rate is None else abstention_rate * 100, ".1f", "%"),
+            delta("abstention_rate", "+.1f", 100, " pts"),
+            beyond("abstention_rate"),
+            lower_is_better=True,
         ),
         Card(
             "Overall (1-5)",
             _fmt(_num(run, "overall"), ".2f"),
             delta("overall", "+.2f"),
-            mean("overall", "overall"),
+            beyond("overall"),
         ),
         Card(
             "Cost",
@@ -142,7 +133,7 @@ def run_cards(run: dict[str, Any], base: dict[str, Any] | None) -> list[Card]:
             _fmt(_num(run, "latency_p50"), ",.0f", " ms"),
             delta("latency_p50", "+,.0f", suffix=" ms"),
             # the verdict is on the mean latency: percentiles have no simple interval
-            mean("latency_mean", "latency"),
+            beyond("latency_mean"),
             lower_is_better=True,
             note=" (on the mean)",
         ),

@@ -25,7 +25,9 @@ STYLE_MAX_CELLS = 100_000
 """Tables up to this many cells get display formats; bigger ones (analyst SQL) are drawn
 raw, because styling every cell would take seconds."""
 
-OVERVIEW_COLUMNS = ("Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples", "Errors")
+OVERVIEW_COLUMNS = (
+    "Domain", "Metric", "Score", "Tier", "Δ", "Noise", "Samples", "Errors", "Abstained %",
+)  # fmt: skip
 """The Overview table, one row per domain and metric: a new metric adds rows, never a
 column, so the key columns stay on screen at 1440 px."""
 
@@ -85,6 +87,7 @@ def overview_display(
                     "Noise": rec[f"{metric}_noise"],
                     "Samples": rec["samples"],
                     "Errors": rec["errors"],
+                    "Abstained %": _round(rec.get("abstention_rate")),
                 }
             )
             beyond.append(rec.get(f"{metric}_beyond_noise"))
@@ -97,8 +100,13 @@ def overview_display(
         "Noise": pl.String,
         "Samples": pl.Int64,
         "Errors": pl.Int64,
+        "Abstained %": pl.Float64,
     }
     return pl.DataFrame(rows, schema=schema), beyond
+
+
+def _round(value: object) -> float | None:
+    return None if value is None else round(float(str(value)), 1)
 
 
 def overview_styled(
@@ -114,7 +122,7 @@ def overview_styled(
     return (
         table.style.map(tier_style, subset=["Tier"])
         .apply(deltas, subset=["Δ"])
-        .format({"Score": "{:.1f}"}, na_rep=MISSING)
+        .format({"Score": "{:.1f}", "Abstained %": "{:.1f}"}, na_rep=MISSING)
     )
 
 

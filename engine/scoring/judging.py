@@ -8,8 +8,11 @@ A response with no answer is flagged on the judge side too: ``empty_response`` o
 ``abstained`` (a refusal, deflection or "I don't know"). Faithfulness does not apply to
 it: an answer that says nothing cannot be faithful or unfaithful, and scoring it 5.0 (the
 vacuous case) let a system that refuses everything top the faithfulness means. So judge,
-claim and RAG faithfulness, the pass and the overall are null for it (excluded from means
-and pass rates; pages show "no answer"), while completeness still counts it.
+claim and RAG faithfulness and the overall are null for it (excluded from means; pages show
+"no answer"), while completeness still counts it. It is not passed: a pass rate that left
+refusals out would let a system that declines its hard questions look better (the
+answer-synthesis seed counts them in the denominator), and the abstention rate is shown
+beside it.
 """
 
 from __future__ import annotations
@@ -66,9 +69,9 @@ class JudgeOutcome:
 
     @property
     def passed(self) -> bool | None:
-        """Both rubric scores at least 4; None when faithfulness does not apply."""
+        """Both rubric scores at least 4; False for an answer that says nothing."""
         if self.judge_faithfulness is None:
-            return None
+            return False
         return passed(self.judge_faithfulness, self.judge_completeness)
 
     @property

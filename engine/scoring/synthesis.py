@@ -42,8 +42,9 @@ class SynthesisOutcome:
     sample_id: str
     question: str
     faithfulness: float | None
-    """None when the sample failed (error row): left out of every mean and rate."""
+    """None when the sample failed (error row) or gave no answer (empty or abstained)."""
     completeness: float | None
+    """None when the sample failed (error row): left out of every mean and rate."""
     faithfulness_reasoning: str = ""
     completeness_reasoning: str = ""
 
@@ -58,20 +59,30 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def iteration_metrics(outcomes: Sequence[SynthesisOutcome]) -> dict[str, Any]:
-    """Means and pass rates over the scored samples (None when nothing was scored)."""
-    scored = [o for o in outcomes if o.scored]
+    """Means and pass rates over the judged samples (None when nothing was judged).
+
+    A judged sample has a completeness score; one without faithfulness gave no answer
+    (empty or abstained): left out of the faithfulness and overall means, counted as not
+    passed in every pass rate (the seed's denominator: all judged samples)."""
+    judged = [o for o in outcomes if o.completeness is not None]
+    scored = [o for o in judged if o.scored]
     f = [float(o.faithfulness) for o in scored if o.faithfulness is not None]
-    c = [float(o.completeness) for o in scored if o.completeness is not None]
-    n = len(scored)
+    c = [float(o.completeness) for o in judged if o.completeness is not None]
+    both = [(float(o.faithfulness or 0), float(o.completeness or 0)) for o in scored]
+    n = len(judged)
     return {
         "samples": len(outcomes),
         "scored": n,
         "judge_faithfulness_mean": _mean(f),
         "judge_completeness_mean": _mean(c),
         "faithfulness_pass_rate": sum(x >= PASS_SCORE for x in f) / n if n else None,
-        "completeness_pass_rate": sum(x >= PASS_SCORE for x in c) / n if n else None,
-        "pass_rate": sum(passed(a, b) for a, b in zip(f, c, strict=True)) / n if n else None,
-        "overall_mean": _mean([overall(a, b) for a, b in zip(f, c, strict=True)]),
+        "completeness_pass_rate": (
+            sum(x >= PASS_SCORE for x, o in zip(c, judged, strict=True) if o.scored) / n
+            if n
+            else None
+        ),
+        "pass_rate": sum(passed(a, b) for a, b in both) / n if n else None,
+        "overall_mean": _mean([overall(a, b) for a, b in both]),
     }
 
 

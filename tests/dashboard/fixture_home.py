@@ -12,7 +12,8 @@ Overview r2 vs r1, by hand:
 - beta   accuracy 60 vs 40 (+20) (beta-q2 failed in r2: no scores)
 - gamma  completeness 65 vs 50 (+15): six samples, every one up 10..20 -> beyond noise
 In r2, gamma-q1 abstained and gamma-q2 answered nothing (labelled on every sample list).
-Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, within noise.
+Overview r3 vs r2: acme accuracy 81 (iterations 80, 82) vs 80 -> +1, two paired samples:
+too few for an interval.
 
 Head to head (``pairwise``, as ``compare-runs`` writes it; see ``PAIRWISE``):
 - ``CMP1`` r1 (A) vs r2 (B), local rule, 2026-11-09: acme-q1 B, acme-q2 A, beta-q1 B,

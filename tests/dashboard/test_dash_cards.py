@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from dashboard.components.cards import run_cards
+from engine.noise import NoiseCheck, bootstrap_check
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory
 
@@ -16,47 +19,47 @@ def _row(**over: Any) -> dict[str, Any]:
         "error_rate": 0.0,
         "pass_rate": 0.5,
         "pass_n": 100,
+        "abstention_rate": 0.25,
         "overall": 4.0,
-        "overall_sd": 0.5,
-        "overall_n": 100,
         "cost_usd": 1.0,
         "latency_p50": 800.0,
         "latency_p95": 2000.0,
         "latency_mean": 900.0,
-        "latency_sd": 300.0,
-        "latency_n": 100,
     }
     row.update(over)
     return row
 
 
-def _by_label(run: dict[str, Any], base: dict[str, Any] | None) -> dict[str, Any]:
-    return {c.label: c for c in run_cards(run, base)}
+def _by_label(
+    run: dict[str, Any], base: dict[str, Any] | None, noise: dict[str, NoiseCheck] | None = None
+) -> dict[str, Any]:
+    return {c.label: c for c in run_cards(run, base, noise)}
 
 
-def test_overall_beyond_noise_only_with_enough_samples() -> None:
-    # delta 0.2; half-width 1.96 * sqrt(0.25/100 + 0.25/100) = 0.139 -> beyond noise
-    cards = _by_label(_row(), _row(overall=3.8))
-    assert (cards["Overall (1-5)"].value, cards["Overall (1-5)"].delta) == ("4.00", "+0.20")
+def test_cards_read_the_paired_bootstrap() -> None:
+    # Per-sample changes of 100 paired samples: overall up 0.2 on every one -> [0.2, 0.2];
+    # pass rate: 20 samples flip to pass, the rest stay -> interval above zero; error rate:
+    # 3 samples fail -> the interval reaches zero.
+    overall = bootstrap_check(np.full(100, 0.2))
+    passes = bootstrap_check(np.r_[np.ones(20), np.zeros(80)])
+    errors = bootstrap_check(np.r_[np.ones(3), np.zeros(97)])
+    latency = bootstrap_check(np.full(100, 100.0) + np.linspace(-50, 50, 100))
+    noise = {"overall": overall, "pass_rate": passes, "error_rate": errors,
+             "latency_mean": latency}  # fmt: skip
+    assert (overall.low, overall.high) == (0.2, 0.2)
+    assert passes.low is not None and passes.low > 0
+    assert errors.low == 0.0
+    run = _row(pass_rate=0.7, overall=4.2, errors=3, error_rate=0.03, latency_mean=1000.0,
+               cost_usd=1.5)  # fmt: skip
+    cards = _by_label(run, _row(), noise)
+    assert (cards["Overall (1-5)"].value, cards["Overall (1-5)"].delta) == ("4.20", "+0.20")
     assert cards["Overall (1-5)"].verdict() == "beyond noise"
-    # 25 samples each: 1.96 * sqrt(0.25/25 * 2) = 0.277 > 0.2 -> within noise
-    small = {"overall_n": 25}
-    cards = _by_label(_row(**small), _row(overall=3.8, **small))
-    assert cards["Overall (1-5)"].verdict() == "within noise"
-
-
-def test_rates_latency_and_cost() -> None:
-    # pass rate 0.5 -> 0.7 over 100 each: 1.96 * sqrt(0.25/100 + 0.21/100) = 0.133 < 0.2
-    run = _row(pass_rate=0.7, errors=3, error_rate=0.03, latency_mean=1000.0, cost_usd=1.5)
-    cards = _by_label(run, _row())
     assert cards["Pass rate"].value == "70.0%"
     assert cards["Pass rate"].delta == "+20.0 pts"
     assert cards["Pass rate"].verdict() == "beyond noise"
-    # errors 0 -> 3%: 1.96 * sqrt(0.0291/100) = 0.033 > 0.03 -> within noise
     # the share, not "3 (3.0%)", which was cut at 1024 px
     assert cards["Error rate"].value == "3.0%"
     assert cards["Error rate"].verdict() == "within noise"
-    # mean latency +100 ms: 1.96 * sqrt(900 + 900) = 83 -> beyond noise; lower is better
     latency = cards["Latency p50"]
     assert latency.value == "800 ms" and latency.verdict() == "beyond noise (on the mean)"
     assert latency.lower_is_better
@@ -64,6 +67,9 @@ def test_rates_latency_and_cost() -> None:
     assert cards["Latency p95"].verdict() == "no noise check"
     assert cards["Cost"].value == "$1.50" and cards["Cost"].delta == "+0.5000"
     assert cards["Cost"].verdict() == "no noise check"
+    # abstention sits beside the pass rate; no check given -> no verdict
+    assert cards["Abstained"].value == "25.0%" and cards["Abstained"].lower_is_better
+    assert cards["Abstained"].verdict() == "no noise check"
 
 
 def test_no_change_has_no_arrow_and_costs_are_short() -> None:
@@ -95,8 +101,10 @@ def test_overview_cards_week2_against_week1(app: AppFactory, fixture_home: Paths
     # r2's only verdict failed; r1 has none: no change to show
     assert metrics["Pass rate"].value == "0.0%"
     assert metrics["Overall (1-5)"].value == "3.50"
+    # gamma-q1 abstained, gamma-q2 answered nothing: 2 of the 9 rows that are not errors
+    assert metrics["Abstained"].value == "22.2%"
     captions = [c.value for c in at.caption]
-    # 0 -> 10% over 10 and 9 rows: 1.96 * sqrt(0.09/10) = 0.186 > 0.1 -> within noise
+    # errors 0 -> 1 on one of 9 paired samples: the bootstrap interval reaches 0
     assert "within noise" in captions
     assert "not measured in both runs" in captions
 

@@ -24,8 +24,9 @@ def test_default_is_latest_run_against_previous(app: AppFactory, fixture_home: P
     assert row["Score"] == 81.0
     assert row["Tier"] == "good"
     assert row["Δ"] == "▲ +1.0"
-    # two iterations (80, 82): sd sqrt(2), se 1, t(1) = 12.706 -> +1 ± 12.7
-    assert row["Noise"] == "within noise [-11.7, +13.7] (iterations)"
+    # two iterations of two samples: the interval is over samples, and two are too few
+    # for one (the spread of the two iterations alone is not the noise of the change)
+    assert row["Noise"] == "too few paired samples (2)"
     assert rows["acme.example", "Completeness"]["Tier"] == "excellent"
 
 

@@ -92,7 +92,9 @@ def test_sample_page_from_query_params(app: AppFactory, fixture_home: Paths) -> 
         "question acme-q1",
         "States the price; wrong about Sundays.",
     ]
-    (found,) = table(at, "evidence")
+    # Missing, then Contradicted (none here: the claims carry no status), then Found
+    assert table(at, "evidence", nth=0) == []
+    (found,) = table(at, "evidence", nth=1)
     assert found["claim_text"] == "Acme Pro costs $20 per month."
     missing = table(at, "importance", nth=0)  # Missing first: what needs attention
     assert [r["claim_text"] for r in missing] == ["Support is closed on Sundays."]

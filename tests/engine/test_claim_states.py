@@ -218,11 +218,11 @@ def test_local_judge_states(
     assert (result.verdict.lower(), result.rule) == (verdict, rule)
 
 
-def test_a_refusal_has_no_faithfulness_and_stays_out_of_pass_rates(local: LocalEmbedder) -> None:
+def test_a_refusal_has_no_faithfulness_and_is_not_passed(local: LocalEmbedder) -> None:
     outcome = asyncio.run(judge_sample(acme(), REFUSAL, LocalJudge(local)))
     fields = outcome.result_fields()
     assert fields["judge_faithfulness"] is None and fields["claim_faithfulness"] is None
-    assert fields["passed"] is None and fields["overall"] is None
+    assert fields["passed"] is False and fields["overall"] is None
     assert fields["rag_faithfulness"] is None and fields["judge_completeness"] == 1.0
 
 

@@ -91,9 +91,9 @@ def test_local_judge_sample() -> None:
 
 def test_empty_response() -> None:
     outcome = asyncio.run(judge_sample(CASE, "", LocalJudge(HashEmbedder())))
-    # No answer: faithfulness does not apply (null, out of means and pass rates).
+    # No answer: faithfulness does not apply (null, out of means), and it is not passed.
     assert outcome.claim_faithfulness is None and outcome.judge_faithfulness is None
-    assert outcome.passed is None and outcome.overall is None
+    assert outcome.passed is False and outcome.overall is None
     assert outcome.rag.faithfulness is None
     assert outcome.judge_completeness == 1.0
     assert outcome.verdict_records(SampleKey(run_id="r", iteration=1, sample_id="x")) == []
@@ -133,3 +133,21 @@ def test_http_judge_sample_sums_usage(loopback_llm: LoopbackLLM) -> None:
     assert outcome.usage.calls == 7
     assert fields["judge_input_tokens"] > 0 and fields["judge_output_tokens"] > 0
     assert outcome.usage.cost_usd > 0
+
+
+def test_pass_rates_count_answers_that_say_nothing_as_not_passed() -> None:
+    """The answer-synthesis seed's denominator: 3 pass, 3 fail, 1 refusal, 1 empty -> 3/8."""
+    from engine.scoring.synthesis import SynthesisOutcome, iteration_metrics
+
+    def one(i: int, f: float | None, c: float) -> SynthesisOutcome:
+        return SynthesisOutcome(sample_id=f"s{i}", question="q", faithfulness=f, completeness=c)
+
+    outcomes = [one(0, 5, 5), one(1, 4, 4), one(2, 5, 4), one(3, 2, 3), one(4, 5, 3),
+                one(5, 3, 5), one(6, None, 1), one(7, None, 1)]  # fmt: skip
+    error = SynthesisOutcome(sample_id="e", question="q", faithfulness=None, completeness=None)
+    got = iteration_metrics([*outcomes, error])
+    assert got["scored"] == 8  # the error row is left out
+    assert got["pass_rate"] == 3 / 8
+    assert got["faithfulness_pass_rate"] == 4 / 8  # s0, s1, s2, s4
+    assert got["completeness_pass_rate"] == 4 / 8  # s0, s1, s2, s5
+    assert got["judge_faithfulness_mean"] == (5 + 4 + 5 + 2 + 5 + 3) / 6

@@ -1,9 +1,9 @@
 -- Overview, graders: per domain and grader, the mean score of a run and of a baseline under
--- the Overview filters (0-100: a grader's 0-1 score x 100), the delta, and the spread of
--- the per-iteration means of both runs (for the noise interval, as domain_metrics).
+-- the Overview filters (0-100: a grader's 0-1 score x 100), and the delta
+-- (its noise interval: grader_sample_deltas_all, as domain_metrics).
 -- A failed grader (null score) is left out of the mean. Filters: $candidate, $providers, $tag.
 WITH filtered AS (
-    SELECT g.run_id, g.iteration, g.sample_id, r.domain, g.grader, g.score * 100 AS score
+    SELECT g.run_id, g.sample_id, r.domain, g.grader, g.score * 100 AS score
     FROM grader_scores AS g
     JOIN results AS r USING (run_id, iteration, sample_id, candidate)
     WHERE g.run_id IN ($run_id, $baseline_run_id)
@@ -12,17 +12,8 @@ WITH filtered AS (
       AND ($tag IS NULL OR list_contains(r.tags, $tag))
 ),
 per_domain AS (
-    SELECT run_id, domain, grader, count(DISTINCT iteration) AS iterations, avg(score) AS mean
+    SELECT run_id, domain, grader, avg(score) AS mean
     FROM filtered
-    GROUP BY run_id, domain, grader
-),
-spread AS (
-    SELECT run_id, domain, grader, stddev_samp(score) AS sd
-    FROM (
-        SELECT run_id, domain, grader, iteration, avg(score) AS score
-        FROM filtered
-        GROUP BY run_id, domain, grader, iteration
-    )
     GROUP BY run_id, domain, grader
 )
 SELECT
@@ -30,15 +21,9 @@ SELECT
     cur.grader,
     cur.mean,
     base.mean AS baseline_mean,
-    cur.mean - base.mean AS delta,
-    cs.sd,
-    base.iterations AS baseline_iterations,
-    bs.sd AS baseline_sd
+    cur.mean - base.mean AS delta
 FROM per_domain AS cur
-LEFT JOIN spread AS cs USING (run_id, domain, grader)
 LEFT JOIN per_domain AS base
     ON base.run_id = $baseline_run_id AND base.domain = cur.domain AND base.grader = cur.grader
-LEFT JOIN spread AS bs
-    ON bs.run_id = base.run_id AND bs.domain = base.domain AND bs.grader = base.grader
 WHERE cur.run_id = $run_id
 ORDER BY cur.domain, cur.grader;

@@ -1,10 +1,12 @@
--- Overview: per-domain means of a run and of a baseline under the same filters, the deltas,
--- and the spread of the per-iteration means (iterations, standard deviation) of both runs,
--- from which the dashboard draws the 95% noise interval when a run has several iterations.
+-- Overview: per-domain means of a run and of a baseline under the same filters and the
+-- deltas (the noise interval of each delta is the paired bootstrap over samples of
+-- sample_deltas_all, engine/noise.py). abstention_rate: the share (0-100) of the domain's
+-- scored rows (errors left out) whose response gave no answer (empty or abstained), shown
+-- beside the pass rate, which counts those rows as not passed.
 -- Filters: $candidate (null = all), $providers (list, null = all), $tag (null = all).
 -- Every metric in its 0-100 form, from the view result_scores.
 WITH filtered AS (
-    SELECT run_id, iteration, sample_id, domain, error,
+    SELECT run_id, iteration, sample_id, domain, error, answer,
            accuracy, completeness, attribution,
            -- the 0-100 forms (every <metric>_100 column of result_scores), under the
            -- metric names the dashboard keys them by
@@ -20,6 +22,8 @@ per_domain AS (
            count(DISTINCT sample_id) AS samples,
            count(DISTINCT iteration) AS iterations,
            count(error) AS errors,
+           avg(CASE WHEN answer IN ('no answer', 'abstained') THEN 100.0
+                    WHEN answer = 'answered' THEN 0.0 END) AS abstention_rate,
            avg(accuracy) AS accuracy,
            avg(completeness) AS completeness,
            avg(attribution) AS attribution,
@@ -34,42 +38,6 @@ per_domain AS (
            avg(rag_relevance) AS rag_relevance,
            avg(rag_overall) AS rag_overall
     FROM filtered
-    GROUP BY run_id, domain
-),
-per_iteration AS (
-    SELECT run_id, domain, iteration,
-           avg(accuracy) AS accuracy,
-           avg(completeness) AS completeness,
-           avg(attribution) AS attribution,
-           avg(judge_faithfulness) AS judge_faithfulness,
-           avg(judge_completeness) AS judge_completeness,
-           avg(pass_rate) AS pass_rate,
-           avg(claim_faithfulness) AS claim_faithfulness,
-           avg(rag_correctness) AS rag_correctness,
-           avg(rag_faithfulness) AS rag_faithfulness,
-           avg(rag_precision) AS rag_precision,
-           avg(rag_recall) AS rag_recall,
-           avg(rag_relevance) AS rag_relevance,
-           avg(rag_overall) AS rag_overall
-    FROM filtered
-    GROUP BY run_id, domain, iteration
-),
-spread AS (
-    SELECT run_id, domain,
-           stddev_samp(accuracy) AS accuracy_sd,
-           stddev_samp(completeness) AS completeness_sd,
-           stddev_samp(attribution) AS attribution_sd,
-           stddev_samp(judge_faithfulness) AS judge_faithfulness_sd,
-           stddev_samp(judge_completeness) AS judge_completeness_sd,
-           stddev_samp(pass_rate) AS pass_rate_sd,
-           stddev_samp(claim_faithfulness) AS claim_faithfulness_sd,
-           stddev_samp(rag_correctness) AS rag_correctness_sd,
-           stddev_samp(rag_faithfulness) AS rag_faithfulness_sd,
-           stddev_samp(rag_precision) AS rag_precision_sd,
-           stddev_samp(rag_recall) AS rag_recall_sd,
-           stddev_samp(rag_relevance) AS rag_relevance_sd,
-           stddev_samp(rag_overall) AS rag_overall_sd
-    FROM per_iteration
     GROUP BY run_id, domain
 )
 SELECT
@@ -77,6 +45,8 @@ SELECT
     cur.samples,
     cur.iterations,
     cur.errors,
+    cur.abstention_rate,
+    base.abstention_rate AS baseline_abstention_rate,
     cur.accuracy AS accuracy_mean,
     cur.completeness AS completeness_mean,
     cur.attribution AS attribution_mean,
@@ -115,37 +85,8 @@ SELECT
     cur.rag_precision - base.rag_precision AS rag_precision_delta,
     cur.rag_recall - base.rag_recall AS rag_recall_delta,
     cur.rag_relevance - base.rag_relevance AS rag_relevance_delta,
-    cur.rag_overall - base.rag_overall AS rag_overall_delta,
-    cs.accuracy_sd,
-    cs.completeness_sd,
-    cs.attribution_sd,
-    cs.judge_faithfulness_sd,
-    cs.judge_completeness_sd,
-    cs.pass_rate_sd,
-    cs.claim_faithfulness_sd,
-    cs.rag_correctness_sd,
-    cs.rag_faithfulness_sd,
-    cs.rag_precision_sd,
-    cs.rag_recall_sd,
-    cs.rag_relevance_sd,
-    cs.rag_overall_sd,
-    base.iterations AS baseline_iterations,
-    bs.accuracy_sd AS baseline_accuracy_sd,
-    bs.completeness_sd AS baseline_completeness_sd,
-    bs.attribution_sd AS baseline_attribution_sd,
-    bs.judge_faithfulness_sd AS baseline_judge_faithfulness_sd,
-    bs.judge_completeness_sd AS baseline_judge_completeness_sd,
-    bs.pass_rate_sd AS baseline_pass_rate_sd,
-    bs.claim_faithfulness_sd AS baseline_claim_faithfulness_sd,
-    bs.rag_correctness_sd AS baseline_rag_correctness_sd,
-    bs.rag_faithfulness_sd AS baseline_rag_faithfulness_sd,
-    bs.rag_precision_sd AS baseline_rag_precision_sd,
-    bs.rag_recall_sd AS baseline_rag_recall_sd,
-    bs.rag_relevance_sd AS baseline_rag_relevance_sd,
-    bs.rag_overall_sd AS baseline_rag_overall_sd
+    cur.rag_overall - base.rag_overall AS rag_overall_delta
 FROM per_domain AS cur
-LEFT JOIN spread AS cs ON cs.run_id = cur.run_id AND cs.domain = cur.domain
 LEFT JOIN per_domain AS base ON base.run_id = $baseline_run_id AND base.domain = cur.domain
-LEFT JOIN spread AS bs ON bs.run_id = base.run_id AND bs.domain = base.domain
 WHERE cur.run_id = $run_id
 ORDER BY cur.domain;

@@ -6,6 +6,8 @@
 -- dashboard's queries and analysts read it instead of repeating it. `answer` says whether
 -- the response answered at all: error (not scored), no answer (empty response), abstained
 -- (declined, deflected, said it does not know) or answered; every list of samples shows it.
+-- `passed`, `overall`, `latency_ms` and `cost_usd` are the results' own (what the run header
+-- cards read beside `answer`).
 CREATE OR REPLACE VIEW result_scores AS
 SELECT
     run_id, iteration, sample_id, candidate, domain, ai_provider, query, tags, error,
@@ -27,5 +29,9 @@ SELECT
     (rag_precision - 1) * 25 AS rag_precision_100,
     (rag_recall - 1) * 25 AS rag_recall_100,
     (rag_relevance - 1) * 25 AS rag_relevance_100,
-    (rag_overall - 1) * 25 AS rag_overall_100
+    (rag_overall - 1) * 25 AS rag_overall_100,
+    passed,
+    overall,
+    latency_ms,
+    cost_usd
 FROM results;
