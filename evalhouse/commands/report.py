@@ -31,11 +31,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Read the run and its baseline from the warehouse and write the report whole."""
-    import logging
+    from streamlit.logger import set_log_level
 
     # The report reuses the pages' queries, which Streamlit caches: outside a server it
-    # warns on every cache; nothing here is cached across runs anyway.
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    # warns on every cache; nothing here is cached across runs anyway. Streamlit gives
+    # each of its loggers its own level, so the parent logger's level would not reach
+    # them: its own setter covers those made already and those made later.
+    set_log_level("error")
     from dashboard.report import build_report
     from engine.clock import utcnow
     from engine.outputs import is_stdout, write_output
