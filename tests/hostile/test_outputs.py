@@ -24,6 +24,7 @@ TRACE = (
     '{"key": "gen_ai.prompt.0.content", "value": {"stringValue": "How much is Pro?"}}, '
     '{"key": "gen_ai.completion.0.content", "value": {"stringValue": "Pro is $49."}}]}]}]}]}'
 )
+CLI = (sys.executable, "-m", "evalhouse.cli")
 
 
 @pytest.fixture
@@ -86,8 +87,7 @@ def test_dash_is_standard_output(traces: Path, capsys: pytest.CaptureFixture[str
 
 def test_dev_stdout_into_a_pipe_works_as_a_normal_user(traces: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "evalhouse.cli", "traces", "import", str(traces)]
-        + ["--output", "/dev/stdout"],
+        [*CLI, "traces", "import", str(traces), "--output", "/dev/stdout"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -144,8 +144,17 @@ def test_report_prints_its_one_line_and_no_streamlit_warning(
 ) -> None:
     output = tmp_path / "r.html"
     done = subprocess.run(
-        [sys.executable, "-m", "evalhouse.cli", "report", "R", "--home", str(seeded.home)]
-        + ["--baseline", "none", "--output", str(output)],
+        [
+            *CLI,
+            "report",
+            "R",
+            "--home",
+            str(seeded.home),
+            "--baseline",
+            "none",
+            "--output",
+            str(output),
+        ],
         capture_output=True,
         text=True,
         timeout=180,
