@@ -167,3 +167,22 @@ def test_a_bad_langfuse_trace_skips_only_itself(
     assert len(skipped) == 3, outcome.err
     for trace_id in ("observations-number", "tokens-inf", "timestamp-huge"):
         assert any(f"trace {trace_id}" in line or trace_id in line for line in skipped), skipped
+
+
+def test_the_suggested_command_quotes_the_service_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shlex
+
+    request = json.loads(_otlp_line([_span("good-1")]))
+    service = request["resourceSpans"][0]["resource"]["attributes"][0]["value"]
+    service["stringValue"] = "shop $(touch PWNED)"
+    path = tmp_path / "traces.json"
+    path.write_text(json.dumps(request))
+    output = tmp_path / "my cases.jsonl"
+    outcome = cli(capsys, "traces", "import", str(path), "--output", str(output))
+    assert outcome.code == 0, outcome.err
+    line = next(x for x in outcome.err.splitlines() if x.startswith("score them: "))
+    words = shlex.split(line.removeprefix("score them: "))
+    assert words[words.index("--series") + 1] == "shop $(touch PWNED)"
+    assert words[words.index("--test-set") + 1] == str(output)
