@@ -67,6 +67,26 @@ class AccessError(InputError):
     """The access file cannot be read, or names something it may not."""
 
 
+class AccessRefused(AccessError):
+    """Every page is refused: the access file of a dashboard that requires sign-in is
+    gone, unreadable or no longer asks for sign-in. Its message names no path (whoever
+    sees it may not be signed in); the operator's log has the detail."""
+
+
+ACCESS_MISSING = (
+    "Refused: the dashboard's access file is missing; every page is refused until the "
+    "operator restores it."
+)
+ACCESS_UNREADABLE = (
+    "Refused: the dashboard's access file cannot be read; every page is refused until the "
+    "operator fixes it."
+)
+ACCESS_WITHOUT_SIGN_IN = (
+    "Refused: this dashboard was started with sign-in and its access file no longer asks "
+    "for it; every page is refused until the operator restores sign_in.user_header."
+)
+
+
 @dataclass(frozen=True)
 class Access:
     """The operator's choices; ``load_access`` reads them."""
@@ -203,7 +223,10 @@ def load_access(home: Path, environ: Mapping[str, str] | None = None) -> Access:
     """The access file of ``home`` (``dashboard.yaml``), or the defaults without one.
     Raises AccessError naming the file and what is wrong."""
     path = home / ACCESS_FILE
-    if not path.is_file():
+    # Only a name that is not there at all means "no access file": a directory, a
+    # dangling link or a file this process may not read in its place is an error, never
+    # the defaults.
+    if not path.exists() and not path.is_symlink():
         return default_access(environ)
     import yaml
 
@@ -216,6 +239,25 @@ def load_access(home: Path, environ: Mapping[str, str] | None = None) -> Access:
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise AccessError(f"{path}: cannot read it: {type(exc).__name__}") from None
     return parse_access(data, str(path), environ)
+
+
+def served_access(
+    home: Path, *, sign_in_required: bool, environ: Mapping[str, str] | None = None
+) -> Access:
+    """The access of a running dashboard, failing closed: once a server requires sign-in
+    it does so for its whole life, and a missing, unreadable or sign-in-less access file
+    then refuses every page; a broken file refuses every page on any dashboard. Raises
+    AccessRefused with a message that names no path."""
+    path = home / ACCESS_FILE
+    if sign_in_required and not path.exists() and not path.is_symlink():
+        raise AccessRefused(ACCESS_MISSING)
+    try:
+        rules = load_access(home, environ)
+    except AccessError as exc:
+        raise AccessRefused(ACCESS_UNREADABLE) from exc
+    if sign_in_required and rules.user_header is None:
+        raise AccessRefused(ACCESS_WITHOUT_SIGN_IN)
+    return rules
 
 
 def is_loopback(address: str) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.access import AccessError
+from dashboard.access import AccessError, AccessRefused
 from dashboard.components.demo_notice import demo_notice
 from dashboard.components.errors import show_error, show_failure, show_no_data
 from dashboard.components.identity import access, require_sign_in
@@ -89,6 +89,8 @@ except WarehouseMissing as exc:
     show_no_data(str(exc))
 except WarehouseError as exc:
     show_error(exc)
+except AccessRefused as exc:
+    st.error(str(exc))
 except AccessError as exc:
     show_error(exc)
 except Exception as exc:

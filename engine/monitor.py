@@ -144,6 +144,12 @@ def read_new_traces(path: Path, series: str, lake: Path, fraction: float) -> Pas
         except TestSetError as exc:
             plan.problems.append(Problem(name, 0, str(exc)))
             continue
+        except (InputError, OSError) as exc:
+            # Gone since the folder was listed, unreadable, or a pipe: this file waits,
+            # the others are scored.
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            plan.problems.append(Problem(name, 0, f"cannot read it: {why}; skipped"))
+            continue
         if traces is None:
             plan.problems.append(Problem(name, 0, f"{name}: not a trace export; skipped"))
             continue

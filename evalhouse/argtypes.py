@@ -83,6 +83,18 @@ def seconds(text: str) -> float:
     return value
 
 
+def dollars(text: str) -> float:
+    """An argparse type: a finite amount of US dollars, 0 or more (nan would compare false
+    with every estimate and let a budget through, or stop every pass, unnoticed)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount of dollars") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite amount of 0 or more")
+    return value
+
+
 def points(text: str) -> float:
     """An argparse type: a tolerance in score points, 0..100."""
     try:
@@ -103,6 +115,9 @@ def port(text: str) -> int:
 
 
 _DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+MAX_DURATION_S = 3650 * 86400.0
+"""Longest duration a flag takes (ten years): beyond it a schedule's sleep overflows the
+system clock's range, and no snapshot or schedule needs more."""
 
 
 def duration(text: str) -> float:
@@ -119,4 +134,6 @@ def duration(text: str) -> float:
         ) from None
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be a duration of 0 or more")
+    if value > MAX_DURATION_S:
+        raise argparse.ArgumentTypeError(f"{text!r}: at most 3650d (ten years)")
     return value

@@ -12,6 +12,9 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_UNAVAILABLE = 3
 """The warehouse or catalog cannot be read (missing, locked, unreadable, a server down):
 an outage, not a mistake, so CI can retry or page someone instead of blaming the change."""
+EXIT_CRASHED = 70
+"""An unexpected error (a bug, or the machine refused a resource): ``EX_SOFTWARE`` of
+sysexits, never 1, which a scheduled ``monitor`` uses for "an alert is firing"."""
 EXIT_CANCELLED = 130
 """Ctrl-C: the run saved what it scored and can be resumed."""
 EXIT_BROKEN_PIPE = 141

@@ -15,8 +15,13 @@ APP = Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py"
 """The Streamlit entry point of the dashboard."""
 
 
-def dashboard_command(paths: Paths, port: int, address: str) -> list[str]:
-    """The streamlit command line that serves the dashboard."""
+def dashboard_command(
+    paths: Paths, port: int, address: str, *, sign_in_required: bool = False
+) -> list[str]:
+    """The streamlit command line that serves the dashboard; ``sign_in_required`` makes the
+    server refuse every page without sign-in for its whole life, whatever becomes of the
+    access file."""
+    pinned = ["--sign-in-required"] if sign_in_required else []
     return [
         sys.executable, "-m", "dashboard.serve", "run", str(APP),
         "--server.address", address,
@@ -25,5 +30,5 @@ def dashboard_command(paths: Paths, port: int, address: str) -> list[str]:
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
         "--client.toolbarMode", "viewer",
-        "--", "--home", str(paths.home),
+        "--", "--home", str(paths.home), *pinned,
     ]  # fmt: skip

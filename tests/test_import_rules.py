@@ -39,6 +39,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.clock",
             "engine.columns",
             "engine.files",
+            "engine.outputs",
             "engine.secrets",
             "engine.retry",
             "engine.settings",

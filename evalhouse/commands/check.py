@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -193,9 +194,13 @@ def run(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         notes=_grader_notes(warehouse, args.run_id, args.candidate),
     )
-    print(render_table(checks))
+    from engine.outputs import is_stdout, write_output
+
+    # With the JUnit file on standard output, the table goes to the person instead.
+    junit_out = args.format == "junit" and is_stdout(args.output)
+    print(render_table(checks), file=sys.stderr if junit_out else sys.stdout)
     if args.format == "junit":
         target = args.output or Path(f"evalhouse-check-{args.run_id}.xml")
-        target.write_text(junit_xml(checks, suite=f"check {args.run_id}"), encoding="utf-8")
-        err(f"JUnit report written to {target}")
+        write_output(target, junit_xml(checks, suite=f"check {args.run_id}"))
+        err(f"JUnit report written to {'standard output' if is_stdout(target) else target}")
     return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILED

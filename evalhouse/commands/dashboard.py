@@ -32,32 +32,35 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check_sign_in(paths: Paths, address: str) -> None:
-    """Refuse to serve beyond loopback without sign-in: the dashboard can launch runs and
-    write reviews, and would let anyone who reaches the port do both as anyone."""
+def check_sign_in(paths: Paths, address: str) -> bool:
+    """Whether the server requires sign-in (then for its whole life); refuse to serve beyond
+    loopback without it: the dashboard can launch runs and write reviews, and would let
+    anyone who reaches the port do both as anyone."""
     from dashboard.access import ACCESS_FILE, is_loopback, load_access
 
-    if is_loopback(address):
-        return
-    if load_access(paths.home).user_header is None:
-        raise UsageError(
-            f"--address {address} serves the dashboard beyond this machine; it needs sign-in "
-            f"first: set sign_in.user_header in {paths.home / ACCESS_FILE} to the header your "
-            "sign-in proxy sets (docs/dashboard.md)"
-        )
+    signed_in = load_access(paths.home).user_header is not None
+    if signed_in or is_loopback(address):
+        return signed_in
+    raise UsageError(
+        f"--address {address} serves the dashboard beyond this machine; it needs sign-in "
+        f"first: set sign_in.user_header in {paths.home / ACCESS_FILE} to the header your "
+        "sign-in proxy sets (docs/dashboard.md)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve in the foreground until stopped; the server never outlives this process."""
     paths = home.paths(args)
-    check_sign_in(paths, args.address)
+    signed_in = check_sign_in(paths, args.address)
     catalog = home.catalog()
     where = catalog.label if catalog is not None else paths.warehouse
     print(
         f"evalhouse dashboard on http://{args.address}:{args.port} (warehouse {where})", flush=True
     )
     start_health(args, paths)
-    return serve_child(dashboard_command(paths, args.port, args.address))
+    return serve_child(
+        dashboard_command(paths, args.port, args.address, sign_in_required=signed_in)
+    )
 
 
 def start_health(args: argparse.Namespace, paths: Paths) -> None:

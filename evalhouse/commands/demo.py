@@ -24,8 +24,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def run(args: argparse.Namespace) -> int:
     """Serve first, score after: each demo run shows up once it is scored and ingested."""
     paths = home.paths(args, writes=True)
-    if not args.no_dashboard:
-        dashboard.check_sign_in(paths, args.address)  # before minutes of demo runs
+    # Before minutes of demo runs.
+    signed_in = False if args.no_dashboard else dashboard.check_sign_in(paths, args.address)
     from engine.demo_run import build_demo
 
     if paths.warehouse.exists() and not args.rebuild:
@@ -49,4 +49,5 @@ def run(args: argparse.Namespace) -> int:
         "land there one by one as they are scored (a few minutes in all)"
     )
     dashboard.start_health(args, paths)
-    return serve_child(dashboard_command(paths, args.port, args.address), while_serving=build)
+    command = dashboard_command(paths, args.port, args.address, sign_in_required=signed_in)
+    return serve_child(command, while_serving=build)

@@ -19,7 +19,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument("run_id")
     p.add_argument("--format", required=True, choices=list(FORMATS))
-    p.add_argument("--output", type=Path, help="file to write (default: standard output)")
+    p.add_argument("--output", type=Path, help="file to write ('-' or none: standard output)")
     p.add_argument(
         "--candidate", default="", help="candidate lane to export (default: recorded/target)"
     )
@@ -28,8 +28,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Read the run back, rebuild its cases, write the format (never half a file)."""
+    from engine.outputs import is_stdout
     from engine.testsets.export import unsupported_suffix
 
+    if is_stdout(args.output):
+        args.output = None
     if args.output is not None and (why := unsupported_suffix(args.format, args.output)):
         raise UsageError(why)
     paths = home.paths(args)
@@ -55,12 +58,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(text: str, output: Path | None, what: str) -> None:
+    from engine.outputs import write_output
+
     if output is None:
         out(text)
         return
-    partial = output.with_name(output.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(output)  # nothing half-written under the final name
+    write_output(output, text)  # whole, or through a pipe or device as `>` would
     err(f"exported {what} to {output}")
 
 

@@ -3,41 +3,48 @@
 One pass (for cron), or a pass every ``--every`` until Ctrl-C. Each pass scores the traces
 under PATH that no run of the series has scored (``engine.monitor``), within its budget,
 as one run of the series, then evaluates the config's ``alerts:``. Exit codes for cron: 0
-nothing wrong; 1 the run failed or an alert rule is firing; 2 bad input.
+nothing wrong; 1 the run failed or an alert rule is firing; 2 bad input (or another pass
+of the series holds the lock); 3 the warehouse is unavailable; 70 the pass crashed. With
+``--every``, a pass that fails for any of these reasons is reported in one line and the
+next one still runs (what failed now may work at the next pass).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalhouse import alerting, home, run_options
+from evalhouse import alerting, argtypes, home, run_options
 from evalhouse.argtypes import Parser
 from evalhouse.commands.run import reference_free
-from evalhouse.console import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, UsageError, err
+from evalhouse.console import (
+    EXIT_CANCELLED,
+    EXIT_CRASHED,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    UsageError,
+    err,
+)
 
 if TYPE_CHECKING:
     from engine.alerts import AlertRule
     from engine.models import TestCase
     from engine.settings import Paths
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
-_SECONDS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 MIN_EVERY_S = 10.0
 """Shortest time between passes: a pass reads the whole folder."""
 
 
 def duration(text: str) -> float:
-    """``30s``, ``5m``, ``1h``, ``1d`` in seconds (at least ``MIN_EVERY_S``)."""
-    match = _DURATION.match(text)
-    if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 30s, 5m, 1h, 1d")
-    seconds = float(match.group(1)) * _SECONDS[match.group(2)]
+    """``30s``, ``5m``, ``1h``, ``1d`` in seconds (``argtypes.duration``), at least
+    ``MIN_EVERY_S``."""
+    seconds = argtypes.duration(text)
     if seconds < MIN_EVERY_S:
         raise argparse.ArgumentTypeError(f"{text!r}: at least {MIN_EVERY_S:.0f}s between passes")
     return seconds
@@ -70,7 +77,9 @@ def _add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--every", type=duration, metavar="DURATION", help="a pass every 30s/5m/1h")
     p.add_argument("--sample", type=fraction, default=1.0, help="score this share: 5%% or 0.05")
     p.add_argument("--max-calls", type=int, metavar="N", help="judge and target calls per pass")
-    p.add_argument("--max-cost", type=float, metavar="USD", help="estimated dollars per pass")
+    p.add_argument(
+        "--max-cost", type=argtypes.dollars, metavar="USD", help="estimated dollars per pass"
+    )
     p.add_argument("--no-ingest", action="store_true")
     run_options.add_run_flags(p)
 
@@ -86,15 +95,45 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} {value}: must be 0 or more")
     rules = alerting.alert_rules(args)
     paths = home.paths(args, writes=True)
+    if args.every is None:
+        return guarded_pass(args, paths, rules, raising=True)
     while True:
-        code = one_pass(args, paths, rules)
-        if args.every is None:
+        code = guarded_pass(args, paths, rules, raising=False)
+        if code == EXIT_CANCELLED:
             return code
         err(f"next pass in {args.every:.0f} s (Ctrl-C stops)")
         try:
             time.sleep(args.every)
         except KeyboardInterrupt:
             return EXIT_CANCELLED
+
+
+def guarded_pass(
+    args: argparse.Namespace, paths: Paths, rules: tuple[AlertRule, ...], *, raising: bool
+) -> int:
+    """One pass whose unexpected failure is one line and ``EXIT_CRASHED``, never the 1 of a
+    firing alert; with ``raising`` a refusal (bad input, a held lock, an unavailable
+    warehouse) goes to the CLI's own one-line handling, else it is reported here and the
+    schedule goes on."""
+    from engine.errors import InputError
+    from engine.secrets import mask_text
+    from warehouse.errors import WarehouseError, WarehouseUnavailable
+
+    # A pass's run and test set are its own: the next pass must not inherit them.
+    args.test_set = args.name = None
+    try:
+        return one_pass(args, paths, rules)
+    except KeyboardInterrupt:
+        return EXIT_CANCELLED
+    except (InputError, UsageError, WarehouseError) as exc:
+        if raising:
+            raise
+        err(f"pass failed: {mask_text(' '.join(str(exc).split()))}")
+        return EXIT_UNAVAILABLE if isinstance(exc, WarehouseUnavailable) else EXIT_USAGE
+    except Exception as exc:
+        detail = mask_text(" ".join(str(exc).split()))[:300]
+        err(f"pass crashed: {type(exc).__name__}: {detail} (exit {EXIT_CRASHED})")
+        return EXIT_CRASHED
 
 
 def one_pass(args: argparse.Namespace, paths: Paths, rules: tuple[AlertRule, ...]) -> int:

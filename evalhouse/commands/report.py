@@ -21,20 +21,26 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="RUN_ID",
         help="compare with this run ('none': no baseline; default: the series' baseline)",
     )
-    p.add_argument("--output", type=Path, help="file to write (default: report-RUN_ID.html)")
+    p.add_argument(
+        "--output",
+        type=Path,
+        help="file to write ('-': standard output; default report-RUN_ID.html)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Read the run and its baseline from the warehouse and write the report whole."""
-    import logging
+    from streamlit.logger import set_log_level
 
     # The report reuses the pages' queries, which Streamlit caches: outside a server it
-    # warns on every cache; nothing here is cached across runs anyway.
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    # warns on every cache; nothing here is cached across runs anyway. Streamlit gives
+    # each of its loggers its own level, so the parent logger's level would not reach
+    # them: its own setter covers those made already and those made later.
+    set_log_level("error")
     from dashboard.report import build_report
     from engine.clock import utcnow
-    from engine.files import atomic_write_text
+    from engine.outputs import is_stdout, write_output
     from warehouse import queries as q
     from warehouse.queries import Warehouse
 
@@ -51,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
             text = build_report(warehouse, args.run_id, baseline, now=utcnow())
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    atomic_write_text(output, text)
+    write_output(output, text)
     against = f"against {baseline}" if baseline else "without a baseline"
-    err(f"wrote {output} ({len(text.encode()):,} bytes): run {args.run_id} {against}")
+    where = "standard output" if is_stdout(output) else str(output)
+    err(f"wrote {where} ({len(text.encode()):,} bytes): run {args.run_id} {against}")
     return EXIT_OK

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from datetime import date
 from pathlib import Path
 
@@ -25,13 +26,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="OTLP/JSON (GenAI or OpenInference spans) or Langfuse traces -> native JSONL",
     )
     p.add_argument("path", type=Path, help="trace export (.json or .jsonl)")
-    p.add_argument("--output", type=Path, help="test set to write (default: standard output)")
+    p.add_argument("--output", type=Path, help="test set to write ('-' or none: standard output)")
     p.add_argument("--series", help="series of the runs that score it (default: the service)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Read the traces, write one native case per trace, and say how to score them."""
+    from engine.outputs import is_stdout, write_output
     from engine.testsets import derive_domain
     from engine.testsets.base import TestSetError
     from engine.testsets.reading import decode, read_bytes
@@ -55,23 +57,25 @@ def run(args: argparse.Namespace) -> int:
         row["metadata"] = {**case.metadata, "series": series}
         lines.append(json.dumps(row, ensure_ascii=False) + "\n")
     text = "".join(lines)
-    if args.output is None:
+    output = None if is_stdout(args.output) else args.output
+    if output is None:
         out(text)
     else:
-        if args.output.resolve() == args.path.resolve():
-            raise UsageError(f"--output {args.output}: would overwrite the trace file")
-        from engine.files import atomic_write_text
-
-        atomic_write_text(args.output, text)  # never half a test set under the final name
+        if output.resolve() == args.path.resolve():
+            raise UsageError(f"--output {output}: would overwrite the trace file")
+        write_output(output, text)  # never half a test set under the final name
     err(
         f"imported {len(traces.cases)} traces ({traces.spans} spans) from {name} as "
         f"{traces.format}; series {series!r}"
     )
     for problem in traces.problems:
         err(f"skipped: {problem}")
-    if args.output is not None:
+    if output is not None:
+        # Quoted for a shell: the series comes from the traces (a service name), and a
+        # person pastes this line.
         err(
-            f"score them: evalhouse run --test-set {args.output} "
-            f"--name {series}-{date.today().isoformat()} --series {series}"
+            f"score them: evalhouse run --test-set {shlex.quote(str(output))} "
+            f"--name {shlex.quote(f'{series}-{date.today().isoformat()}')} "
+            f"--series {shlex.quote(series)}"
         )
     return EXIT_OK

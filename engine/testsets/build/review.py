@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 
 from engine.errors import InputError
 from engine.models import ExpectedAnswer, ExpectedClaim, Importance, TestCase
+from engine.outputs import is_stdout, write_output
 
 COLUMNS = (
     "keep",
@@ -57,10 +57,9 @@ def write_jsonl(path: Path, cases: Sequence[TestCase]) -> None:
 
 
 def _atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    if not is_stdout(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    write_output(path, text)
 
 
 def _claims_cell(case: TestCase) -> str:

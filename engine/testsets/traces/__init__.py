@@ -55,12 +55,22 @@ def looks_like_traces(text: str) -> bool:
     return '"resourceSpans"' in text or '"observations"' in text
 
 
-def _documents(name: str, text: str) -> tuple[list[Any], str]:
-    """The JSON documents of the file and its container (``json`` or ``jsonl``)."""
+MALFORMED = (TypeError, ValueError, OverflowError, AttributeError, KeyError, RecursionError)
+"""What reading one trace of valid JSON in an unexpected shape can raise beyond the
+``RowError`` the readers raise for the shapes they check: the trace is skipped with its
+reason, never the whole file (a monitored folder would fail every pass on it)."""
+
+Located = tuple[int, Any]
+"""A JSON value and the line of the file it came from (0: a one-document file)."""
+
+
+def _documents(name: str, text: str) -> tuple[list[Located], str]:
+    """The JSON documents of the file with their lines, and its container (``json`` or
+    ``jsonl``)."""
     try:
         # Depth is bounded where values are read (``otlp.any_value``, ``_langfuse_fields``):
         # a walk over the whole parsed file here costs four times the parse.
-        return [json_loads(text, max_depth=None)], "json"
+        return [(0, json_loads(text, max_depth=None))], "json"
     except TooDeep as exc:
         raise TestSetError(f"{name}: invalid JSON: {exc.msg}") from exc
     except json.JSONDecodeError as exc:
@@ -73,20 +83,20 @@ def _documents(name: str, text: str) -> tuple[list[Any], str]:
         if not line.strip():
             continue
         try:
-            docs.append(json_loads(line, max_depth=None))
+            docs.append((number, json_loads(line, max_depth=None)))
         except json.JSONDecodeError as exc:
             raise TestSetError(f"{name}:{number}: invalid JSON: {exc.msg}") from exc
     return docs, "jsonl"
 
 
-def _langfuse_traces(docs: list[Any]) -> Iterator[Any]:
-    for doc in docs:
+def _langfuse_traces(docs: list[Located]) -> Iterator[Located]:
+    for line, doc in docs:
         if isinstance(doc, dict) and isinstance(doc.get("data"), list):
-            yield from doc["data"]
+            yield from ((line, t) for t in doc["data"])
         elif isinstance(doc, list):
-            yield from doc
+            yield from ((line, t) for t in doc)
         else:
-            yield doc
+            yield line, doc
 
 
 def read_traces(name: str, text: str) -> TraceFile | None:
@@ -105,24 +115,24 @@ def read_traces(name: str, text: str) -> TraceFile | None:
     problems: list[Problem] = []
     cases: list[TestCase] = []
     services: Counter[str] = Counter()
-    if all(otlp.is_otlp(d) for d in docs):
+    if all(otlp.is_otlp(d) for _, d in docs):
         kind = "otlp"
         count, fields = _otlp_fields(name, docs, problems)
     else:
         traces = list(_langfuse_traces(docs))
-        if not traces or not all(langfuse.is_langfuse_trace(t) for t in traces):
+        if not traces or not all(langfuse.is_langfuse_trace(t) for _, t in traces):
             return None  # mentions the keys but is something else: an ordinary test set
         kind = "langfuse-traces"
         count, fields = _langfuse_fields(name, traces, problems)
     seen: set[str] = set()
-    for found in fields:
+    for line, found in fields:
         try:
             case = to_case(found)
         except RowError as exc:
-            problems.append(Problem(name, 0, str(exc)))
+            problems.append(Problem(name, line, str(exc)))
             continue
         if case.id in seen:
-            problems.append(Problem(name, 0, f"trace {case.id}: duplicate trace id; skipped"))
+            problems.append(Problem(name, line, f"trace {case.id}: duplicate trace id; skipped"))
             continue
         seen.add(case.id)
         cases.append(case)
@@ -136,40 +146,76 @@ def read_traces(name: str, text: str) -> TraceFile | None:
     return TraceFile(fmt, tuple(cases), tuple(problems), series, count)
 
 
+def _named(trace: Any, reason: str) -> str:
+    """``reason`` naming the Langfuse trace it is about (its id, cut short)."""
+    if reason.startswith("trace "):
+        return reason
+    trace_id = str(trace.get("id", "") if isinstance(trace, dict) else "")[:64]
+    return f"trace {trace_id or '(no id)'}: {reason.removesuffix('; trace skipped')}; trace skipped"
+
+
+def _malformed(trace_id: str, exc: BaseException) -> str:
+    """The reason a trace of an unexpected shape is skipped (the error's kind only: its
+    text could quote the trace's data)."""
+    return f"trace {trace_id or '(no id)'}: malformed ({type(exc).__name__}); trace skipped"
+
+
 def _langfuse_fields(
-    name: str, traces: list[Any], problems: list[Problem]
-) -> tuple[int, list[TraceFields]]:
-    """Each Langfuse trace read into its fields; the observations counted."""
+    name: str, traces: list[Located], problems: list[Problem]
+) -> tuple[int, list[tuple[int, TraceFields]]]:
+    """Each Langfuse trace read into its fields (with its line); the observations counted."""
     fields = []
-    for trace in traces:
+    count = 0
+    for line, trace in traces:
         try:
             if depth_over(trace):
                 raise RowError(f"a trace nested over {MAX_DEPTH} levels; trace skipped")
-            fields.append(langfuse.trace_fields(trace))
+            count += len(langfuse.observation_list(trace))
+            fields.append((line, langfuse.trace_fields(trace)))
         except RowError as exc:
-            problems.append(Problem(name, 0, str(exc)))
-    return sum(len(t.get("observations") or []) for t in traces), fields
+            problems.append(Problem(name, line, _named(trace, str(exc))))
+        except MALFORMED as exc:
+            problems.append(Problem(name, line, _malformed(str(trace.get("id", ""))[:64], exc)))
+    return count, fields
 
 
 def _otlp_fields(
-    name: str, docs: list[Any], problems: list[Problem]
-) -> tuple[int, list[TraceFields]]:
-    """Spans grouped by trace (first-seen order), each trace read into its fields."""
+    name: str, docs: list[Located], problems: list[Problem]
+) -> tuple[int, list[tuple[int, TraceFields]]]:
+    """Spans grouped by trace (first-seen order), each trace read into its fields; a trace
+    with a span that cannot be read is skipped whole, with the reason."""
     by_trace: dict[str, list[otlp.Span]] = {}
+    lines: dict[str, int] = {}
+    bad: dict[str, str] = {}
     count = 0
-    try:
-        for span in otlp.spans(docs):
+    for line, doc in docs:
+        for span in otlp.spans([doc]):
+            if isinstance(span, otlp.BadSpan):
+                if not span.trace_id:
+                    problems.append(Problem(name, line, f"{span.reason}; skipped"))
+                    continue
+                bad.setdefault(span.trace_id, span.reason)
+                lines.setdefault(span.trace_id, line)
+                continue
             by_trace.setdefault(span.trace_id, []).append(span)
+            lines.setdefault(span.trace_id, line)
             count += 1
-    except RowError as exc:
-        raise TestSetError(f"{name}: not a valid OTLP trace export: {exc}") from exc
     fields = []
     skipped = 0
-    for trace_id, members in by_trace.items():
+    for trace_id in lines:
+        line = lines[trace_id]
+        if trace_id in bad:
+            reason = f"trace {trace_id[:64]}: {bad[trace_id]}; trace skipped"
+            problems.append(Problem(name, line, reason))
+            continue
         try:
-            fields.append(spans.trace_fields(trace_id, members))
-        except RowError:
+            fields.append((line, spans.trace_fields(trace_id, by_trace[trace_id])))
+        except spans.NotGenAI:
             skipped += 1  # HTTP, database... traces the service also exported
+        except RowError as exc:
+            problems.append(Problem(name, line, f"trace {trace_id[:64]}: {exc}; trace skipped"))
+        except MALFORMED as exc:
+            problems.append(Problem(name, line, _malformed(trace_id[:64], exc)))
     if skipped:
         problems.append(
             Problem(name, 0, f"{skipped} trace(s) without a GenAI or OpenInference span skipped")

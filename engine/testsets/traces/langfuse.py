@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.testsets.base import RowError
-from engine.testsets.traces.record import TraceFields, as_text
+from engine.testsets.traces.record import TraceFields, as_text, token_count
 from engine.testsets.values import answer_text, context_items, prompt_text
 
 LANGFUSE_TRACE_KEYS = frozenset({"observations", "htmlPath", "sessionId", "latency", "totalCost"})
@@ -38,8 +38,19 @@ def is_langfuse_trace(item: Any) -> bool:
     )
 
 
+def observation_list(trace: Mapping[str, Any]) -> list[Any]:
+    """The trace's ``observations`` (absent or null: none); ``RowError`` for a number or an
+    object in their place."""
+    found = trace.get("observations")
+    if found is None:
+        return []
+    if not isinstance(found, list):
+        raise RowError(f"observations must be a list, got {type(found).__name__}")
+    return found
+
+
 def _observations(trace: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    found = [o for o in trace.get("observations") or [] if isinstance(o, Mapping)]
+    found = [o for o in observation_list(trace) if isinstance(o, Mapping)]
     return sorted(found, key=lambda o: str(o.get("startTime") or ""))
 
 
@@ -50,9 +61,10 @@ def _usage(generations: Sequence[Mapping[str, Any]], keys: tuple[str, ...]) -> i
             usage = gen.get(field)
             if not isinstance(usage, Mapping):
                 continue
-            value = next((usage[k] for k in keys if k in usage), None)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                total = (total or 0) + int(value)
+            key = next((k for k in keys if k in usage), None)
+            count = token_count(usage[key], f"{field}.{key}") if key is not None else None
+            if count is not None:
+                total = (total or 0) + count
                 break
     return total
 
@@ -102,6 +114,9 @@ def trace_fields(trace: Mapping[str, Any]) -> TraceFields:
         query = query or _question(gen.get("input"))
         response = response or _answer(gen.get("output"))
     model = next((str(g["model"]) for g in reversed(generations) if g.get("model")), "")
+    started = trace.get("timestamp") or ""
+    if not isinstance(started, str) or len(started) > 64:
+        raise RowError(f"trace {trace_id}: timestamp must be an ISO 8601 date; trace skipped")
     tags = trace.get("tags")
     return TraceFields(
         trace_id=trace_id,
@@ -113,6 +128,6 @@ def trace_fields(trace: Mapping[str, Any]) -> TraceFields:
         input_tokens=_usage(generations, _USAGE_IN),
         output_tokens=_usage(generations, _USAGE_OUT),
         service=str(trace.get("name") or ""),
-        started_at=str(trace.get("timestamp") or ""),
+        started_at=started,
         tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
     )

@@ -13,6 +13,7 @@ collector's file exporter writes one such request per line, so a file may hold m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,10 @@ from engine.testsets.base import RowError
 
 SERVICE_NAME = "service.name"
 """The resource attribute naming the service that produced the spans."""
+
+INT64_MAX = 2**63 - 1
+"""OTLP integers (``intValue``, the nanosecond times) are int64: anything beyond is not
+one, however many digits a file spends on it."""
 
 
 @dataclass(frozen=True)
@@ -58,22 +63,49 @@ def any_value(value: Any, depth: int = 0) -> Any:
     if "stringValue" in value:
         return value["stringValue"]
     if "intValue" in value:
-        try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            return value["intValue"]
+        return int64(value["intValue"], "intValue")
     if "doubleValue" in value:
         return value["doubleValue"]
     if "boolValue" in value:
         return bool(value["boolValue"])
     if "arrayValue" in value:
-        items = (value["arrayValue"] or {}).get("values") or []
-        return [any_value(v, depth + 1) for v in items]
+        return [any_value(v, depth + 1) for v in _values(value["arrayValue"], "arrayValue")]
     if "kvlistValue" in value:
-        return attributes((value["kvlistValue"] or {}).get("values") or [], depth + 1)
+        return attributes(_values(value["kvlistValue"], "kvlistValue"), depth + 1)
     if "bytesValue" in value:
         return value["bytesValue"]
     return None
+
+
+def int64(raw: Any, what: str) -> int:
+    """An OTLP int64 given as a decimal string or a JSON number; ``RowError`` for anything
+    else, a fraction, an infinity or a value beyond int64 (checked before ``int()`` reads
+    a string of thousands of digits)."""
+    if isinstance(raw, bool):
+        raise RowError(f"{what} must be an integer, got a boolean")
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not (0 < len(text) <= 20 and text.lstrip("-").isascii() and text.lstrip("-").isdigit()):
+            raise RowError(f"{what} must be an int64 as a decimal string, got {text[:24]!r}")
+        number = int(text)
+    elif isinstance(raw, int):
+        number = raw
+    elif isinstance(raw, float) and math.isfinite(raw) and raw.is_integer():
+        number = int(raw)
+    else:
+        raise RowError(f"{what} must be an int64, got {str(raw)[:24]}")
+    if not -INT64_MAX - 1 <= number <= INT64_MAX:
+        raise RowError(f"{what} is beyond int64")
+    return number
+
+
+def _values(holder: Any, what: str) -> list[Any]:
+    """The ``values`` list of an ``arrayValue`` or ``kvlistValue`` (absent: empty)."""
+    if holder is None:
+        return []
+    if not isinstance(holder, Mapping):
+        raise RowError(f"{what} must be an object with a 'values' list")
+    return _list(holder.get("values"), f"{what}.values")
 
 
 def attributes(items: Any, depth: int = 0) -> dict[str, Any]:
@@ -93,25 +125,41 @@ def is_otlp(doc: Any) -> bool:
 
 
 def _nanos(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
+    """A span's start in Unix nanoseconds (unset: 0); ``RowError`` beyond int64 (about
+    the year 2262), which no clock has written."""
+    if value is None or value == "":
         return 0
+    return max(0, int64(value, "startTimeUnixNano"))
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    """A list field (absent or null: empty); ``RowError`` for a number or an object."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RowError(f"{what} must be a list, got {type(value).__name__}")
+    return value
+
+
+def trace_id_of(raw: Any) -> str:
+    """The trace id a raw span names ('' when it names none)."""
+    trace_id = raw.get("traceId") if isinstance(raw, Mapping) else None
+    return trace_id.strip() if isinstance(trace_id, str) else ""
 
 
 def _span(raw: Any, service: str) -> Span:
     if not isinstance(raw, Mapping):
         raise RowError(f"a span must be an object, got {type(raw).__name__}")
-    trace_id = raw.get("traceId")
-    if not isinstance(trace_id, str) or not trace_id.strip():
+    trace_id = trace_id_of(raw)
+    if not trace_id:
         raise RowError("a span without a traceId")
     events = tuple(
         SpanEvent(str(e.get("name", "")), attributes(e.get("attributes")))
-        for e in raw.get("events") or []
+        for e in _list(raw.get("events"), "events")
         if isinstance(e, Mapping)
     )
     return Span(
-        trace_id=trace_id.strip(),
+        trace_id=trace_id,
         span_id=str(raw.get("spanId") or ""),
         parent_id=str(raw.get("parentSpanId") or ""),
         name=str(raw.get("name") or ""),
@@ -122,18 +170,42 @@ def _span(raw: Any, service: str) -> Span:
     )
 
 
-def spans(docs: Iterable[Any]) -> Iterator[Span]:
-    """Every span of the requests ``docs``, with the service of its resource; a span
-    that is not an object or has no trace id raises ``RowError``."""
+@dataclass(frozen=True)
+class BadSpan:
+    """A span (or a part of a request holding spans) that cannot be read, and why."""
+
+    trace_id: str
+    """The trace it belongs to ('' when it names none: then only it is lost)."""
+    reason: str
+
+
+def spans(docs: Iterable[Any]) -> Iterator[Span | BadSpan]:
+    """Every span of the requests ``docs``, with the service of its resource; a span, scope
+    or resource that cannot be read is a ``BadSpan`` in its place (the rest still read)."""
     for doc in docs:
-        for resource_spans in doc.get("resourceSpans") or []:
-            if not isinstance(resource_spans, Mapping):
-                raise RowError("resourceSpans must hold objects")
-            resource = resource_spans.get("resource") or {}
-            service = attributes(resource.get("attributes")).get(SERVICE_NAME)
+        for resource_spans in _list(doc.get("resourceSpans"), "resourceSpans"):
+            try:
+                if not isinstance(resource_spans, Mapping):
+                    raise RowError("resourceSpans must hold objects")
+                resource = resource_spans.get("resource") or {}
+                if not isinstance(resource, Mapping):
+                    raise RowError("a resource must be an object")
+                service = attributes(resource.get("attributes")).get(SERVICE_NAME)
+                scopes = _list(resource_spans.get("scopeSpans"), "scopeSpans")
+            except RowError as exc:
+                yield BadSpan("", str(exc))
+                continue
             service_name = service if isinstance(service, str) else ""
-            for scope in resource_spans.get("scopeSpans") or []:
-                if not isinstance(scope, Mapping):
-                    raise RowError("scopeSpans must hold objects")
-                for raw in scope.get("spans") or []:
-                    yield _span(raw, service_name)
+            for scope in scopes:
+                try:
+                    if not isinstance(scope, Mapping):
+                        raise RowError("scopeSpans must hold objects")
+                    raws = _list(scope.get("spans"), "spans")
+                except RowError as exc:
+                    yield BadSpan("", str(exc))
+                    continue
+                for raw in raws:
+                    try:
+                        yield _span(raw, service_name)
+                    except RowError as exc:
+                        yield BadSpan(trace_id_of(raw), str(exc))

@@ -8,12 +8,18 @@ where the trace came from stay in ``metadata`` for SQL and the Sample page.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.files import MAX_DEPTH, TooDeep, json_loads
 from engine.models import TestCase
 from engine.testsets.base import MAX_ROW_BYTES, RowError, validated
+
+MAX_TOKENS = 10**12
+"""Most tokens one trace's usage field may count: a trillion is beyond any call, and a
+bound keeps ``1e400`` (infinity once parsed) or a 5,000-digit number out of the metadata."""
 
 
 @dataclass(frozen=True)
@@ -39,10 +45,26 @@ class TraceFields:
 
 
 def iso_from_nanos(nanos: int) -> str:
-    """Unix nanoseconds as ISO 8601 UTC ('' for 0, which OTLP uses for unset)."""
+    """Unix nanoseconds as ISO 8601 UTC ('' for 0, which OTLP uses for unset); ``RowError``
+    past the year 9999, which a date cannot hold."""
     if nanos <= 0:
         return ""
-    return datetime.fromtimestamp(nanos / 1e9, tz=UTC).isoformat()
+    try:
+        return datetime.fromtimestamp(nanos / 1e9, tz=UTC).isoformat()
+    except (OverflowError, OSError, ValueError):
+        raise RowError(f"a start time of {nanos} ns is beyond any date") from None
+
+
+def token_count(value: Any, what: str) -> int | None:
+    """A usage field as a count of tokens (not a number: None); ``RowError`` for a
+    negative, fractional, infinite or over-``MAX_TOKENS`` number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise RowError(f"{what} is {str(value)[:24]}, not a count of tokens")
+    if not 0 <= value <= MAX_TOKENS:
+        raise RowError(f"{what} is outside 0..{MAX_TOKENS:,} tokens")
+    return int(value)
 
 
 def as_text(value: Any) -> str:
@@ -67,8 +89,12 @@ def maybe_json(value: Any) -> Any:
     """A string holding a JSON object or array, parsed; anything else as it is."""
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:
-            return json.loads(value)
-        except (json.JSONDecodeError, RecursionError, ValueError):
+            return json_loads(value, max_depth=MAX_DEPTH)
+        except TooDeep:
+            # Nesting inside a string is bounded like nesting in the file itself: every
+            # reader after this one walks the value recursively.
+            raise RowError(f"a JSON string attribute nested over {MAX_DEPTH} levels") from None
+        except (json.JSONDecodeError, ValueError):
             return value
     return value
 

@@ -25,7 +25,13 @@ from typing import Any
 
 from engine.testsets.base import RowError
 from engine.testsets.traces.otlp import Span
-from engine.testsets.traces.record import TraceFields, as_text, iso_from_nanos, maybe_json
+from engine.testsets.traces.record import (
+    TraceFields,
+    as_text,
+    iso_from_nanos,
+    maybe_json,
+    token_count,
+)
 from engine.testsets.values import answer_text, prompt_text
 
 OI_KIND = "openinference.span.kind"
@@ -43,6 +49,14 @@ _OUTPUT_TOKENS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion",
 )  # fmt: skip
 _MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+MAX_INDEX_DIGITS = 6
+"""An indexed attribute's index (``gen_ai.prompt.N``) has at most this many digits: a
+million messages in one span is beyond any conversation."""
+
+
+class NotGenAI(RowError):
+    """A trace with no GenAI or OpenInference span: another kind of trace the service
+    exported (HTTP, database), skipped and counted rather than reported one by one."""
 
 
 def indexed(attrs: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
@@ -56,8 +70,13 @@ def indexed(attrs: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
     for key, item in attrs.items():
         if key.startswith(head):
             index, _, rest = key[len(head) :].partition(".")
-            if index.isdigit():
-                found.setdefault(int(index), {})[rest] = item
+            if not index.isdigit():
+                continue
+            # str.isdigit() holds for "²" and other Unicode digits int() refuses, and
+            # int() reads a 5,000-digit index only to fail: both are malformed indices.
+            if not index.isascii() or len(index) > MAX_INDEX_DIGITS:
+                raise RowError(f"attribute {key[:60]!r}: not an index of at most 6 digits")
+            found.setdefault(int(index), {})[rest] = item
     return [found[i] for i in sorted(found)]
 
 
@@ -130,9 +149,10 @@ def _io(span: Span, key: str) -> str:
 def _tokens(llm_spans: Sequence[Span], keys: tuple[str, ...]) -> int | None:
     total: int | None = None
     for span in llm_spans:
-        value = next((span.attributes[k] for k in keys if k in span.attributes), None)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            total = (total or 0) + int(value)
+        key = next((k for k in keys if k in span.attributes), None)
+        count = token_count(span.attributes[key], key) if key is not None else None
+        if count is not None:
+            total = (total or 0) + count
     return total
 
 
@@ -158,7 +178,7 @@ def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
     llm_spans = [s for s in ordered if is_llm(s)]
     openinference = any(OI_KIND in s.attributes for s in ordered)
     if not llm_spans and not openinference:
-        raise RowError(f"trace {trace_id}: no GenAI or OpenInference span; trace skipped")
+        raise NotGenAI(f"trace {trace_id}: no GenAI or OpenInference span; trace skipped")
     app_root = root not in llm_spans
     query = _io(root, "input.value") if app_root else ""
     response = _io(root, "output.value") if app_root else ""
