@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from types import UnionType
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
 from evalhouse.config_file import config_file, deep_merge, with_column_map
 from evalhouse.console import UsageError, short
@@ -112,7 +113,9 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
                 "(mean of scores, majority of pass/fail)",
             )
             continue
-        numeric = {annotation, *get_args(annotation)}
+        # ``float | None`` parses as a float; ``tuple[int, ...]`` stays text ("1,3").
+        optional = get_origin(annotation) in (Union, UnionType)
+        numeric = {annotation, *(get_args(annotation) if optional else ())}
         kind: type = int if int in numeric else float if float in numeric else str
         parser.add_argument(row.flag, type=kind, metavar=row.metavar, help=_help(row.field))
     parser.add_argument(

@@ -132,6 +132,10 @@ def ask_records(key: SampleKey, asks: Sequence[Ask]) -> list[JudgeAskRecord]:
             if metric not in ask.fields:
                 continue
             score, passed = ask_value(metric, ask.fields[metric])
+            if metric == PASSED and ask.fields.get("judge_faithfulness") is None:
+                # An answer that says nothing is not passed by rule, not by the judge: its
+                # False would count as every judge agreeing.
+                score, passed = None, None
             rows.append(
                 JudgeAskRecord(
                     **key.model_dump(),

@@ -127,7 +127,8 @@ def test_repeats_ask_again_flag_flips_and_a_rerun_costs_nothing(
         else:
             assert r["judge_faithfulness"] is None
         votes = [a["passed"] for a in own if a["metric"] == "passed" and a["passed"] is not None]
-        assert r["passed"] == ((sum(votes) * 2 > len(votes)) if votes else None)
+        # an answer that says nothing is not passed, by rule (no judge voted on it)
+        assert r["passed"] == ((sum(votes) * 2 > len(votes)) if votes else False)
     rerun = {r["sample_id"]: r["judge_faithfulness"] for r in read_table(
         home.lake, "results", again).to_pylist()}  # fmt: skip
     assert rerun == {r["sample_id"]: r["judge_faithfulness"] for r in results}
