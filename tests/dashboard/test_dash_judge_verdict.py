@@ -30,11 +30,14 @@ def _week(home: Paths, run_id: str, week: int, judge: str, rubric: float, passed
     started = T0 + timedelta(days=7 * (week - 1))
     record = run_record(run_id, started, name=f"weekly week {week}", judge=judge)
     write_part(home.lake, "runs", run_id, 0, [record])
+    scores = {
+        "judge_faithfulness": rubric,
+        "judge_completeness": rubric,
+        "passed": passed,
+        "overall": rubric,
+    }
     rows = [
-        result_record(
-            run_id, f"{domain[:4]}-q{i}", domain=domain, judge_faithfulness=rubric,
-            judge_completeness=rubric, passed=passed, overall=rubric,
-        )  # fmt: skip
+        result_record(run_id, f"{domain[:4]}-q{i}", domain=domain, **scores)
         for domain in DOMAINS
         for i in range(8)
     ]
@@ -109,9 +112,9 @@ def test_a_judge_only_shift_is_named_first_and_never_worse_beyond_noise(
     warnings = [w.value for w in at.warning]
     # judge names are data: escaped for Markdown, so they render as typed
     assert warnings and warnings[0].startswith(safe_text("Judge changed: local@- (baseline)"))
-    verdicts = [e.value for e in at.error] + [s.value for s in at.success] + [
-        i.value for i in at.info
-    ]
+    verdicts = (
+        [e.value for e in at.error] + [s.value for s in at.success] + [i.value for i in at.info]
+    )
     assert not any("worse beyond noise" in v for v in verdicts), verdicts
     assert any("No domain changed beyond noise" in v and "judge drift taken out" in v
                for v in verdicts)  # fmt: skip
