@@ -60,9 +60,14 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
         return
     tables.grid(
         split_table(split),
+        # small columns: at 1024 px the system change scrolled off a table of wide ones
         column_config={
-            c: st.column_config.NumberColumn(c, format="%+.1f")
-            for c in ("Observed Δ", "Judge drift", "System change")
+            **{
+                c: st.column_config.NumberColumn(c, format="%+.1f", width="small")
+                for c in ("Observed Δ", "Judge drift", "System change")
+            },
+            **{c: st.column_config.TextColumn(c, width="small") for c in ("Drift 95%", "Anchors")},
+            "System 95%": st.column_config.TextColumn("System 95%", width="small"),
         },
     )
     st.caption(
