@@ -21,16 +21,17 @@ import polars as pl
 import streamlit as st
 
 from dashboard.components.cards import CARD_NOISE_METRICS
+from dashboard.judge_change import JudgeChange, judge_change_of, system_frame
 from engine.noise import NoiseCheck, bootstrap_check
 from engine.ratings import bradley_terry
 from engine.reliability import Level, krippendorff_alpha
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
-from warehouse import drift_queries as _drift_queries  # noqa: F401  (registers its queries)
 from warehouse import queries as q
 from warehouse import reliability_queries as rq
 from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
+from warehouse.drift_queries import drift_run_series, judge_drift_split  # registers them all
 from warehouse.queries import Warehouse
 
 TTL_S = 3600
@@ -284,6 +285,27 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
         *(pl.Series(f"{m}_low", bounds[m][0], dtype=pl.Float64) for m in metrics),
         *(pl.Series(f"{m}_high", bounds[m][1], dtype=pl.Float64) for m in metrics),
     )
+
+
+@_register
+def judge_change(wh: Warehouse, run_id: str, baseline: str | None) -> JudgeChange | None:
+    """How the run's judge differs from the baseline's, with the drift a check measured;
+    None without a baseline or when both runs had the same judge and prompt version."""
+    if baseline is None:
+        return None
+    run, base = drift_run_series(wh, run_id), drift_run_series(wh, baseline)
+    if run is None or base is None or run["judge"] == base["judge"]:
+        return None
+    return judge_change_of(run, base, judge_drift_split(wh, run_id, baseline))
+
+
+@_register
+def system_overview(
+    wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filters
+) -> pl.DataFrame:
+    """``overview`` with judge metrics made the system's change (or not comparable) when
+    the judge changed: the frame the verdict, movers, table and report read."""
+    return system_frame(overview(wh, run_id, baseline, filters), judge_change(wh, run_id, baseline))
 
 
 @_register

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import PurePath
 from typing import Any
 
 import polars as pl
@@ -35,7 +36,7 @@ h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem}
 .meta{color:#57606a;font-size:.9rem}
 .verdict{padding:.8rem 1rem;border-radius:6px;font-weight:600;margin:1rem 0}
 .worse{background:#fee4e2;color:#7a271a}.better{background:#dcfae6;color:#054f31}
-.same{background:#eff4ff;color:#1d2939}
+.same{background:#eff4ff;color:#1d2939}.judge{background:#fef0c7;color:#7a2e0e}
 table{border-collapse:collapse;width:100%;font-size:.85rem}
 th,td{border-bottom:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -43,6 +44,12 @@ th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .d-none{color:#8c959f}.legend{font-size:.8rem;color:#57606a}
 svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:12px}
 """
+
+
+def _file_name(path: object) -> str | None:
+    """A file's name without its folders: a report never shows where files live on the
+    server."""
+    return None if path is None else PurePath(str(path)).name
 
 
 def _e(value: object) -> str:
@@ -116,9 +123,11 @@ def render_report(
     table: tuple[pl.DataFrame, Sequence[bool | None]],
     *,
     now: datetime,
+    judge_note: str = "",
 ) -> str:
     """The report as HTML: ``run`` and ``baseline`` are ``run_info`` rows, ``frame`` the
-    Overview frame, ``table`` the Overview table as shown with its beyond-noise marks."""
+    Overview frame, ``table`` the Overview table as shown with its beyond-noise marks;
+    ``judge_note`` says the judge changed (``JudgeChange.note``), first."""
     css = "worse" if verdict.worse else "better" if verdict.changes else "same"
     against = (
         f"against baseline <b>{_e(baseline['name'])}</b> ({_e(baseline['run_id'])})"
@@ -139,9 +148,10 @@ def render_report(
         f"<style>{_STYLE}</style></head><body>"
         f"<h1>{_e(run['name'])}</h1>"
         f'<p class="meta">Run {_e(run["run_id"])}, {against}. Judge {_e(run.get("judge"))}, '
-        f"embedder {_e(run.get('embedder'))}, test set {_e(run.get('test_set'))}. "
+        f"embedder {_e(run.get('embedder'))}, test set {_e(_file_name(run.get('test_set')))}. "
         f"Report made {now:%Y-%m-%d %H:%M} UTC by evalhouse.</p>"
-        f'<div class="verdict {css}">{_e(verdict.headline())}</div>'
+        + (f'<div class="verdict judge">{_e(judge_note)}</div>' if judge_note else "")
+        + f'<div class="verdict {css}">{_e(verdict.headline())}</div>'
         f"{changes}"
         "<h2>Headline metrics per domain</h2>"
         f'<p class="legend"><span style="color:{_RUN_COLOUR}">■</span> this run &nbsp; '
@@ -184,9 +194,16 @@ def build_report(wh: Any, run_id: str, baseline_id: str | None, *, now: datetime
     baseline = q.run_info(wh, baseline_id) if baseline_id else None
     if baseline_id and baseline is None:
         raise ValueError(f"no baseline run {baseline_id!r} in the warehouse")
-    frame = data.overview(wh, run_id, baseline_id, q.Filters())
-    verdict = domain_verdict(frame, overview_metric_names(frame), baseline is not None)
+    frame = data.system_overview(wh, run_id, baseline_id, q.Filters())
+    judge = data.judge_change(wh, run_id, baseline_id)
+    verdict = domain_verdict(
+        frame,
+        overview_metric_names(frame),
+        baseline is not None,
+        "" if judge is None else judge.scope(),
+    )
     tiers = q.run_tiers(wh, run_id)
     shown = tables.overview_display(frame, tiers)
     base = dict(baseline) if baseline else None
-    return render_report(dict(run), base, frame, verdict, shown, now=now)
+    note = "" if judge is None else judge.note()
+    return render_report(dict(run), base, frame, verdict, shown, now=now, judge_note=note)

@@ -31,6 +31,10 @@ class DomainChange:
     """Distance of the interval's centre from zero in half-widths (bigger is surer)."""
     others: int
     """Further metrics of the domain that moved beyond noise the same way."""
+    key: str = ""
+    """The metric's name (``metric`` is its label): what a link to its samples filters on."""
+    also: tuple[str, ...] = ()
+    """The labels of the ``others``, surest first."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class Verdict:
     domains: int
     changes: tuple[DomainChange, ...]
     has_baseline: bool
+    scope: str = ""
+    """What the judge metrics' changes are when the judge changed (said after the sentence)."""
 
     @property
     def worse(self) -> tuple[DomainChange, ...]:
@@ -55,8 +61,9 @@ class Verdict:
         """``2 of 5 domains worse beyond noise (acme, beta); 1 better (gamma)``."""
         if not self.has_baseline:
             return "No baseline: pick one to see what changed."
+        scope = f" ({self.scope})" if self.scope else ""
         if not self.changes:
-            return f"No domain changed beyond noise ({self.domains} compared)."
+            return f"No domain changed beyond noise ({self.domains} compared){scope}."
         parts = [
             f"{len(group)} {label} ({_names(group)})"
             for label, group in (("worse", self.worse), ("better", self.better))
@@ -65,7 +72,7 @@ class Verdict:
         count, rest = parts[0].split(" ", 1)
         noun = "domain" if self.domains == 1 else "domains"
         first = f"{count} of {self.domains} {noun} {rest.replace(' (', ' beyond noise (', 1)}"
-        return "; ".join([first, *parts[1:]])
+        return "; ".join([first, *parts[1:]]) + scope
 
 
 def _names(group: tuple[DomainChange, ...], shown: int = 4) -> str:
@@ -79,11 +86,14 @@ def _significance(low: float, high: float) -> float:
     return abs(centre) / half if half > 0 else float("inf")
 
 
-def domain_verdict(frame: pl.DataFrame, metrics: dict[str, str], has_baseline: bool) -> Verdict:
-    """The verdict of an Overview frame; ``metrics`` maps metric names to their labels."""
+def domain_verdict(
+    frame: pl.DataFrame, metrics: dict[str, str], has_baseline: bool, scope: str = ""
+) -> Verdict:
+    """The verdict of an Overview frame; ``metrics`` maps metric names to their labels;
+    ``scope`` says what judge metrics' changes are after a judge change."""
     changes: list[DomainChange] = []
     for row in frame.iter_rows(named=True):
-        moves: dict[Direction, list[tuple[float, str, float, float, float]]] = {
+        moves: dict[Direction, list[tuple[float, str, float, float, float, str]]] = {
             "worse": [],
             "better": [],
         }
@@ -95,31 +105,41 @@ def domain_verdict(frame: pl.DataFrame, metrics: dict[str, str], has_baseline: b
                 continue
             direction: Direction = "worse" if float(high) < 0 else "better"
             significance = _significance(float(low), float(high))
-            moves[direction].append((significance, label, float(delta), float(low), float(high)))
+            moves[direction].append(
+                (significance, label, float(delta), float(low), float(high), metric)
+            )
         for direction in ("worse", "better"):
             found = sorted(moves[direction], key=lambda m: -m[0])
             if found:
-                significance, label, delta, low, high = found[0]
+                significance, label, delta, low, high, key = found[0]
                 change = DomainChange(
                     str(row["domain"]), direction, label, delta, low, high,
-                    significance, len(found) - 1,
+                    significance, len(found) - 1, key, tuple(m[1] for m in found[1:]),
                 )  # fmt: skip
                 changes.append(change)
                 break  # a domain worse on one metric is worse, whatever else rose
     changes.sort(key=lambda c: (c.direction != "worse", -c.significance, c.domain))
-    return Verdict(frame.height, tuple(changes), has_baseline)
+    return Verdict(frame.height, tuple(changes), has_baseline, scope)
+
+
+def moved_too(change: DomainChange) -> str:
+    """The other metrics that moved the same way, each named: ``+2 more: RAG recall, Pass
+    rate`` (empty when none did)."""
+    return f"+{change.others} more: {', '.join(change.also)}" if change.also else ""
 
 
 def verdict_rows(verdict: Verdict) -> pl.DataFrame:
-    """The verdict as a small table: domain, direction, metric, Δ and its interval."""
+    """The verdict as a small table: domain, direction, metric, Δ and its interval, and
+    the other metrics that moved the same way, by name."""
     return pl.DataFrame(
         [
             {
                 "Domain": c.domain,
                 "Change": c.direction,
-                "Metric": c.metric + (f" (+{c.others} more)" if c.others else ""),
+                "Metric": c.metric,
                 "Δ": round(c.delta, 1),
                 "95% interval": f"[{c.low:+.1f}, {c.high:+.1f}]",
+                "Also moved": moved_too(c),
             }
             for c in verdict.changes
         ],
@@ -129,6 +149,7 @@ def verdict_rows(verdict: Verdict) -> pl.DataFrame:
             "Metric": pl.String,
             "Δ": pl.Float64,
             "95% interval": pl.String,
+            "Also moved": pl.String,
         },
     )
 

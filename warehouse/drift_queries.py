@@ -1,7 +1,8 @@
 """Typed queries of judge drift (``sql/queries/drift_*.sql``, ``judge_*.sql``): a run's
 series and judges, a series' runs, the runs whose judge changed, and a run's observed change
-beside its judge drift. Registered in ``queries.QUERIES`` like every named query; a module of
-its own because ``queries`` is long enough."""
+beside its judge drift; and every run's series (the Overview's series picker). Registered in
+``queries.QUERIES`` like every named query; a module of its own because ``queries`` is long
+enough."""
 
 from __future__ import annotations
 
@@ -53,3 +54,9 @@ def judge_drift_split(wh: Warehouse, run_id: str, baseline_run_id: str) -> pl.Da
     """Per judge metric: the observed change of ``run_id`` against ``baseline_run_id`` (0-100)
     and the judge drift its latest check measured (empty without a check)."""
     return wh.named("judge_drift_split", run_id=run_id, baseline_run_id=baseline_run_id)
+
+
+@named_query
+def series_runs_all(wh: Warehouse) -> pl.DataFrame:
+    """Every run's series and default baseline (run_id, series, baseline_run_id)."""
+    return wh.named("series_runs_all")

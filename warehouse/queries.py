@@ -728,8 +728,8 @@ def alert_sample_values(wh: Warehouse, run_id: str, metric: str, domain: str) ->
 
 @named_query
 def firing_alerts(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """Alert rules of the run's series firing now: rule, domain, metric, kind, value,
-    threshold, since, fired_in."""
+    """Alert rules of the run's series firing as of that run (later runs left out): rule,
+    domain, metric, kind, value, threshold, since, fired_in."""
     return wh.named("firing_alerts", run_id=run_id)
 
 

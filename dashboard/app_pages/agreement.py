@@ -46,17 +46,18 @@ def _metric_name(metric: str) -> str:
 
 st.title("Judge agreement")
 st.caption(
-    "Reviews are made on the Sample page (Human review) and count here after ingest. Each "
-    "reviewer's latest review of each item is one pair with what evalhouse said. Kappa: 1 = "
-    "perfect agreement, 0 = no better than chance. Scores compare the judge's 0-100 form "
-    "with the reviewer's response label (correct 100, partly 50, incorrect 0)."
+    "Reviews are made on the Sample page (Human review) and count here within seconds (each "
+    "save is ingested in the background). Each reviewer's latest review of each item is one "
+    "pair with what evalhouse said. Kappa: 1 = perfect agreement, 0 = no better than "
+    "chance. Scores compare the judge's 0-100 form with the reviewer's response label "
+    "(correct 100, partly 50, incorrect 0)."
 )
 
 reviewed = data.query(q.reviewed_runs)
 if reviewed.is_empty():
     st.info(
         "No reviews yet. Open a sample (Sample page), mark the response, its claims or the "
-        "judge's verdicts under Human review, save, and ingest."
+        "judge's verdicts under Human review and save."
     )
     reliability.judge_reliability(_metric_name)
     st.stop()

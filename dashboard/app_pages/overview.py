@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
@@ -10,13 +11,18 @@ from dashboard.components.badges import tier_legend
 from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.judge_drift import show_judge_change
-from dashboard.components.pickers import pick_run, run_label, runs_or_stop
+from dashboard.components.links import compare_params, page_url
+from dashboard.components.pickers import pick_run, pick_series, run_label, runs_or_stop
+from dashboard.components.reanalysis_note import show_reanalysis_note
+from dashboard.components.safe import safe_text
 from dashboard.components.url_state import changed, set_url, url_index, url_list
+from dashboard.judge_change import system_cards
 from dashboard.report import overview_metric_names, render_report
 from dashboard.verdict import alerts_banner, domain_verdict, verdict_rows
 from engine.clock import utcnow
 from engine.noise import METHOD_CAPTION
 from warehouse import queries as q
+from warehouse.drift_queries import series_runs_all
 from warehouse.queries import Filters
 
 st.title("Overview")
@@ -25,8 +31,15 @@ runs = runs_or_stop()
 
 run_ids = list(runs["run_id"])
 labels = run_label(runs)
-left, right = st.columns(2)
-run_id = pick_run(runs, "overview_run", container=left)
+# One series at a time, the weekly review's by default: an ad-hoc launch (a series of its
+# own, without a baseline) never takes over the first screen.
+all_series = data.query(series_runs_all)
+s_col, left, right = st.columns([1, 1, 1])
+series = pick_series(runs, all_series, "overview_series", container=s_col)
+if changed("overview_series", series):
+    set_url(run=None, baseline=None)  # chosen within another series
+in_series = set(all_series.filter(pl.col("series") == series)["run_id"])
+run_id = pick_run(runs.filter(pl.col("run_id").is_in(in_series)), "overview_run", container=left)
 if changed("overview_run", run_id):
     set_url(baseline=None)  # the URL's baseline was chosen for another run
 previous = data.query(q.baseline_run, run_id)
@@ -45,13 +58,25 @@ chosen = right.selectbox(
 )
 baseline = chosen or None
 
-# The answer a product manager comes for goes first; it is filled in once the table is known.
+# The answer a product manager comes for goes first; it is filled in once the table is
+# known. A judge change is said before anything else: it decides what the numbers mean.
+judge = data.query(data.judge_change, run_id, baseline)
+if judge is not None:
+    st.warning(safe_text(judge.note()), icon=":material/gavel:")
+show_reanalysis_note(run_id)
 verdict_slot = st.container()
 
 show_judge_change(run_id, baseline)
 base_cards = None if baseline is None else data.query(q.run_cards, baseline)
 card_noise = None if baseline is None else data.query(data.card_noise, run_id, baseline)
-show_run_cards(run_cards(data.query(q.run_cards, run_id), base_cards, card_noise))
+cards = run_cards(data.query(q.run_cards, run_id), base_cards, card_noise)
+show_run_cards(system_cards(cards, judge, card_noise))
+if baseline is not None:
+    st.page_link(
+        page_url(st.context.url or "", "compare", compare_params(run_id, baseline, "pass_rate")),
+        label="Samples behind the pass-rate change, largest drop first",
+        icon=":material/open_in_new:",
+    )
 st.caption(
     "Whole run, every iteration. Pass rate counts empty and abstained answers as not passed "
     "(errors left out); Abstained is their share. Each card's change is against the "
@@ -88,6 +113,7 @@ if len(options["candidate"]) > 1:
     )
 filters = Filters(candidate=candidate, providers=tuple(providers) or None, tag=tag)
 set_url(
+    series=series,
     run=run_id,
     baseline=("none" if previous else None)
     if baseline is None
@@ -97,23 +123,50 @@ set_url(
     candidate=candidate,
 )
 
-frame = data.query(data.overview, run_id, baseline, filters)
+frame = data.query(data.system_overview, run_id, baseline, filters)
 if frame.is_empty():
     st.warning("No results match these filters.")
     st.stop()
 
-verdict = domain_verdict(frame, overview_metric_names(frame), baseline is not None)
+verdict = domain_verdict(
+    frame,
+    overview_metric_names(frame),
+    baseline is not None,
+    "" if judge is None else judge.scope(),
+)
 with verdict_slot:
     alerts_banner(data.query(q.firing_alerts, run_id))
     worse = bool(verdict.worse)
     (st.error if worse else st.success if verdict.changes else st.info)(
-        f"**{verdict.headline()}**", icon=":material/trending_down:" if worse else None
+        f"**{safe_text(verdict.headline())}**",
+        icon=":material/trending_down:" if worse else None,
     )
-    if verdict.changes:
+    if verdict.changes and baseline is not None:
+        here = st.context.url or ""
+        movers = verdict_rows(verdict).with_columns(
+            pl.Series(
+                "Samples",
+                [
+                    page_url(here, "compare", compare_params(run_id, baseline, c.key, c.domain))
+                    for c in verdict.changes
+                ],
+                dtype=pl.String,
+            )
+        )
         tables.grid(
-            verdict_rows(verdict),
+            movers,
             key="overview_verdict",
-            column_config={"Δ": st.column_config.NumberColumn(format="%+.1f")},
+            column_config={
+                "Δ": st.column_config.NumberColumn(format="%+.1f", width="small"),
+                "Change": st.column_config.TextColumn(width="small"),
+                "Also moved": st.column_config.TextColumn(width="medium"),
+                "Samples": st.column_config.LinkColumn(
+                    "Samples",
+                    display_text="Open in Compare",
+                    help="Compare filtered to this domain and metric, largest drop first",
+                    width="small",
+                ),
+            },
         )
 
 st.subheader("Scores per domain")
@@ -132,7 +185,8 @@ tables.grid(
     key="overview_table",
     column_config={
         "Domain": st.column_config.TextColumn(pinned=True),
-        "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="large"),
+        # medium, not large: at 1024 px a large column pushed the interval off screen
+        "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="medium"),
     },
 )
 # The download has the table's shape and rounding: what the reader sees is what they get.
@@ -152,7 +206,13 @@ if run_row is not None:
         # Built when the button is clicked (Streamlit runs it on its own thread), not on
         # every run of the page.
         return render_report(
-            this_row, base_row, frame, verdict, tables.overview_display(frame, tiers), now=utcnow()
+            this_row,
+            base_row,
+            frame,
+            verdict,
+            tables.overview_display(frame, tiers),
+            now=utcnow(),
+            judge_note="" if judge is None else judge.note(),
         )
 
     c2.download_button(

@@ -40,12 +40,16 @@ class Card:
     """False when no baseline run is chosen."""
     note: str = ""
     """Appended to a noise verdict (what the verdict is computed on)."""
+    judge_note: str = ""
+    """Why the change is not shown (the judge changed and nothing measured its drift)."""
 
     def verdict(self) -> str:
         """``beyond noise`` / ``within noise`` / ``no noise check`` / ``no baseline`` /
-        ``not measured in both runs``."""
+        ``not measured in both runs`` / the judge note."""
         if not self.has_baseline:
             return "no baseline"
+        if self.judge_note:
+            return self.judge_note
         if self.delta is None:
             return "not measured in both runs"
         if self.beyond_noise is None:

@@ -42,19 +42,15 @@ def split_table(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def show_judge_change(run_id: str, baseline: str | None) -> None:
-    """When the run's judge differs from the baseline's: say so, and split the observed
-    change when a drift check against that baseline was recorded."""
+    """When the run's judge differs from the baseline's, split the observed change when a
+    drift check against that baseline was recorded (the page's first line already named
+    both judges: ``JudgeChange.note``)."""
     if baseline is None:
         return
     judges = data.query(drift_run_series, run_id)
     base = data.query(drift_run_series, baseline)
     if judges is None or base is None or judges["judge"] == base["judge"]:
         return
-    st.info(
-        f"Judge changed: {safe_text(base['judge'])} (baseline) → {safe_text(judges['judge'])}. "
-        "Part of every judge "
-        "metric's change is the judge's, not the system's."
-    )
     split = data.query(judge_drift_split, run_id, baseline)
     if split.is_empty():
         st.caption(
@@ -64,9 +60,14 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
         return
     tables.grid(
         split_table(split),
+        # small columns: at 1024 px the system change scrolled off a table of wide ones
         column_config={
-            c: st.column_config.NumberColumn(c, format="%+.1f")
-            for c in ("Observed Δ", "Judge drift", "System change")
+            **{
+                c: st.column_config.NumberColumn(c, format="%+.1f", width="small")
+                for c in ("Observed Δ", "Judge drift", "System change")
+            },
+            **{c: st.column_config.TextColumn(c, width="small") for c in ("Drift 95%", "Anchors")},
+            "System 95%": st.column_config.TextColumn("System 95%", width="small"),
         },
     )
     st.caption(

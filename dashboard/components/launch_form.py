@@ -48,7 +48,16 @@ def _upload(paths: Paths) -> None:
         return
     st.session_state["launch_uploaded_id"] = upload.file_id
     st.session_state["launch_test_set"] = saved.name
-    st.session_state.pop("launch_name", None)  # the name follows the new test set
+
+
+def _name_follows(test_set: str) -> None:
+    """Give the Run name box the test set's name whenever the test set changes (an upload
+    or another choice), before the box is drawn: a box keeps what the browser last sent, so
+    a run of a new file was once saved under the previous run's name and in its series.
+    A name typed for the same test set stays."""
+    if st.session_state.get("launch_name_for") != test_set:
+        st.session_state["launch_name_for"] = test_set
+        st.session_state["launch_name"] = Path(test_set).stem
 
 
 def _spec_from_form(rules: Access) -> RunConfig | None:
@@ -62,7 +71,9 @@ def _spec_from_form(rules: Access) -> RunConfig | None:
     if st.session_state.get("launch_test_set") not in names:
         st.session_state.pop("launch_test_set", None)
     test_set = st.selectbox("Test set", names, key="launch_test_set")
-    name = st.text_input("Run name", value=Path(test_set).stem, key="launch_name")
+    _name_follows(str(test_set))
+    # The series follows the name (its date or week suffix dropped), so it is the file's.
+    name = st.text_input("Run name", key="launch_name")
     # Lists the operator allows, never free text: a visitor must not pick the URL the
     # server sends every test query to, or a paid judge on the server's key.
     judge = st.selectbox("Judge", rules.judges, key="launch_judge")

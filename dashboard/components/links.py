@@ -31,15 +31,29 @@ def sample_link(run_id: str, sample_id: str, iteration: int = 1, candidate: str 
     )
 
 
-def sample_url(page_url: str, run_id: str, sample_id: str, iteration: int, candidate: str) -> str:
-    """The full address of one sample on the Sample page, from the address of the page the
-    viewer is on (``st.context.url``: the server as the viewer reached it, proxy included)."""
+def page_url(here: str, path: str, params: dict[str, str]) -> str:
+    """The full address of the page at ``path`` with ``params``, from the address of the
+    page the viewer is on (``st.context.url``: the server as the viewer reached it, proxy
+    included)."""
     from urllib.parse import urlencode, urlsplit, urlunsplit
 
-    parts = urlsplit(page_url or "http://127.0.0.1:8501/")
-    query = urlencode(sample_params(run_id, sample_id, iteration, candidate))
+    parts = urlsplit(here or "http://127.0.0.1:8501/")
     base = parts.path.rsplit("/", 1)[0]  # the app's root, under a proxy's path prefix too
-    return urlunsplit((parts.scheme, parts.netloc, f"{base}/sample", query, ""))
+    return urlunsplit((parts.scheme, parts.netloc, f"{base}/{path}", urlencode(params), ""))
+
+
+def sample_url(here: str, run_id: str, sample_id: str, iteration: int, candidate: str) -> str:
+    """The full address of one sample on the Sample page (``page_url``)."""
+    return page_url(here, "sample", sample_params(run_id, sample_id, iteration, candidate))
+
+
+def compare_params(run_id: str, baseline: str, metric: str, domain: str = "") -> dict[str, str]:
+    """Query parameters that open Compare on one run against ``baseline``, one metric and
+    (optionally) one domain: its per-sample table lists the largest drop first."""
+    params = {"run": run_id, "baseline": baseline, "metric": metric}
+    if domain:
+        params["domain"] = domain
+    return params
 
 
 def sample_picker(

@@ -90,3 +90,49 @@ def pick_run(
         key=key,
     )
     return str(picked)
+
+
+def series_choices(runs: pl.DataFrame, series: pl.DataFrame) -> list[str]:
+    """The series of ``runs`` (newest first, with ``status``), the default first: the series
+    of the newest completed run that has a baseline, so one ad-hoc run (a series of its own,
+    never a baseline) does not take over the first screen; else the newest completed run's;
+    then the others, most recently run first. ``series`` has run_id, series and
+    baseline_run_id (``series_runs_all``)."""
+    joined = runs.select("run_id", "status").join(
+        series.select("run_id", "series", "baseline_run_id"), on="run_id", how="inner"
+    )
+    if joined.is_empty():
+        return []
+    completed = joined.filter(pl.col("status") == "completed")
+    with_baseline = completed.filter(pl.col("baseline_run_id").is_not_null())
+    first = next((f["series"][0] for f in (with_baseline, completed, joined) if f.height), None)
+    ordered = [str(s) for s in joined["series"].unique(maintain_order=True)]
+    return [str(first), *(s for s in ordered if s != first)]
+
+
+def pick_series(
+    runs: pl.DataFrame, series: pl.DataFrame, key: str, *, container: DeltaGenerator | None = None
+) -> str:
+    """The series picker (``series_choices``): the URL's ``series`` first, else the series of
+    the URL's ``run`` (a link to a run opens its series), else the default."""
+    import streamlit as st
+
+    from dashboard.components.url_state import url_index
+
+    options = series_choices(runs, series)
+    default = 0
+    wanted_run = st.query_params.get("run")
+    if wanted_run is not None:
+        of_run = series.filter(pl.col("run_id") == wanted_run)["series"]
+        if of_run.len() and str(of_run[0]) in options:
+            default = options.index(str(of_run[0]))
+    select = container.selectbox if container is not None else st.selectbox
+    picked = select(
+        "Series",
+        options,
+        index=url_index("series", options, default),
+        key=key,
+        help="Runs of one series (run --series, else the run name without its date or "
+        "week). The first is the series of the latest completed run that has a baseline.",
+    )
+    return str(picked)

@@ -4,6 +4,7 @@ ground truth changed, so every difference is the truth's (or the judge's), not t
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 
 import streamlit as st
 
@@ -22,7 +23,8 @@ def reanalysis_of(run_id: str) -> tuple[str | None, str | None]:
     if not isinstance(config, dict):
         return None, None
     source, truth = config.get("reanalysis_of"), config.get("ground_truth_file")
-    return (str(source) if source else None), (str(truth) if truth else None)
+    # The file's name only: a page never shows where files live on the server.
+    return (str(source) if source else None), (PurePath(str(truth)).name if truth else None)
 
 
 def show_reanalysis_relation(challenger: str, baseline: str) -> None:
@@ -36,3 +38,15 @@ def show_reanalysis_relation(challenger: str, baseline: str) -> None:
                 "Differences below come from the ground truth, not from the system."
             )
             return
+
+
+def show_reanalysis_note(run_id: str) -> None:
+    """The Overview's note when the run is a re-analysis: the answers are another run's."""
+    source, truth = reanalysis_of(run_id)
+    if source is not None:
+        st.info(
+            f"Re-analysis: this run re-scored the answers of {safe_text(source)} against "
+            f"{safe_text(truth or 'new ground truth')}. Its changes come from the ground "
+            "truth (or the scoring), not from the system's answers.",
+            icon=":material/history:",
+        )

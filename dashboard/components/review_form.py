@@ -9,6 +9,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data, formats
+from dashboard.background_ingest import last_outcome, request_ingest
 from dashboard.components import tables
 from dashboard.components.identity import access, signed_in_user
 from dashboard.components.safe import safe_text
@@ -76,6 +77,8 @@ def save_marks(ref: SampleRef, reviewer: str, comment: str, marks: list[ReviewMa
     except FeedbackError as exc:
         st.error(safe_text(exc))
         return False
+    # The review counts at once: Judge agreement and the queue read the warehouse.
+    request_ingest(data.home_paths().home)
     name = reviewer.strip()
     if access().user_header is None:
         st.session_state[REVIEWER_KEY] = name
@@ -126,6 +129,12 @@ def ingest_now() -> tuple[bool, str]:
 def ingest_button(key: str) -> None:
     """An "Ingest now" button; after an ingest the page runs again (so it shows the new
     data) and says what the ingest did."""
+    background = last_outcome(data.home_paths().home)
+    if background is not None and background[0] != 0:
+        st.warning(
+            f"The ingest after the last save did not finish ({safe_text(background[1])}): "
+            "the review is kept in the lake; ingest now to load it."
+        )
     outcome = st.session_state.pop(_INGEST_MESSAGE, None)
     if outcome is not None:
         ok, message = outcome
@@ -261,6 +270,6 @@ def review_section(
     if submitted and save_marks(ref, reviewer, comment, marks):
         st.success(
             f"Saved {len(marks)} item reviews by {safe_text(reviewer.strip())}. They show "
-            "here and on Judge agreement after the next ingest."
+            "here and on Judge agreement in a few seconds (ingested in the background)."
         )
     ingest_button(f"{prefix}_ingest")

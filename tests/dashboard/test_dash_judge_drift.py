@@ -47,7 +47,7 @@ def test_overview_splits_the_change_into_judge_drift_and_system(
 ) -> None:
     at = app(drift_home)
     assert at.selectbox(key="overview_run").value == "r2"
-    assert any("Judge changed" in i.value for i in at.info)
+    assert any("Judge changed" in w.value for w in at.warning)
     row = table(at, "Judge drift")[0]
     assert row["Metric"] == "Judge faithfulness"
     assert row["Observed Δ"] == pytest.approx(-25.0)

@@ -166,6 +166,8 @@ def test_an_uploaded_test_set_is_the_one_that_runs(
     shutil.copytree(fixture_home.home, tmp_path / "home")
     at = app(resolve_paths(tmp_path / "home"))
     assert at.sidebar.selectbox(key="launch_test_set").value == "fixture.jsonl"
+    # the name of last week's run, still in the box from the previous launch
+    at.sidebar.text_input(key="launch_name").set_value("demo-week-1").run()
     cases = "".join(
         json.dumps({"id": f"up-{i}", "query": f"What is {i}?", "response": f"It is {i}."}) + "\n"
         for i in range(8)
@@ -179,6 +181,11 @@ def test_an_uploaded_test_set_is_the_one_that_runs(
     at.sidebar.selectbox(key="launch_test_set").set_value("fixture.jsonl").run()
     at.run()
     assert at.sidebar.selectbox(key="launch_test_set").value == "fixture.jsonl"
+    assert at.sidebar.text_input(key="launch_name").value == "fixture"
+    # a name typed for the chosen file stays
+    at.sidebar.text_input(key="launch_name").set_value("fixture nightly").run()
+    at.run()
+    assert at.sidebar.text_input(key="launch_name").value == "fixture nightly"
 
 
 def test_form_bounds_and_defaults_are_the_model_s(app: AppFactory, fixture_home: Paths) -> None:

@@ -47,6 +47,7 @@ def test_worse_domains_first_surest_first_and_a_fall_outweighs_a_rise() -> None:
         "Metric": "Completeness",
         "Δ": -2.0,
         "95% interval": "[-2.5, -1.5]",
+        "Also moved": "",
     }
 
 
@@ -75,3 +76,15 @@ def test_a_cancelled_run_is_labelled_and_never_the_default() -> None:
     assert run_label(runs)["r3"] == "week 3 · 2026-11-22 00:00 · r3 · cancelled"
     assert run_label(runs)["r2"] == "week 2 · 2026-11-15 00:00 · r2"
     assert default_run_index(runs.filter(pl.col("status") == "cancelled")) == 0
+
+
+def test_every_metric_behind_more_is_named_and_the_mover_keeps_its_metric_name() -> None:
+    frame = pl.DataFrame(
+        [_row("acme", accuracy=(-6.0, -9.0, -3.0), completeness=(-2.0, -2.5, -1.5))]
+    )
+    change = domain_verdict(frame, METRICS, True).changes[0]
+    # completeness is the surer fall: it leads, accuracy is named behind it
+    assert (change.key, change.metric, change.others) == ("completeness", "Completeness", 1)
+    assert verdict_rows(domain_verdict(frame, METRICS, True)).to_dicts()[0]["Also moved"] == (
+        "+1 more: Accuracy"
+    )

@@ -1,0 +1,201 @@
+"""After a week of real use: a judge change, an ad-hoc launch and an alert of the latest run.
+
+The Overview must say the judge changed before anything else, never call a judge-only shift
+"worse beyond noise", open on the weekly series after an ad-hoc run, and show an alert only
+on the runs it is about. Built from lake records and ingested into a real warehouse.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from dashboard.components.safe import safe_text
+from dashboard.report import build_report
+from engine.lake import write_part
+from engine.models import AlertRecord, JudgeDriftRecord
+from engine.settings import Paths, resolve_paths
+from ingest import ingest
+from tests.dashboard.conftest import AppFactory, table
+from tests.factories import T0, result_record, run_record
+from warehouse.queries import Warehouse
+
+DOMAINS = ("acme.example", "beta.example")
+NOW = T0 + timedelta(days=30)
+
+
+def _week(home: Paths, run_id: str, week: int, judge: str, rubric: float, passed: bool) -> None:
+    started = T0 + timedelta(days=7 * (week - 1))
+    record = run_record(run_id, started, name=f"weekly week {week}", judge=judge)
+    write_part(home.lake, "runs", run_id, 0, [record])
+    scores = {
+        "judge_faithfulness": rubric,
+        "judge_completeness": rubric,
+        "passed": passed,
+        "overall": rubric,
+    }
+    rows = [
+        result_record(run_id, f"{domain[:4]}-q{i}", domain=domain, **scores)
+        for domain in DOMAINS
+        for i in range(8)
+    ]
+    write_part(home.lake, "results", run_id, 1, rows)
+
+
+def _drift(home: Paths, run_id: str, baseline: str, shift: float) -> None:
+    """A drift check that measured only judge faithfulness (completeness and pass rate
+    stay unmeasured: not comparable)."""
+    drift = JudgeDriftRecord(
+        check_id=f"drift-{run_id}", run_id=run_id, baseline_run_id=baseline, series="weekly",
+        anchor_run_id=baseline, metric="judge_faithfulness", old_judge="local@-",
+        new_judge="openai:x@-", mean_shift=shift, ci_low=shift - 4, ci_high=shift + 4, n=16,
+        checked_at=T0 + timedelta(days=8),
+    )  # fmt: skip
+    write_part(home.lake, "judge_drift", drift.check_id, 0, [drift])
+
+
+@pytest.fixture(scope="module")
+def week_home(tmp_path_factory: pytest.TempPathFactory) -> Paths:
+    """weekly week 1 (local judge, rubric 4, all pass), week 2 (another judge: rubric 2,
+    none pass; the answers are the same, so all of it is the judge's), a drift check of
+    faithfulness only, an alert that week 2 set off, then an ad-hoc run of its own."""
+    home = resolve_paths(tmp_path_factory.mktemp("week") / "home")
+    _week(home, "w1", 1, "local", 4.0, True)
+    _week(home, "w2", 2, "openai:x", 2.0, False)
+    _drift(home, "w2", "w1", -50.0)
+    alert = AlertRecord(
+        alert_id="a1", run_id="w2", series="weekly", rule="faith-floor",
+        metric="judge_faithfulness", state="firing", value=2.0, threshold=3.0, kind="min",
+        message="m", evaluated_at=T0 + timedelta(days=7, hours=1),
+    )  # fmt: skip
+    write_part(home.lake, "alerts", "w2", 0, [alert])
+    adhoc = run_record(
+        "z1", T0 + timedelta(days=9), name="zephyr-big", test_set="uploads/zephyr-big.csv"
+    )
+    write_part(home.lake, "runs", "z1", 0, [adhoc])
+    rows = [result_record("z1", f"z-q{i}", domain="zephyr.example") for i in range(8)]
+    write_part(home.lake, "results", "z1", 1, rows)
+    ingest(home)
+    return home
+
+
+def _first_screen(at: object) -> list[str]:
+    """The texts of the alerts, notes and verdict in page order (warnings, errors, ...)."""
+    from streamlit.testing.v1 import AppTest
+
+    assert isinstance(at, AppTest)
+    return [e.value for e in at.main if e.type in ("alert", "warning", "error", "success", "info")]
+
+
+def test_the_overview_opens_on_the_weekly_series_after_an_ad_hoc_run(
+    app: AppFactory, week_home: Paths
+) -> None:
+    at = app(week_home)
+    assert at.selectbox(key="overview_series").value == "weekly"
+    assert at.selectbox(key="overview_run").value == "w2"
+    assert at.selectbox(key="overview_series").options[1] == "zephyr-big"
+    assert at.query_params["series"] == "weekly"
+
+
+def test_a_link_to_the_ad_hoc_run_opens_its_series(app: AppFactory, week_home: Paths) -> None:
+    at = app(week_home, run="z1")
+    assert at.selectbox(key="overview_series").value == "zephyr-big"
+    assert at.selectbox(key="overview_run").value == "z1"
+
+
+def test_a_judge_only_shift_is_named_first_and_never_worse_beyond_noise(
+    app: AppFactory, week_home: Paths
+) -> None:
+    at = app(week_home)
+    warnings = [w.value for w in at.warning]
+    # judge names are data: escaped for Markdown, so they render as typed
+    assert warnings and warnings[0].startswith(safe_text("Judge changed: local@- (baseline)"))
+    verdicts = (
+        [e.value for e in at.error] + [s.value for s in at.success] + [i.value for i in at.info]
+    )
+    assert not any("worse beyond noise" in v for v in verdicts), verdicts
+    assert any("No domain changed beyond noise" in v and "judge drift taken out" in v
+               for v in verdicts)  # fmt: skip
+    rows = {(r["Domain"], r["Metric"]): r for r in table(at, "Noise")}
+    faith = rows[("acme.example", "Judge faithfulness")]
+    assert "system Δ +0.0 within noise [-4.0, +4.0]" in str(faith["Noise"])
+    assert "judge drift -50.0" in str(faith["Noise"])
+    # completeness: the check did not measure it, so it gets no verdict at all
+    assert "not comparable" in str(rows[("acme.example", "Judge completeness")]["Noise"])
+    # pass rate fell 100 points, all of it the judge's: the card says not comparable
+    captions = [c.value for c in at.caption]
+    assert any("not comparable" in c for c in captions)
+    pass_card = next(m for m in at.metric if m.label == "Pass rate")
+    assert pass_card.delta in (None, "")
+
+
+def test_without_a_drift_check_judge_metrics_are_not_compared(
+    app: AppFactory, week_home: Paths, tmp_path: Path
+) -> None:
+    home = resolve_paths(tmp_path / "home")
+    _week(home, "w1", 1, "local", 4.0, True)
+    _week(home, "w2", 2, "local", 4.0, True)
+    _week(home, "w3", 3, "local", 4.0, True)
+    # the prompt version alone changed: a judge change too
+    write_part(home.lake, "runs", "w3", 0, [run_record(
+        "w3", T0 + timedelta(days=14), name="weekly week 3", judge_prompt_version="v2",
+        updated_at=T0 + timedelta(days=15),
+    )])  # fmt: skip
+    _week(home, "w3", 3, "local", 1.0, False)
+    ingest(home)
+    at = app(home)
+    assert at.selectbox(key="overview_run").value == "w3"
+    first = at.warning[0].value
+    assert "Judge changed" in first and "not comparable" in first
+    verdicts = [e.value for e in at.error]
+    assert not any("worse beyond noise" in v for v in verdicts), verdicts
+
+
+def test_the_report_carries_the_judge_note_and_the_split(week_home: Paths) -> None:
+    text = build_report(Warehouse(week_home.warehouse), "w2", "w1", now=NOW)
+    assert "Judge changed: local@- (baseline) → openai:x@-." in text
+    assert text.index("Judge changed") < text.index('class="verdict same"')
+    assert "worse beyond noise" not in text
+    assert "system Δ +0.0 within noise" in text
+    assert "uploads/" not in text  # no server folders in a file that is attached anywhere
+
+
+def test_an_older_run_never_shows_a_later_runs_alert(app: AppFactory, week_home: Paths) -> None:
+    latest = app(week_home)
+    assert any("faith-floor" in w.value for w in latest.warning)
+    older = app(week_home, run="w1")
+    assert older.selectbox(key="overview_run").value == "w1"
+    assert not any("faith-floor" in w.value for w in older.warning)
+
+
+def test_every_mover_links_to_compare_on_its_domain_and_metric(
+    app: AppFactory, tmp_path: Path
+) -> None:
+    home = resolve_paths(tmp_path / "home")
+    _week(home, "w1", 1, "local", 4.0, True)
+    write_part(home.lake, "runs", "w2", 0, [run_record(
+        "w2", T0 + timedelta(days=7), name="weekly week 2")])  # fmt: skip
+    rows = [
+        result_record("w2", f"{d[:4]}-q{i}", domain=d, accuracy=40.0 + i, completeness=30.0,
+                      judge_faithfulness=4.0, judge_completeness=4.0, passed=True, overall=4.0)
+        for d in DOMAINS for i in range(8)
+    ]  # fmt: skip
+    write_part(home.lake, "results", "w2", 1, rows)
+    ingest(home)
+    at = app(home)
+    movers = table(at, "Also moved")
+    assert {r["Domain"] for r in movers} == set(DOMAINS)
+    first = movers[0]
+    assert first["Change"] == "worse"
+    # both analyzer metrics fell; the other one is named, not counted
+    assert str(first["Also moved"]).startswith("+1 more: ")
+    link = str(first["Samples"])
+    assert "/compare?" in link and "run=w2" in link and "baseline=w1" in link
+    assert f"domain={first['Domain']}" in link and "metric=" in link
+    metric = link.split("metric=")[1].split("&")[0]
+    opened = app(home, page="compare", run="w2", baseline="w1", metric=metric,
+                 domain=str(first["Domain"]))  # fmt: skip
+    assert opened.selectbox(key="compare_metric").value == metric
+    assert opened.selectbox(key="compare_domain").value == first["Domain"]
