@@ -30,6 +30,7 @@ from engine.models.config import MAX_SCORED_CHARS
 from engine.run.lanes import Lane
 from engine.run.writer import SampleOutput
 from engine.scorers.base import SampleInput, ScoreOutcome, Scorer, ScorerError, check_declaration
+from engine.scoring.completeness import required_claims_pass
 from engine.secrets import redact
 from engine.targets import TargetError, TargetResponse, TurnReply
 from engine.testsets import case_hash
@@ -166,6 +167,8 @@ class SamplePipeline:
             for table, rows in outcome.records.items():
                 children[table].extend(rows)
         row = {**fields, **base, "flags": list(dict.fromkeys(flags)), "error": errors.text()}
+        if "passed" in row:
+            row["passed"] = required_claims_pass(row["passed"], row["flags"])
         try:
             return SampleOutput(ResultRecord.model_validate(row), children)
         except ValidationError as exc:

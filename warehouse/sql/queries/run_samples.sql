@@ -1,7 +1,8 @@
 -- One page of a run's result rows with the total row count for the pager; `answer` from the
 -- view result_scores (answered, abstained, no answer, error). Filters, each optional:
 -- $domain; $search in the sample id, query, response or an expected claim's text; $outcome
--- passed / failed (the rubric) / error; $flag one review flag (abstained, low_confidence,
+-- passed / failed (the rubric's fail, or a required claim missing while the run requires
+-- them all: flag missing_required_claim, engine.scoring.completeness) / error; $flag one review flag (abstained, low_confidence,
 -- contradicted_claim...); $metric (an analyzer metric, 0-100) between $low and $high.
 SELECT
     s.sample_id, s.iteration, s.candidate, s.domain, s.ai_provider, s.query, s.answer,
@@ -22,7 +23,8 @@ WHERE s.run_id = $run_id
              AND contains(lower(c.claim_text), lower($search))))
   AND ($outcome IS NULL
        OR ($outcome = 'passed' AND r.passed)
-       OR ($outcome = 'failed' AND NOT r.passed)
+       OR ($outcome = 'failed'
+           AND (NOT r.passed OR list_contains(r.flags, 'missing_required_claim')))
        OR ($outcome = 'error' AND s.error IS NOT NULL))
   AND ($flag IS NULL OR list_contains(r.flags, $flag))
   AND ($metric IS NULL OR (CASE $metric
