@@ -99,11 +99,14 @@ def evaluate_gate(
     max_regressions: int | None = None,
     tolerance: float = 5.0,
     notes: Mapping[str, str] | None = None,
+    required_missing: tuple[int, int] | None = None,
 ) -> list[GateCheck]:
     """One check per threshold, and with a regression limit one per metric whose regressed
     samples were counted (``regressions``: metric -> samples that fell by more than
     ``tolerance`` points of the 0-100 form). ``notes`` add a word to a metric's detail
-    (why it has no value, what its errors were)."""
+    (why it has no value, what its errors were). ``required_missing`` (result rows that
+    miss a required claim, rows with one) adds the ``--require-all-required`` check: none
+    may miss one, as ``require_all_required: true`` fails a sample that does."""
     notes = notes or {}
     checks: list[GateCheck] = []
     for t in thresholds:
@@ -142,6 +145,17 @@ def evaluate_gate(
                     "form) against the baseline",
                 )
             )
+    if required_missing is not None:
+        missing, total = required_missing
+        detail = (
+            f"{missing} of {total} result rows with a required claim miss (or contradict) "
+            "at least one"
+            if total
+            else "no result row has a claim of importance required"
+        )
+        checks.append(
+            GateCheck("every required claim found", missing == 0, float(missing), 0.0, detail)
+        )
     return checks
 
 

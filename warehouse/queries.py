@@ -226,6 +226,17 @@ def check_metrics(
 
 
 @named_query
+def required_claims_missing(
+    wh: Warehouse, run_id: str, candidate: str | None = None
+) -> tuple[int, int]:
+    """(result rows missing a required claim, result rows with a required claim) of a run:
+    what ``check --require-all-required`` gates on."""
+    frame = wh.named("required_claims_missing", run_id=run_id, candidate=candidate)
+    missing, total = frame.row(0) if frame.height else (0, 0)
+    return int(missing or 0), int(total or 0)
+
+
+@named_query
 def grader_errors(
     wh: Warehouse, run_id: str, candidate: str | None = None
 ) -> list[tuple[str, int, int]]:

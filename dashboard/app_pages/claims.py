@@ -1,4 +1,5 @@
-"""Claims: expected claims found and missing per domain and query; the most-missed ones."""
+"""Claims: expected claims found, contradicted and missing per domain and query; the
+most-missed ones."""
 
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ if per_domain.is_empty():
     st.info("This run has no claim records (its test set has no expected claims).")
 else:
     st.subheader("Per domain")
+    st.caption(
+        "Claims of each query's first iteration: found, contradicted (stated wrongly) and "
+        "missing (not stated) are counted apart; the per-query rows below add up to these."
+    )
     tables.show(per_domain)
     download_csv(per_domain, f"claims-{run_id}-domains.csv", key="claims_domain_csv")
 

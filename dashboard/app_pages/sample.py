@@ -22,6 +22,7 @@ from dashboard.components.review_form import review_section, rubric_label
 from dashboard.components.safe import safe_text
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from engine.models import ANALYZER_METRICS
+from engine.scoring.judging import CONFIDENCE_BAR, LOW_CONFIDENCE
 from warehouse import queries as q
 from warehouse.queries import PAGE_SIZE, SampleRef
 
@@ -72,12 +73,15 @@ with st.expander("Find a sample", expanded=sample_id is None):
         format_func=lambda o: o or "Any outcome",
         key="sample_outcome",
     )
-    flags = ["", *data.query(q.run_flags, run_id)["flag"]]
+    flag_rows = data.query(q.run_flags, run_id)
+    flag_counts = dict(zip(flag_rows["flag"], flag_rows["rows"], strict=True))
+    flags = ["", *flag_counts]
     flag = f2.selectbox(
         "Flag",
         flags,
         index=url_index("flag", flags),
-        format_func=lambda f: f or "Any flag",
+        # the count is the rows carrying the flag: what the filtered list then holds
+        format_func=lambda f: f"{f} ({flag_counts[f]})" if f else "Any flag",
         key="sample_flag",
     )
     metrics = ["", *q.SAMPLE_FILTER_METRICS]
@@ -126,8 +130,16 @@ with st.expander("Find a sample", expanded=sample_id is None):
         tables.show(listing)
     else:
         total = int(listing["total_rows"][0]) if listing.height else 0
-        st.caption(f"{total} result rows; page {page_no} of {max(1, -(-total // PAGE_SIZE))}")
-        tables.show(listing.drop("total_rows"))
+        pages = f"page {page_no} of {max(1, -(-total // PAGE_SIZE))}"
+        if flag == LOW_CONFIDENCE:
+            st.caption(
+                f"{total} result rows flagged low_confidence (a claim verdict less than "
+                f"{CONFIDENCE_BAR:.0%} sure), least sure first; {pages}"
+            )
+            tables.show(listing.drop("total_rows"))
+        else:
+            st.caption(f"{total} result rows; {pages}")
+            tables.show(listing.drop("total_rows", "lowest_confidence"))
     if listing.height:
         keys = [
             f"{s}|{i}|{c}"

@@ -1,5 +1,5 @@
 """One sample of two runs (or candidates) next to each other: scores, the highlighted
-response and the claims each missed."""
+response and the claims each missed or contradicted."""
 
 from __future__ import annotations
 
@@ -54,10 +54,20 @@ def _side(title: str, ref: SampleRef) -> None:
     st.html(legend_html() + marked.html)
     claims = detail["claims"]
     if claims.height:
-        missing = claims.filter(~claims["found"])["claim_text"].to_list()
-        st.caption(f"{claims.height - len(missing)} of {claims.height} expected claims found")
-        if missing:
-            tables.grid({"Missing claim": missing})
+        # A contradicted claim is stated wrongly, not left out: its own count and list.
+        wrong = claims.filter(~claims["found"] & (claims["status"] == "contradicted"))
+        missing = claims.filter(
+            ~claims["found"] & (claims["status"].fill_null("") != "contradicted")
+        )
+        found = claims.height - wrong.height - missing.height
+        st.caption(
+            f"Iteration {ref.iteration}: {found} of {claims.height} expected claims found, "
+            f"{wrong.height} contradicted, {missing.height} missing"
+        )
+        if wrong.height:
+            tables.grid({"Contradicted claim": wrong["claim_text"].to_list()})
+        if missing.height:
+            tables.grid({"Missing claim": missing["claim_text"].to_list()})
 
 
 def side_by_side(baseline: tuple[str, SampleRef], challenger: tuple[str, SampleRef]) -> None:

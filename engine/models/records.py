@@ -121,7 +121,9 @@ class ResultRecord(Frozen):
     completeness_reasoning: str | None = None
     """The judge's reasoning for its completeness score alone."""
     passed: bool | None = None
-    """Rubric pass: both judge scores at least 4."""
+    """Rubric pass: both judge scores at least 4. False as well when the run sets
+    ``analyzer.completeness.require_all_required`` and a required claim is missing (flag
+    ``missing_required_claim``)."""
     claim_faithfulness: float | None = None
     """Supported claims / claims of the response, 0-1 (empty response = 1.0)."""
     rag_correctness: float | None = None
@@ -151,7 +153,8 @@ class ResultRecord(Frozen):
     scoring_ms: float | None = None
     """Time spent scoring the sample."""
     cost_usd: float = 0.0
-    """Cost of the sample: target plus judges, in US dollars."""
+    """Cost of the sample: target plus judges, in US dollars; an error row keeps what the
+    calls answered before the error cost (its judge tokens too)."""
     error: str | None = None
     """Why the sample could not be scored; null when it was."""
     flags: list[str] = Field(default_factory=list)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -23,12 +23,14 @@ from pydantic import ValidationError
 
 from engine.judges.asks import asking, first_ask
 from engine.judges.base import Usage
+from engine.judges.spend import metering
 from engine.lake import CHILD_TABLES
 from engine.models import Frozen, ResultRecord, SampleKey, TestCase
 from engine.models.config import MAX_SCORED_CHARS
 from engine.run.lanes import Lane
 from engine.run.writer import SampleOutput
 from engine.scorers.base import SampleInput, ScoreOutcome, Scorer, ScorerError, check_declaration
+from engine.scoring.completeness import required_claims_pass
 from engine.secrets import redact
 from engine.targets import TargetError, TargetResponse, TurnReply
 from engine.testsets import case_hash
@@ -165,6 +167,8 @@ class SamplePipeline:
             for table, rows in outcome.records.items():
                 children[table].extend(rows)
         row = {**fields, **base, "flags": list(dict.fromkeys(flags)), "error": errors.text()}
+        if "passed" in row:
+            row["passed"] = required_claims_pass(row["passed"], row["flags"])
         try:
             return SampleOutput(ResultRecord.model_validate(row), children)
         except ValidationError as exc:
@@ -210,29 +214,47 @@ class SamplePipeline:
             )
             got = await asyncio.gather(*(self._one(scorer, sample) for scorer in stage))
             for scorer, outcome in zip(stage, got, strict=True):
-                if isinstance(outcome, str):
-                    errors.add(scorer.name, outcome)
+                if isinstance(outcome, Failed):
+                    errors.add(scorer.name, outcome.message)
+                    # Answered calls were paid even though the scorer failed: the error row
+                    # carries their tokens and cost.
+                    outcomes.append(ScoreOutcome(usage=outcome.paid))
                     continue
                 outcomes.append(outcome)
                 fields.update(outcome.fields)
         return outcomes, fields
 
-    async def _one(self, scorer: Scorer, sample: SampleInput) -> ScoreOutcome | str:
-        """The scorer's checked outcome, or why it failed (after retrying transient errors)."""
+    async def _one(self, scorer: Scorer, sample: SampleInput) -> ScoreOutcome | Failed:
+        """The scorer's checked outcome, or why it failed (after retrying transient errors).
+        Either way the calls its failed attempts paid for are counted in the usage."""
+        paid = Usage()
         for attempt in range(self.retries + 1):
-            try:
-                outcome = await scorer.score(sample)
-            except ScorerError as exc:
-                if not exc.transient:
-                    return str(exc)
-                if attempt == self.retries:
-                    return f"{exc} (after {attempt + 1} attempts)"
-                await asyncio.sleep(min(0.5 * 2**attempt, 8.0))
-                continue
-            except Exception as exc:  # a bug in one scorer must not stop the run
-                return f"{type(exc).__name__}: {exc}"
-            return _checked(scorer, outcome)
+            with metering() as meter:
+                try:
+                    outcome = await scorer.score(sample)
+                except ScorerError as exc:
+                    paid = paid + meter.usage
+                    if not exc.transient:
+                        return Failed(str(exc), paid)
+                    if attempt == self.retries:
+                        return Failed(f"{exc} (after {attempt + 1} attempts)", paid)
+                    await asyncio.sleep(min(0.5 * 2**attempt, 8.0))
+                    continue
+                except Exception as exc:  # a bug in one scorer must not stop the run
+                    return Failed(f"{type(exc).__name__}: {exc}", paid + meter.usage)
+            checked = _checked(scorer, outcome)
+            if isinstance(checked, str):
+                return Failed(checked, paid + outcome.usage)
+            return replace(checked, usage=checked.usage + paid) if paid.calls else checked
         raise AssertionError("unreachable: the last attempt returns")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Why a scorer failed on a sample, and what its answered calls cost before it did."""
+
+    message: str
+    paid: Usage
 
 
 def _checked(scorer: Scorer, outcome: ScoreOutcome) -> ScoreOutcome | str:

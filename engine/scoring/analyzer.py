@@ -59,6 +59,7 @@ from engine.scoring.accuracy import (
 )
 from engine.scoring.attribution import AttributionResult, score_attribution
 from engine.scoring.completeness import (
+    MISSING_REQUIRED_FLAG,
     ClaimMatch,
     CompletenessResult,
     counts,
@@ -379,7 +380,7 @@ class ResponseAnalyzer:
         if completeness.score is None and completeness.claims:
             flags.append("only_optional_claims")
         if config.completeness.require_all_required and completeness.missing_required:
-            flags.append("missing_required_claim")
+            flags.append(MISSING_REQUIRED_FLAG)
         return Analysis(
             sample_id=case.id,
             response=plan.response,

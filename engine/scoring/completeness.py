@@ -20,6 +20,22 @@ CONTRADICTION_MARGIN = 0.08
 """A clean span may trail a contradicting one by this much cosine and still make the claim
 found (the same margin the local judge uses between support and contradiction)."""
 
+MISSING_REQUIRED_FLAG = "missing_required_claim"
+"""The review flag of a response that misses (or contradicts) a claim of importance
+``required`` while the run sets ``require_all_required``."""
+
+
+def required_claims_pass(passed: bool | None, flags: Iterable[str]) -> bool | None:
+    """The sample's pass once ``require_all_required`` is applied: a response flagged for a
+    missing required claim does not pass, whatever the judge said (the response analyzer
+    seed: "fail if any required claim is missing"); any other keeps the judge's pass. A
+    sample no judge scored keeps no pass: a pass rate over the flagged samples alone would
+    read 0% (the flag, the Samples list's "failed" filter and ``check
+    --require-all-required`` still show it failing)."""
+    if passed is None:
+        return None
+    return False if MISSING_REQUIRED_FLAG in flags else passed
+
 
 @dataclass(frozen=True)
 class ClaimMatch:

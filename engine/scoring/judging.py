@@ -30,6 +30,9 @@ from engine.scoring.faithfulness import ClaimCheck, claim_faithfulness
 from engine.scoring.rag import DEFAULT_WEIGHTS, RagScores, evaluate_rag, weighted_overall
 from engine.scoring.synthesis import overall, passed
 
+LOW_CONFIDENCE = "low_confidence"
+"""The review flag of a sample with a claim verdict below ``CONFIDENCE_BAR``."""
+
 CONFIDENCE_BAR = 0.6
 """A verdict whose model is less sure than this is flagged ``low_confidence`` for review
 (the view ``verdict_confidence`` counts the share decided at or above it). With the shipped
@@ -172,7 +175,7 @@ async def judge_sample(
     )
     sure = [c.verdict.confidence for c in faith.checks if c.verdict.confidence is not None]
     if any(confidence < CONFIDENCE_BAR for confidence in sure):
-        flags = (*flags, "low_confidence")
+        flags = (*flags, LOW_CONFIDENCE)
     no_answer = "empty_response" in flags or "abstained" in flags
     if no_answer:
         rag = dataclasses.replace(

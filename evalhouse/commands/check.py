@@ -54,6 +54,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=5.0,
         help="points a sample may drop, on the metric's 0-100 form (0..100)",
     )
+    p.add_argument(
+        "--require-all-required",
+        action="store_true",
+        help="fail when any sample misses (or contradicts) a claim of importance required, "
+        "as the analyzer setting require_all_required: true fails the sample",
+    )
     p.add_argument("--candidate", help="check one candidate of a multi-candidate run")
     p.add_argument("--format", choices=["table", "junit"], default="table")
     p.add_argument("--output", type=Path, help="JUnit file (default evalhouse-check-RUN.xml)")
@@ -71,8 +77,11 @@ def _refuse_bad_usage(args: argparse.Namespace) -> None:
         raise UsageError("RUN_ID is empty (evalhouse sql 'SELECT run_id FROM runs' lists them)")
     if args.baseline is not None and not args.baseline.strip():
         raise UsageError("--baseline is empty: give a run id")
-    if not args.min and not args.max and not args.baseline:
-        raise UsageError("nothing to check: give --min/--max METRIC=VALUE or --baseline RUN_ID")
+    if not args.min and not args.max and not args.baseline and not args.require_all_required:
+        raise UsageError(
+            "nothing to check: give --min/--max METRIC=VALUE, --require-all-required "
+            "or --baseline RUN_ID"
+        )
 
 
 def _regression_metrics(args: argparse.Namespace) -> list[str]:
@@ -193,6 +202,11 @@ def run(args: argparse.Namespace) -> int:
         max_regressions=max_regressions,
         tolerance=args.tolerance,
         notes=_grader_notes(warehouse, args.run_id, args.candidate),
+        required_missing=(
+            queries.required_claims_missing(warehouse, args.run_id, args.candidate)
+            if args.require_all_required
+            else None
+        ),
     )
     from engine.outputs import is_stdout, write_output
 

@@ -77,7 +77,7 @@ def test_claims_page_counts_one_iteration_with_contradicted_apart(
     app: AppFactory, claims_home: Paths
 ) -> None:
     at = app(claims_home, "claims", run="rk")
-    (row,) = table(at, "contradicted")
+    (row,) = table(at, "missing_claims")  # the per-query table
     # three iterations of three claims: the row names iteration 1 and counts its claims
     assert row["iteration"] == 1
     assert (row["claims"], row["found"], row["contradicted"], row["missing"]) == (3, 1, 1, 1)

@@ -43,6 +43,7 @@ from engine.judges.http.batch_api import BatchApi
 from engine.judges.http.batch_queue import BatchLedger, BatchQueue
 from engine.judges.http.cache import JudgeCache, cache_key
 from engine.judges.http.prompt import Prompt, load_prompt
+from engine.judges.spend import record
 from engine.pricing import PriceTable
 from engine.secrets import redact, register, register_url
 
@@ -222,9 +223,9 @@ class HttpJudgeClient:
         if self.batch is not None:
             reply, pays = await self.batch.ask(key, self._body(messages, system))
             if isinstance(reply, ChatReply):
-                return reply, self._usage(reply, batch=True) if pays else Usage()
+                return reply, record(self._usage(reply, batch=True)) if pays else Usage()
         reply = await self._post(messages, system)
-        return reply, self._usage(reply)
+        return reply, record(self._usage(reply))
 
     async def _post(self, messages: list[dict[str, str]], system: str) -> ChatReply:
         body = self._body(messages, system)
@@ -298,7 +299,7 @@ class HttpJudgeClient:
                 "%s judge %s: %s; asking for a repair", self.wire.provider, self.model, problem
             )
             reply = await self._post(messages, system)
-            usage = usage + self._usage(reply)
+            usage = usage + record(self._usage(reply))
             try:
                 value = validate(extract_json(reply.content))
             except (

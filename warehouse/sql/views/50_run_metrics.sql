@@ -2,7 +2,9 @@
 -- iterations. One row per (run_id, candidate, metric) with n (iterations that have a
 -- value), mean, sample standard deviation and a 95% confidence interval of the mean using
 -- Student's t with n - 1 degrees of freedom (table for 1..30, Cornish-Fisher expansion
--- beyond, as engine/stats.py). sd and the CI are null for a single iteration.
+-- beyond, as engine/stats.py). sd and the CI are null for a single iteration. The CI is
+-- across iterations only (the repeats' noise, zero with a deterministic judge), not the
+-- samples': whether two runs differ beyond noise is engine/noise.py's paired bootstrap.
 -- Metrics: accuracy, completeness, attribution (0-100), judge_faithfulness,
 -- judge_completeness, rag_overall (1-5), claim_faithfulness, faithfulness_pass_rate,
 -- completeness_pass_rate, pass_rate, error_rate (0-1), cost_usd.
