@@ -12,26 +12,16 @@ other table.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import uuid
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
 from pydantic import Field, model_validator
 
-from engine.http import HttpSession, RetryPolicy, SendError, send_with_retries
 from engine.models import ANALYZER_METRICS, AlertRecord
 from engine.models.base import Frozen
-
-WEBHOOK_ENV = "EVALHOUSE_ALERT_WEBHOOK"
-"""The webhook of rules that name none (a webhook URL is a credential: keep it out of the
-config file when the file is committed)."""
-
-WEBHOOK_POLICY = RetryPolicy(retries=2, timeout_s=10.0, backoff_s=0.5)
-"""A webhook gets three tries within about half a minute; a run never waits longer."""
+from engine.webhooks import WEBHOOK_ENV, WebhookPass, webhook_problem
 
 
 class AlertRule(Frozen):
@@ -76,8 +66,9 @@ class AlertRule(Frozen):
             raise ValueError(
                 f"alert {self.name!r}: a domain rule watches one of {', '.join(ANALYZER_METRICS)}"
             )
-        if self.webhook is not None and not self.webhook.startswith(("http://", "https://")):
-            raise ValueError(f"alert {self.name!r}: webhook must be an http(s) URL")
+        problem = None if self.webhook is None else webhook_problem(self.webhook)
+        if problem is not None:  # the reason only: the URL is a credential
+            raise ValueError(f"alert {self.name!r}: webhook {problem}")
         return self
 
     @property
@@ -158,28 +149,18 @@ def message(rule: AlertRule, state: State, value: float, series: str, run_id: st
     )
 
 
-def post(url: str, text: str, record: Mapping[str, object]) -> str | None:
-    """POST ``{"text": ..., "alert": {...}}`` to ``url``; the reason when it failed."""
-    body = json.dumps({"text": text, "alert": dict(record)}, default=str).encode("utf-8")
-
-    async def send() -> None:
-        session = HttpSession(max_connections=1)
-        await send_with_retries(
-            session, url, policy=WEBHOOK_POLICY, parse=lambda reply: reply.status_code,
-            content=body, headers={"content-type": "application/json"}, label="alert webhook",
-        )  # fmt: skip
-
-    try:
-        asyncio.run(send())
-    except SendError as exc:
-        return str(exc)
-    return None
-
-
 def alert_record(
-    rule: AlertRule, state: State, value: float, *, series: str, run_id: str, now: datetime
+    rule: AlertRule,
+    state: State,
+    value: float,
+    *,
+    series: str,
+    run_id: str,
+    now: datetime,
+    webhooks: WebhookPass,
 ) -> AlertRecord:
-    """The record of a state change, posted to the rule's webhook first."""
+    """The record of a state change, posted to the rule's webhook first (within the
+    pass's deadline ``webhooks``)."""
     text = message(rule, state, value, series, run_id)
     record = AlertRecord(
         alert_id=uuid.uuid4().hex, run_id=run_id, series=series, rule=rule.name,
@@ -189,5 +170,5 @@ def alert_record(
     url = rule.webhook or os.environ.get(WEBHOOK_ENV, "").strip()
     if not url:
         return record
-    error = post(url, text, record.model_dump(mode="json"))
+    error = webhooks.post(url, text, record.model_dump(mode="json"))
     return record.model_copy(update={"notified": error is None, "error": error})

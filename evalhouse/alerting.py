@@ -9,6 +9,7 @@ a state change posts to the webhook, becomes an ``alerts`` lake record and is in
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -44,7 +45,20 @@ def alert_rules(args: argparse.Namespace) -> tuple[AlertRule, ...]:
     names = [r.name for r in rules]
     if len(set(names)) != len(names):
         raise UsageError(f"{args.config}: two alert rules share a name")
+    if any(r.webhook is None for r in rules):
+        _check_env_webhook()
     return tuple(rules)
+
+
+def _check_env_webhook() -> None:
+    """Refuse a malformed ``$EVALHOUSE_ALERT_WEBHOOK`` before the run, not after it; the
+    message names the variable and the reason, never the URL (a credential)."""
+    from engine.webhooks import WEBHOOK_ENV, webhook_problem
+
+    url = os.environ.get(WEBHOOK_ENV, "").strip()
+    problem = webhook_problem(url) if url else None
+    if problem is not None:
+        raise UsageError(f"${WEBHOOK_ENV}: the webhook {problem}")
 
 
 def evaluate_alerts(paths: Paths, run_id: str, rules: tuple[AlertRule, ...]) -> int:
@@ -55,6 +69,7 @@ def evaluate_alerts(paths: Paths, run_id: str, rules: tuple[AlertRule, ...]) -> 
     from engine.alerts import alert_record, decide
     from engine.clock import utcnow
     from engine.lake import write_part
+    from engine.webhooks import WebhookPass
     from warehouse.alerts import alert_inputs
 
     home.ingest_now(paths, quiet=True)  # the run's last records and the latest states
@@ -62,6 +77,7 @@ def evaluate_alerts(paths: Paths, run_id: str, rules: tuple[AlertRule, ...]) -> 
     inputs = alert_inputs(paths.warehouse, run_id, watched, catalog=home.catalog())
     records = []
     firing = 0
+    webhooks = WebhookPass()  # every post of this pass shares one deadline
     for rule in rules:
         key = (rule.name, rule.domain or "")
         value = inputs.values.get(rule.watches)
@@ -69,10 +85,13 @@ def evaluate_alerts(paths: Paths, run_id: str, rules: tuple[AlertRule, ...]) -> 
         firing += (state == "firing") or (state is None and inputs.states.get(key) == "firing")
         if state is None or value is None:
             continue
-        record = alert_record(rule, state, value, series=inputs.series, run_id=run_id, now=utcnow())
+        record = alert_record(
+            rule, state, value, series=inputs.series, run_id=run_id, now=utcnow(),
+            webhooks=webhooks,
+        )  # fmt: skip
         err(f"alert {state}: {record.message}")
         if record.error:
-            err(f"alert {rule.name!r}: webhook failed: {record.error}")
+            err(f"alert {rule.name!r}: {record.error}")
         records.append(record)
     if records:
         write_part(paths.lake, "alerts", run_id, 0, records)

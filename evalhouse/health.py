@@ -4,8 +4,11 @@ Streamlit's own ``/_stcore/health`` says "ok" whenever its server answers, also 
 warehouse file is gone or the team's PostgreSQL catalog is down and every page shows an
 error panel. A load balancer or an uptime check needs the truth, so ``evalhouse dashboard
 --health-port N`` serves ``GET /health`` beside it: 200 ``ok`` when a read of the warehouse
-(or catalog) succeeds within ``CHECK_TIMEOUT_S``, else 503 with one masked line saying what
-is down. Connection strings and passwords never reach the answer.
+(or catalog) succeeds within ``CHECK_TIMEOUT_S``, else 503 ``unavailable``. The answer says
+no more: the port needs no sign-in, and the reason would name the warehouse's absolute path
+or the catalog's host, port, database and user to whoever can reach it. The reason (masked)
+goes to the dashboard's standard error instead, once each time it changes, for whoever
+runs the server.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from engine.settings import Paths
+from evalhouse.console import err
 from warehouse.catalog import Catalog
 
 CHECK_TIMEOUT_S = 5.0
@@ -50,16 +54,26 @@ def serve_health(
     """Serve ``GET /health`` on ``address:port`` in a daemon thread; returns the server
     (``shutdown()`` stops it)."""
 
+    last: list[str | None] = [None]  # the reason logged last: a probe every few seconds
+    lock = threading.Lock()  # would otherwise repeat the same line all night
+
+    def log_change(problem: str | None) -> None:
+        with lock:
+            if problem != last[0]:
+                err(f"health: unavailable: {problem}" if problem else "health: ok again")
+                last[0] = problem
+
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             if self.path.split("?")[0] != "/health":
-                self._answer(404, "not found: GET /health")
+                self._answer(404, "not found")
                 return
             problem = warehouse_problem(paths, catalog)
+            log_change(problem)
             if problem is None:
                 self._answer(200, "ok")
             else:
-                self._answer(503, f"unavailable: {problem}")
+                self._answer(503, "unavailable")
 
         def _answer(self, status: int, text: str) -> None:
             body = (text + "\n").encode("utf-8")

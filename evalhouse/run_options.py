@@ -49,6 +49,7 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--target", "target", "SPEC"),
     RunFlag("--concurrency", "concurrency", "N"),
     RunFlag("--workers", "workers", "N"),
+    RunFlag("--force-workers", "force_workers"),
     RunFlag("--retries", "retries", "N"),
     RunFlag("--max-failed", "max_failed_fraction", "FRACTION"),
     RunFlag("--until-ci", "until_ci", "METRIC=WIDTH"),

@@ -78,6 +78,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.pairwise",
             "engine.preferences",
             "engine.alerts",
+            "engine.webhooks",
             "engine.compare_runs",
             "engine.reanalysis",
             "engine.monitor",

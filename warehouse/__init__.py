@@ -17,3 +17,10 @@ FILE_GRACE_S = 3600.0
 """Default age a catalog's file must have before ``evalhouse maintain`` deletes it as
 unused or orphaned: longer than any ingest takes between writing its Parquet files and
 committing them."""
+
+MIN_FILE_GRACE_S = 600.0
+"""Shortest ``--grace`` ``evalhouse maintain`` takes without ``--force-grace``: an ingest in
+flight writes its Parquet files before it waits (``--wait``, default 30 s) for the commit
+lock, and a file younger than this may be one it has not committed yet. Deleting it breaks
+every later query on those runs ("Cannot open file"), so a shorter grace is the operator's
+explicit choice, for a catalog no ingest is writing to."""

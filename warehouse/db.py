@@ -16,7 +16,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +126,11 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
                 f"{hidden[0]} is not available here: it reveals the server's files or "
                 "runs SQL from text"
             )
+        if _FILE_COLUMN in _column_names(tree):
+            raise QueryError(
+                f"the {_FILE_COLUMN} column is not available here: it reveals where the "
+                "data files are"
+            )
 
 
 _NAME_KEYS = ("function_name", "table_name", "schema_name", "catalog_name", "schema", "catalog")
@@ -146,6 +151,42 @@ def _names(tree: Any) -> set[str]:
         elif isinstance(node, list):
             stack.extend(node)
     return names
+
+
+_FILE_COLUMN = "filename"
+"""DuckLake's virtual column: the full path of the Parquet file each row was read from,
+that is the catalog's data folder (on every table, absent from ``SELECT *``)."""
+
+
+def _column_names(tree: Any) -> set[str]:
+    """The last part of every column reference in a serialized parse tree, lower-cased
+    (``r."FileName"`` is ``filename``)."""
+    names: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            parts = node.get("column_names")
+            if isinstance(parts, list) and parts and isinstance(parts[-1], str):
+                names.add(parts[-1].lower())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return names
+
+
+def mask_paths(frame: pl.DataFrame, folders: Sequence[str]) -> pl.DataFrame:
+    """``frame`` with each of ``folders`` replaced by ``<data>`` in its text columns: a
+    plan (``EXPLAIN ANALYZE``) or any other text a query returns may name the data files,
+    whatever the parse-tree check missed."""
+    folders = [f for f in folders if len(f) > 1]
+    texts = [name for name, kind in frame.schema.items() if kind == pl.String]
+    if not folders or not texts:
+        return frame
+    masked = [pl.col(name) for name in texts]
+    for folder in folders:
+        masked = [col.str.replace_all(folder, "<data>", literal=True) for col in masked]
+    return frame.with_columns(masked)
 
 
 def one_line(text: str) -> str:

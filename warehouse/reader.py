@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -25,6 +26,7 @@ from warehouse.db import (
     QueryError,
     QueryResult,
     check_query,
+    mask_paths,
     read_connection,
     redact_paths,
     run_query,
@@ -153,7 +155,11 @@ class Warehouse:
             result: QueryResult = run_isolated(request)
         except QueryError as exc:
             raise QueryError(self._redact(str(exc))) from exc
-        return result
+        if catalog is not None:
+            folders = [str(catalog.data_path), str(catalog.data_path.resolve())]
+        else:
+            folders = [str(self.path.resolve().parent)]
+        return replace(result, frame=mask_paths(result.frame, folders))
 
     def data_version(self) -> str:
         """Changes whenever ingest loads something: keys the dashboard's caches."""

@@ -200,6 +200,7 @@ LEGACY_OPTION_PATHS: dict[str, tuple[str, ...]] = {
     "prices": ("prices",),
     "cancel_grace_s": ("cancel_grace_s",),
     "workers": ("workers",),
+    "force_workers": ("force_workers",),
 }
 """The flat ``--option`` names (and keys of the ``extra`` dict of run configs stored before
 the options were typed) and the ``RunConfig`` field each one sets."""
@@ -344,6 +345,7 @@ RETRIEVAL_MATCH_THRESHOLD = 0.85
 PACE_FIELDS: tuple[str, ...] = (
     "concurrency",
     "workers",
+    "force_workers",
     "retries",
     "max_failed_fraction",
     "cancel_grace_s",
@@ -353,6 +355,10 @@ PACE_FIELDS: tuple[str, ...] = (
 """``RunConfig`` fields that decide how fast and where a run goes, not what it computes: a
 run started in one process may be resumed on Ray and the other way round."""
 
+
+MAX_WORKERS = 64
+"""Most worker processes a run may ask for, forced or not: each loads its own copy of the
+model (hundreds of MB), so beyond this a typo exhausts memory before it scores anything."""
 
 REPEAT_TEMPERATURE = 1.0
 """Judge temperature of a run that asks its judge again when it sets none: at 0 a repeat
@@ -410,9 +416,13 @@ class RunConfig(Frozen):
     concurrency: int = Field(default=5, ge=1, le=256)
     """Samples evaluated at once (with ``workers`` and nothing remote to call, at least
     enough to fill a batch in every worker)."""
-    workers: int | None = Field(default=None, ge=1, le=256)
+    workers: int | None = Field(default=None, ge=1, le=MAX_WORKERS)
     """Processes that run the local CPU-bound scoring (analyzer, local judge), each with
-    its own copy of the model; None: one per usable core; 1 scores in this process."""
+    its own copy of the model; None: one per usable core; 1 scores in this process. At
+    most one per 64 samples and per usable core are started, unless ``force_workers``."""
+    force_workers: bool = False
+    """Start exactly ``workers`` processes, even more than the samples or the usable
+    cores can use (for measuring the pool itself)."""
     retries: int = Field(default=2, ge=0, le=10)
     """Retries of a failing call (target, judge, embedder) before the sample is an error row."""
     max_failed_fraction: float = Field(default=0.0, ge=0.0, le=1.0)

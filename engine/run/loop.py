@@ -197,7 +197,7 @@ class Runner:
         pool = None
         if sample_kind(self.test_set.format) == "cases":  # conversations: no batch scorers
             try:
-                pool = start_pool(self.config, self.paths, samples)
+                pool = start_pool(self.config, self.paths, samples, warn=self.progress.message)
             except PoolUnavailable as exc:
                 self.progress.message(f"scoring in this process: {exc}")
         if pool is not None:

@@ -22,6 +22,7 @@ pipe closes).
 from __future__ import annotations
 
 import asyncio
+import math
 import multiprocessing
 import os
 import signal
@@ -81,15 +82,38 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def worker_bound(samples: int) -> int:
+    """Most workers ``samples`` samples can use: one per ``SAMPLES_PER_WORKER`` samples
+    (rounded up) and per usable core. More only adds processes that load the model and
+    wait: six workers on three samples on two cores took 2.5 GB and 37 s for a 3 s job."""
+    return max(1, min(math.ceil(samples / SAMPLES_PER_WORKER), usable_cores()))
+
+
 def worker_count(config: RunConfig, samples: int) -> int:
-    """Worker processes for a run of ``samples`` samples: ``config.workers`` when given,
-    else one per usable core and per ``SAMPLES_PER_WORKER`` samples; 1 scores in-process.
-    Only a local embedder makes scoring CPU-bound: a remote one keeps one process."""
+    """Worker processes for a run of ``samples`` samples: ``config.workers`` when given
+    (bounded by :func:`worker_bound` unless ``config.force_workers``), else one per usable
+    core and per ``SAMPLES_PER_WORKER`` samples; 1 scores in-process. Only a local
+    embedder makes scoring CPU-bound: a remote one keeps one process."""
     if config.embedder != "local" or config.executor != "local":
         return 1
     if config.workers is not None:
-        return config.workers
+        if config.force_workers:
+            return config.workers
+        return min(config.workers, worker_bound(samples))
     return max(1, min(usable_cores(), samples // SAMPLES_PER_WORKER))
+
+
+def worker_note(config: RunConfig, samples: int) -> str | None:
+    """The one-line warning when ``--workers`` asked for more than the run can use."""
+    count = worker_count(config, samples)
+    if config.workers is None or config.force_workers or count >= config.workers:
+        return None
+    if config.embedder != "local" or config.executor != "local":
+        return None  # nothing is scored in workers: the flag is moot, not lowered
+    return (
+        f"--workers {config.workers}: {samples} sample(s) on {usable_cores()} usable core(s) "
+        f"use at most {count}; starting {count} (--force-workers keeps {config.workers})"
+    )
 
 
 def local_scorers(recipe: WorkerRecipe) -> BatchFunctions:
@@ -262,13 +286,21 @@ class ScoringPool:
 
 
 def start_pool(
-    config: RunConfig, paths: Paths, samples: int, *, builder: Builder = local_scorers
+    config: RunConfig,
+    paths: Paths,
+    samples: int,
+    *,
+    builder: Builder = local_scorers,
+    warn: Callable[[str], None] | None = None,
 ) -> ScoringPool | None:
     """The run's worker pool, started and warm; None when the run scores in this process.
-    Raises ``PoolUnavailable`` when the workers could not start (the run then scores in
-    this process)."""
+    ``warn`` gets the line saying ``--workers`` was lowered. Raises ``PoolUnavailable``
+    when the workers could not start (the run then scores in this process)."""
     from engine.scorers.judge import pooled_judge
 
+    note = worker_note(config, samples)
+    if note is not None and warn is not None:
+        warn(note)
     workers = worker_count(config, samples)
     if workers <= 1:
         return None

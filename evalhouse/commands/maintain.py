@@ -13,7 +13,7 @@ from evalhouse.console import EXIT_CANCELLED, EXIT_OK, UsageError, err
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``maintain`` subcommand and its flags."""
-    from warehouse import FILE_GRACE_S, SNAPSHOT_KEEP_S
+    from warehouse import FILE_GRACE_S, MIN_FILE_GRACE_S, SNAPSHOT_KEEP_S
 
     p = sub.add_parser(
         "maintain",
@@ -31,7 +31,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=argtypes.duration,
         default=FILE_GRACE_S,
         help="unused or orphaned files older than this are deleted (default 1h: longer than "
-        "an ingest takes to commit the files it writes)",
+        f"an ingest takes to commit the files it writes; at least {MIN_FILE_GRACE_S / 60:g}m "
+        "unless --force-grace)",
+    )
+    p.add_argument(
+        "--force-grace",
+        action="store_true",
+        help="take a --grace shorter than the floor: only when no ingest writes to the catalog "
+        "(a shorter grace may delete files an ingest in flight has not committed yet)",
     )
     p.add_argument(
         "--every",
@@ -45,8 +52,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Maintain the catalog once, or every ``--every`` until Ctrl-C (exit 130)."""
+    from warehouse import MIN_FILE_GRACE_S
     from warehouse.maintenance import maintain
 
+    if args.grace < MIN_FILE_GRACE_S and not args.force_grace:
+        raise UsageError(
+            f"--grace {args.grace:g}s: under {MIN_FILE_GRACE_S:g} s it may delete files an "
+            "ingest in flight wrote and has not committed yet; add --force-grace when no "
+            "ingest writes to this catalog"
+        )
     home.paths(args)
     catalog = home.catalog()
     if catalog is None:

@@ -108,7 +108,7 @@ def test_a_webhook_that_is_down_leaves_the_row_with_the_reason(
     )
     home = str(tmp_path / "home")
     assert _run(tmp_path, home, "w1", BAD, config) in (0, 1)
-    assert "webhook failed" in capsys.readouterr().err
+    assert "webhook 127.0.0.1:9 failed" in capsys.readouterr().err
     rows = (
         Warehouse(tmp_path / "home" / "warehouse.duckdb")
         .sql("SELECT state, notified, error IS NOT NULL AS failed FROM alerts")

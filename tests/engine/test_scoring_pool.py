@@ -141,7 +141,11 @@ def test_worker_count() -> None:
     config = RunConfig(name="n", test_set="t.jsonl")
     assert worker_count(config, 10) == 1  # a few samples do not repay starting a worker
     assert worker_count(config, 100_000) == usable_cores()
-    assert worker_count(config.model_copy(update={"workers": 3}), 10) == 3
+    # --workers is bounded by the samples (one per 64) and the usable cores unless forced
+    assert worker_count(config.model_copy(update={"workers": 3}), 10) == 1
+    forced = config.model_copy(update={"workers": 3, "force_workers": True})
+    assert worker_count(forced, 10) == 3
+    assert worker_count(config.model_copy(update={"workers": 2}), 65) == min(2, usable_cores())
     remote = config.model_copy(update={"embedder": "openai:text-embedding-3-small"})
     assert worker_count(remote.model_copy(update={"workers": 4}), 100_000) == 1
     assert worker_count(config.model_copy(update={"workers": 1}), 100_000) == 1
@@ -178,7 +182,10 @@ def test_two_workers_score_exactly_what_one_process_scores(tmp_path: Path) -> No
     got = {}
     for workers in (1, 2):
         paths = resolve_paths(tmp_path / f"home{workers}")  # each its own cold cache
-        config = RunConfig(name="w", test_set=str(path), workers=workers, max_failed_fraction=1)
+        config = RunConfig(
+            name="w", test_set=str(path), workers=workers, force_workers=True,
+            max_failed_fraction=1,
+        )  # fmt: skip
         done = run_evaluation(config, paths, test_set=test_set)
         assert done.status == "completed" and done.errors == 0
         got[workers] = _rows(paths.lake, done.run_id)

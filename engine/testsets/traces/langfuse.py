@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.testsets.base import RowError
-from engine.testsets.traces.record import TraceFields, as_text, token_count
-from engine.testsets.values import answer_text, context_items, prompt_text
+from engine.testsets.traces.answers import NoAnswerField, answer_of
+from engine.testsets.traces.record import TraceFields, token_count
+from engine.testsets.values import context_items, prompt_text
 
 LANGFUSE_TRACE_KEYS = frozenset({"observations", "htmlPath", "sessionId", "latency", "totalCost"})
 """Keys only a Langfuse trace has (a dataset item has ``expectedOutput`` instead)."""
@@ -76,12 +77,12 @@ def _question(value: Any) -> str:
         return ""
 
 
-def _answer(value: Any) -> str:
-    if isinstance(value, Mapping) and ("content" in value or "message" in value):
-        return as_text(value)  # a chat message, or a completion's {message: {...}}
+def _answer(value: Any, field: str, refused: list[str]) -> str:
+    """The answer in an output ('' when none), keeping why an object held none."""
     try:
-        return answer_text(value, "output")
-    except RowError:
+        return answer_of(value, field)
+    except NoAnswerField as exc:
+        refused.append(str(exc))
         return ""
 
 
@@ -109,10 +110,13 @@ def trace_fields(trace: Mapping[str, Any]) -> TraceFields:
     observations = _observations(trace)
     generations = [o for o in observations if str(o.get("type", "")).upper() == "GENERATION"]
     query = _question(trace.get("input"))
-    response = _answer(trace.get("output"))
+    refused: list[str] = []
+    response = _answer(trace.get("output"), "output", refused)
     for gen in reversed(generations):
         query = query or _question(gen.get("input"))
-        response = response or _answer(gen.get("output"))
+        response = response or _answer(gen.get("output"), "observations[].output", refused)
+    if not response and refused:  # an object is refused, never stored whole
+        raise RowError(f"trace {trace_id}: {refused[0]}; trace skipped")
     model = next((str(g["model"]) for g in reversed(generations) if g.get("model")), "")
     started = trace.get("timestamp") or ""
     if not isinstance(started, str) or len(started) > 64:
@@ -129,5 +133,8 @@ def trace_fields(trace: Mapping[str, Any]) -> TraceFields:
         output_tokens=_usage(generations, _USAGE_OUT),
         service=str(trace.get("name") or ""),
         started_at=started,
-        tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
+        # Tags are labels: an object among them is not one, and is not kept whole either.
+        tags=tuple(str(t) for t in tags if isinstance(t, str | int | float))
+        if isinstance(tags, list)
+        else (),
     )

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.testsets.base import RowError
+from engine.testsets.traces.answers import NoAnswerField, answer_of
 from engine.testsets.traces.otlp import Span
 from engine.testsets.traces.record import (
     TraceFields,
@@ -32,7 +33,7 @@ from engine.testsets.traces.record import (
     maybe_json,
     token_count,
 )
-from engine.testsets.values import answer_text, prompt_text
+from engine.testsets.values import prompt_text
 
 OI_KIND = "openinference.span.kind"
 _ROLE_EVENTS = {
@@ -137,12 +138,21 @@ def is_llm(span: Span) -> bool:
     )
 
 
-def _io(span: Span, key: str) -> str:
-    """``input.value``/``output.value`` of an application span as the question/answer."""
-    value = maybe_json(span.attributes.get(key))
+def _question(span: Span) -> str:
+    """``input.value`` of an application span as the question ('' when it has none)."""
     try:
-        return prompt_text(value, key) if key == "input.value" else answer_text(value, key)
+        return prompt_text(maybe_json(span.attributes.get("input.value")), "input.value")
     except RowError:
+        return ""
+
+
+def _answer(span: Span, refused: list[str]) -> str:
+    """``output.value`` of an application span as the answer ('' when it has none),
+    keeping why an object held none."""
+    try:
+        return answer_of(maybe_json(span.attributes.get("output.value")), "output.value")
+    except NoAnswerField as exc:
+        refused.append(str(exc))
         return ""
 
 
@@ -180,16 +190,19 @@ def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
     if not llm_spans and not openinference:
         raise NotGenAI(f"trace {trace_id}: no GenAI or OpenInference span; trace skipped")
     app_root = root not in llm_spans
-    query = _io(root, "input.value") if app_root else ""
-    response = _io(root, "output.value") if app_root else ""
+    refused: list[str] = []
+    query = _question(root) if app_root else ""
+    response = _answer(root, refused) if app_root else ""
     for span in reversed(llm_spans):
         if not query:
             users = [text for role, text in input_messages(span) if role in _USER and text]
             query = users[-1] if users else ""
         if not response:
             response = completion(span)
-    query = query or _io(root, "input.value")
-    response = response or _io(root, "output.value")
+    query = query or _question(root)
+    response = response or _answer(root, refused)
+    if not response and refused:  # an object is refused, never stored whole
+        raise RowError(refused[0])
     contexts, document_ids = _documents(ordered)
     models = (str(s.attributes.get(k) or "") for s in reversed(llm_spans) for k in _MODEL_KEYS)
     model = next((m for m in models if m), "")
