@@ -105,7 +105,9 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
     embedder = EmbeddingStore(build_embedder(config.embedder, paths.cache))
     # One verifier decides the analyzer's claims and highlights and the judge's verdicts;
     # a verifier over HTTP decides the judge's only (the analyzer never spends calls).
-    verifier = build_verifier(config.verifier, concurrency=config.concurrency)
+    verifier = build_verifier(
+        config.verifier, concurrency=config.concurrency, cache_dir=paths.cache
+    )
     local_verifier = verifier if config.verifier in LOCAL_VERIFIERS else None
     analyzer = ResponseAnalyzer(embedder, config.analyzer, local_verifier)
     judge = build_judge(

@@ -137,7 +137,11 @@ def local_scorers(recipe: WorkerRecipe) -> BatchFunctions:
         load()  # now, while the run sets up, not in the first batch
     embedder = EmbeddingStore(built)
     # the workers only ever get a verifier that computes here (``pooled_judge``)
-    verifier = build_verifier(config.verifier) if config.verifier in LOCAL_VERIFIERS else None
+    verifier = (
+        build_verifier(config.verifier, cache_dir=cache)
+        if config.verifier in LOCAL_VERIFIERS
+        else None
+    )
     functions: dict[str, Callable[[list[Any]], Sequence[Any]]] = {
         "analyzer": AnalyzerScorer(
             ResponseAnalyzer(embedder, config.analyzer, verifier)

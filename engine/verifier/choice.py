@@ -10,6 +10,7 @@ candidate evidence with the embedder; a verifier given to it decides.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -49,15 +50,18 @@ class VerifierSpecError(InputError):
     """``--verifier`` names no verifier this version knows (exit 2, one line)."""
 
 
-def build_verifier(spec: str | None, *, concurrency: int = 8) -> ClaimVerifier | None:
+def build_verifier(
+    spec: str | None, *, concurrency: int = 8, cache_dir: Path | None = None
+) -> ClaimVerifier | None:
     """The verifier named by ``spec``; None (the local judge decides) for None or ``rules``.
+    The shipped cross-encoder keeps what it read in ``cache_dir`` (a run's cache folder).
     ``VerifierSpecError`` names the accepted specs."""
     if spec is None or spec.strip() in ("", RULES):
         return None
     if spec.strip() == CROSSENCODER:
         from engine.verifier.model import CrossEncoderVerifier, VerifierError
 
-        local = CrossEncoderVerifier()
+        local = CrossEncoderVerifier(cache_dir=cache_dir)
         try:
             local.version  # noqa: B018 - checks the model file is there, before the run
         except VerifierError as exc:

@@ -11,8 +11,9 @@ strongest window contradicts it:
 
     P(supported) = max_w P_w(S);  P(contradicted) = min(max_w P_w(C), 1 - P(supported))
 
-and the verdict is the most probable of the three. One verifier call scores every window of
-every claim of a sample (``decide_many``).
+and the verdict is the most probable of the three. Two verifier calls at most decide every
+claim of a sample (``decide_many``): the best sentences alone first, the other windows only
+for the claims they leave in doubt.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ SHORT_ANSWER_WORDS = 25
 """An answer of at most this many words is read together with its question: "Canada and
 Peru." states "The Zephyr X2 is sold in Canada and Peru." only after "Where is the Zephyr X2
 sold?"."""
+
+SURE_SUPPORT = 0.9
+"""Support of the best sentence alone at which a claim needs no other window."""
 
 Label = Literal["supported", "contradicted", "not_supported"]
 
@@ -150,26 +154,46 @@ def decide_many(
     *,
     guards: bool = True,
 ) -> list[Decision]:
-    """Decide every claim against its windows of ``sentences`` with one verifier call.
+    """Decide every claim against its windows of ``sentences``: at most two verifier calls.
 
     ``orders[i]`` ranks the sentences for ``claims[i]`` (``rank``). ``prefix`` (a question) is
     read before every window, so a short answer is read with what it answers. ``guards``
     applies ``guarded`` to each window (off: the model alone, for measuring them).
+
+    The first call reads each claim's most relevant sentence alone; a claim it supports with
+    at least ``SURE_SUPPORT`` is decided there (more windows could only raise its support,
+    and its contradiction is already capped below 1 - ``SURE_SUPPORT``: the verdict cannot
+    change). The second call reads the other windows of the rest.
     """
-    plans: list[list[tuple[int, ...]]] = []
-    pairs: list[tuple[str, str]] = []
-    for claim, order in zip(claims, orders, strict=True):
-        spans = windows(order, len(sentences), one=verifier.pays_per_pair)
-        plans.append(spans)
-        for window in spans:
-            text = " ".join(sentences[i] for i in window)
-            pairs.append((f"{prefix} {text}".strip() if prefix else text, claim))
-    probs = verifier.predict(pairs) if pairs else np.zeros((0, 3))
-    rules = ["verifier"] * len(pairs)
-    if guards:
+
+    def text_of(window: tuple[int, ...]) -> str:
+        text = " ".join(sentences[i] for i in window)
+        return f"{prefix} {text}".strip() if prefix else text
+
+    def read(pairs: list[tuple[str, str]]) -> tuple[npt.NDArray[np.float64], list[str]]:
+        probs = verifier.predict(pairs) if pairs else np.zeros((0, 3))
+        if not guards:
+            return probs, ["verifier"] * len(pairs)
         checked = [guarded(p, ev, claim) for p, (ev, claim) in zip(probs, pairs, strict=True)]
-        probs = np.asarray([p for p, _ in checked]).reshape(-1, 3)
-        rules = [rule for _, rule in checked]
+        return np.asarray([p for p, _ in checked]).reshape(-1, 3), [r for _, r in checked]
+
+    plans = [windows(order, len(sentences), one=verifier.pays_per_pair) for order in orders]
+    first = [i for i, spans in enumerate(plans) if spans]
+    p1, r1 = read([(text_of(plans[i][0]), claims[i]) for i in first])
+    read_probs: dict[int, list[npt.NDArray[np.float64]]] = {}
+    read_rules: dict[int, list[str]] = {}
+    for i, row, rule in zip(first, p1, r1, strict=True):
+        read_probs[i], read_rules[i] = [row], [rule]
+    rest = [i for i in first if read_probs[i][0][0] < SURE_SUPPORT and len(plans[i]) > 1]
+    more = [(i, w) for i in rest for w in plans[i][1:]]
+    p2, r2 = read([(text_of(w), claims[i]) for i, w in more])
+    for (i, _), row, rule in zip(more, p2, r2, strict=True):
+        read_probs[i].append(row)
+        read_rules[i].append(rule)
+    for i in first:
+        plans[i] = plans[i][: len(read_probs[i])]
+    probs = np.asarray([row for i in first for row in read_probs[i]]).reshape(-1, 3)
+    rules = [rule for i in first for rule in read_rules[i]]
     out: list[Decision] = []
     k = 0
     for spans in plans:

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.verifier.cache import PairCache, pair_key
+
 LABELS: tuple[str, str, str] = ("supported", "contradicted", "not_supported")
 """Column order of every probability array."""
 
@@ -134,8 +136,11 @@ class CrossEncoderVerifier:
         tokenizer_path: Path | None = None,
         *,
         threads: int = 2,
+        cache_dir: Path | None = None,
     ) -> None:
-        """Configure the verifier; nothing is read until ``predict`` or ``version``."""
+        """Configure the verifier; nothing is read until ``predict`` or ``version``. With
+        ``cache_dir`` the logits of every pair read are kept on disk there
+        (``engine.verifier.cache``), for the next run."""
         self.model_path = model_path or MODEL_FILE
         self.calibration_path = calibration_path or CALIBRATION_FILE
         self._tokenizer_path = tokenizer_path
@@ -146,6 +151,8 @@ class CrossEncoderVerifier:
         self._temperature = 1.0
         self._version: str | None = None
         self._pairs: OrderedDict[tuple[str, str], npt.NDArray[np.float64]] = OrderedDict()
+        self._cache_dir = cache_dir
+        self._disk: PairCache | None = None
 
     pays_per_pair = False
     """Pairs are cheap here: each claim reads several windows (``engine.verifier.decide``)."""
@@ -190,6 +197,8 @@ class CrossEncoderVerifier:
                 cal = json.loads(self.calibration_path.read_text(encoding="utf-8"))
                 self._temperature = float(cal.get("temperature", 1.0))
             self._tokenizer = load_tokenizer(self._tokenizer_path)
+            if self._cache_dir is not None:
+                self._disk = PairCache(self._cache_dir, self.version)
             self._session = ort.InferenceSession(
                 str(self.model_path), opts, providers=["CPUExecutionProvider"]
             )
@@ -197,8 +206,9 @@ class CrossEncoderVerifier:
     def logits(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
         """Raw (uncalibrated) logits, shape (n, 3), for (evidence, claim) pairs.
 
-        A pair read before (in this process, among the last ``PAIR_CACHE`` ones) is not read
-        again: the analyzer and the judge check the same claims against the same sentences.
+        A pair read before (in this process, among the last ``PAIR_CACHE`` ones, or by any
+        run with the same ``cache_dir``) is not read again: the analyzer and the judge check
+        the same claims against the same sentences, and runs repeat test sets.
         """
         self._load()
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
@@ -213,6 +223,18 @@ class CrossEncoderVerifier:
                     out[i] = known
                 else:
                     todo.setdefault(pair, []).append(i)
+        if not todo:
+            return out
+        stored: dict[bytes, npt.NDArray[np.float64]] = {}
+        keys: dict[tuple[str, str], bytes] = {}
+        if self._disk is not None:
+            keys = {pair: pair_key(*pair) for pair in todo}
+            stored = self._disk.lookup(list(keys.values()))
+            with self._lock:
+                for pair, key in keys.items():
+                    if key in stored:
+                        out[todo.pop(pair)] = stored[key]
+                        self._pairs[pair] = stored[key]
         if not todo:
             return out
         unique = list(todo)
@@ -235,6 +257,8 @@ class CrossEncoderVerifier:
                 self._pairs[pair] = row
             while len(self._pairs) > PAIR_CACHE:
                 self._pairs.popitem(last=False)
+        if self._disk is not None:
+            self._disk.store([keys[pair] for pair in unique], fresh)
         return out
 
     def predict(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:

@@ -99,3 +99,21 @@ def test_split_passages_on_sentences_and_lines() -> None:
         "Agent: a third line!",
         "And 4 more?",
     ]
+
+
+def test_a_second_verifier_on_the_same_cache_reads_nothing_and_answers_the_same(
+    tmp_path: Path,
+) -> None:
+    pairs = [
+        ("The Zephyr X2 is sold in Canada and Peru.", "The Zephyr X2 is sold in Peru."),
+        ("The warranty lasts two years.", "It has no warranty."),
+    ]
+    first = CrossEncoderVerifier(cache_dir=tmp_path).logits(pairs)
+    again = CrossEncoderVerifier(cache_dir=tmp_path)
+    again.logits([])  # loads the session, so its calls can be counted
+    calls: list[object] = []
+    real_run = again._session.run
+    again._session = type("Counting", (), {"run": lambda _, *a: calls.append(a) or real_run(*a)})()
+    assert again.logits(pairs).tolist() == first.tolist()
+    assert calls == []
+    assert (tmp_path / "verifier.sqlite3").exists()
