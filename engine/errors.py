@@ -18,6 +18,12 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
 
 
+def one_line(value: str) -> str:
+    """A value quoted in a message (a path, a column name) with its line breaks written as
+    ``\\n``: a file named "a\\nerror: ..." must not add a line to the one-line answer."""
+    return value.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class InputError(Exception):
     """Bad input a person can fix; the message names the file, field or flag and why.
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InputError
+from engine.errors import InputError, one_line
 
 MAX_DEPTH = 64
 """Deepest nesting of lists and objects accepted in a row or a config (real files use <10)."""
@@ -51,7 +51,7 @@ def read_user_bytes(path: Path, what: str, limit: int, name: str | None = None) 
     The size is checked before reading and the read itself stops at ``limit + 1`` bytes,
     so a file that grows meanwhile, or a device that reports size 0, cannot exhaust memory.
     """
-    shown = name or str(path)
+    shown = one_line(name or str(path))
     try:
         # O_NONBLOCK: opening a FIFO without a writer must not hang before the check below.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

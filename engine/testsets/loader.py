@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.errors import one_line
 from engine.models import GroundTruthChunk, TestCase
 from engine.testsets.base import (
     MAX_FILE_BYTES,
@@ -78,7 +79,7 @@ def load_test_set(
     problems always raise ``TestSetError``.
     """
     path = Path(path)
-    name = str(path)
+    name = one_line(str(path))
     raw = read_bytes(path, name, max_file_bytes)
     digest = hashlib.sha256(raw).hexdigest()
     text = decode(name, raw)
@@ -124,7 +125,7 @@ def load_test_set(
 def _trace_test_set(path: Path, digest: str, traces: TraceFile, *, strict: bool) -> LoadedTestSet:
     """A trace file's cases completed like any format's; the domain falls back to the
     trace's service rather than the file name (an export is named by date, not product)."""
-    name = str(path)
+    name = one_line(str(path))
     if strict and traces.problems:
         raise TestSetError(_summary(name, list(traces.problems), "refused (strict)"))
     cases = tuple(
@@ -173,9 +174,9 @@ def _apply_map(name: str, container: Container, mapping: dict[str, str]) -> None
         mapping = {k.lower(): v for k, v in mapping.items()}
     for column, field in mapping.items():
         if column not in present:
-            shown = ", ".join(sorted(present)[:15]) or "none"
+            shown = ", ".join(one_line(c) for c in sorted(present)[:15]) or "none"
             raise TestSetError(
-                f"{name}: --map {column}={field}: column {column!r} is not in the file "
+                f"{name}: --map {one_line(column)}={field}: column {column!r} is not in the file "
                 f"(columns: {shown})"
             )
     # Two columns into one field, or a column onto one the file already has: one of the
@@ -231,7 +232,7 @@ def _detect(name: str, container: Container, loaders: tuple[FormatLoader, ...]) 
             return loader
     if container.kind in ("jsonl", "json") and (not first or keys & {"id", "query"}):
         return loaders[0]  # a broken native file: let validation name each row's problem
-    found = ", ".join(sorted(keys)[:15]) or "nothing"
+    found = ", ".join(one_line(k) for k in sorted(keys)[:15]) or "nothing"
     hint = (
         "the header needs input+expected_output (harness/DeepEval), user_input or "
         "question+contexts (RAGAS), __expected (promptfoo) or query"

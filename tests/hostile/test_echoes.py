@@ -61,3 +61,28 @@ def test_map_key_with_controls_is_escaped(
     )  # fmt: skip
     assert_refused(outcome)
     assert "\x1b" not in outcome.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inspect", "missing\nerror: forged.jsonl"],
+        ["run", "--test-set", "missing\nerror: forged.jsonl", "--name", "h", "--estimate"],
+        ["run", "--test-set", "{cases}", "--name", "h", "--config", "c\nforged.yaml"],
+        ["run", "--test-set", "{cases}", "--name", "h", "--map", "qu\nery=query", "--estimate"],
+        ["inspect", "{header}"],
+    ],
+)
+def test_a_line_break_in_a_path_or_column_stays_inside_the_one_line(
+    args: list[str], home: Paths, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"id": "a", "query": "q", "expected_answer": {"text": "x"}}\n')
+    header = tmp_path / "cols.csv"
+    header.write_text('"ques\ntion",answer\nhi,there\n')
+    filled = [a.replace("{cases}", str(cases)).replace("{header}", str(header)) for a in args]
+    if filled[0] == "run":
+        filled += ["--home", str(home.home)]
+    outcome = cli(capsys, *filled)
+    line = assert_refused(outcome)
+    assert "\\n" in line and "\n" not in outcome.err.strip()
