@@ -829,6 +829,9 @@ def comparison_domains(wh: Warehouse, comparison_id: str) -> pl.DataFrame:
 REVIEW_QUEUE_LIMIT = 100
 """Samples the review queue lists at most."""
 
+REVIEW_COMMENTS_LIMIT = 200
+"""Reviewers' comments Judge agreement lists at most (the newest)."""
+
 
 @named_query
 def sample_reviews(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
@@ -865,8 +868,18 @@ def agreement_confusion(wh: Warehouse, run_ids: Sequence[str] | None = None) -> 
 def review_queue(
     wh: Warehouse, limit: int = REVIEW_QUEUE_LIMIT, run_ids: Sequence[str] | None = None
 ) -> pl.DataFrame:
-    """Reviewed samples where judge and reviewers disagree most, first (of ``run_ids``)."""
+    """Reviewed samples where judge and reviewers disagree most, first (of ``run_ids``),
+    each with its reviewers' comments (``comments``, newest first)."""
     return wh.named("review_queue", limit=limit, run_ids=_run_list(run_ids))
+
+
+@named_query
+def review_comments(
+    wh: Warehouse, run_ids: Sequence[str] | None = None, limit: int = REVIEW_COMMENTS_LIMIT
+) -> pl.DataFrame:
+    """Every saved review that still counts and has a comment, newest first (of
+    ``run_ids``), with how many of its labelled items disagree with evalhouse."""
+    return wh.named("review_comments", run_ids=_run_list(run_ids), limit=limit)
 
 
 @named_query

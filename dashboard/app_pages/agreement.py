@@ -10,14 +10,13 @@ Everything is over the reviewed runs picked at the top (all of them by default).
 
 from __future__ import annotations
 
-import urllib.parse
-
 import polars as pl
 import streamlit as st
 
 from dashboard import data
 from dashboard.components import reliability, tables
 from dashboard.components.downloads import download_csv
+from dashboard.components.links import with_sample_urls
 from dashboard.components.pickers import run_label
 from dashboard.components.safe import safe_text
 from dashboard.components.url_state import set_url, url_list
@@ -152,27 +151,11 @@ st.caption(
     "then the mean gap between judge scores and reviewers (0-100)."
 )
 queue = data.query(q.review_queue, run_ids=runs_filter)
-linked = queue.with_columns(
-    pl.struct("run_id", "sample_id", "iteration", "candidate")
-    .map_elements(
-        lambda r: (
-            "/sample?"
-            + urllib.parse.urlencode(
-                {
-                    "run": r["run_id"],
-                    "sample": r["sample_id"],
-                    "iteration": r["iteration"],
-                    **({"candidate": r["candidate"]} if r["candidate"] else {}),
-                }
-            )
-        ),
-        pl.String,
-    )
-    .alias("open")
-)
-shown_queue = linked.select(
-    "open", "run_id", "sample_id", "domain", "disagreements", "labels", "score_gap", "reviewers"
-)
+here = st.context.url or ""
+shown_queue = with_sample_urls(queue, here).select(
+    "open", "run_id", "sample_id", "domain", "disagreements", "labels", "score_gap", "reviewers",
+    "comments",
+)  # fmt: skip
 tables.grid(
     shown_queue,
     column_config=tables.column_config(
@@ -184,6 +167,7 @@ tables.grid(
         labels=st.column_config.NumberColumn("Labelled items", format="%d"),
         score_gap=st.column_config.NumberColumn("Score gap", format="%.1f"),
         reviewers=st.column_config.NumberColumn("Reviewers", format="%d"),
+        comments=st.column_config.TextColumn("Comments", width="large"),
     ),
     key="agreement_queue",
 )
@@ -198,5 +182,40 @@ if top is not None and top["disagreements"]:
     )
 elif top is not None:
     st.caption("No reviewer disagrees with evalhouse on any labelled item.")
+
+st.subheader("Reviewer comments")
+comments = data.query(q.review_comments, runs_filter)
+if comments.is_empty():
+    st.caption("No review with a comment yet (the comment box is under Human review).")
+else:
+    st.caption(
+        "What reviewers wrote, newest first: one line per saved review, with how many of "
+        "the items it marked disagree with evalhouse."
+    )
+    shown_comments = with_sample_urls(comments, here).select(
+        "open", "reviewed_at", "reviewer", "comment", "sample_id", "domain", "disagreements",
+        "run_id",
+    )  # fmt: skip
+    tables.grid(
+        shown_comments,
+        column_config=tables.column_config(
+            shown_comments,
+            open=st.column_config.LinkColumn("Sample", display_text="open", width="small"),
+            reviewed_at=st.column_config.DatetimeColumn("When", format="YYYY-MM-DD HH:mm"),
+            reviewer=st.column_config.TextColumn("Reviewer"),
+            comment=st.column_config.TextColumn("Comment", width="large"),
+            sample_id=st.column_config.TextColumn("Sample ID"),
+            disagreements=st.column_config.NumberColumn("Disagreements", format="%d"),
+            run_id=st.column_config.TextColumn("Run"),
+        ),
+        key="agreement_comments",
+    )
+    more = (
+        f" (the newest {q.REVIEW_COMMENTS_LIMIT})"
+        if comments.height >= q.REVIEW_COMMENTS_LIMIT
+        else ""
+    )
+    st.caption(f"{comments.height} commented reviews{more}.")
+    download_csv(comments, "review-comments.csv", key="agreement_comments_csv")
 
 reliability.judge_reliability(_metric_name)

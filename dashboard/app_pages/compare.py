@@ -179,12 +179,31 @@ samples = data.query(
 total = int(samples["total_rows"][0]) if samples.height else 0
 st.caption(f"{total} samples, largest regression first; page {page_no}")
 shown = samples.drop("total_rows")
+# The change and both scores right after the sample, in narrow columns, and the two answer
+# labels as one: at 1024 px the query pushed the numbers out of sight (the query is in the
+# CSV and side by side below).
 tables.show(
-    shown,
-    # narrow: the answer labels are one or two words, and every column must stay on screen
-    baseline_answer=st.column_config.TextColumn("Baseline answer", width="small"),
-    challenger_answer=st.column_config.TextColumn("Challenger answer", width="small"),
-    iteration=st.column_config.NumberColumn("Iteration", width="small"),
+    shown.select(
+        "sample_id",
+        "delta",
+        "status",
+        "baseline_score",
+        "challenger_score",
+        "domain",
+        pl.when(pl.col("baseline_answer") == pl.col("challenger_answer"))
+        .then(pl.col("challenger_answer"))
+        .otherwise(pl.concat_str("baseline_answer", pl.lit(" → "), "challenger_answer"))
+        .alias("answer"),
+    ),
+    sample_id=st.column_config.TextColumn("Sample ID", pinned=True),
+    delta=st.column_config.Column("Δ", width="small"),
+    status=st.column_config.TextColumn("Status", width=90),
+    baseline_score=st.column_config.Column("Base", help="Baseline score (0-100)", width="small"),
+    challenger_score=st.column_config.Column("New", help="Challenger score (0-100)", width="small"),
+    domain=st.column_config.TextColumn("Domain", width=130),
+    answer=st.column_config.TextColumn(
+        "Answer", help="Baseline → challenger (one word when both are the same)", width=150
+    ),
 )
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)

@@ -183,10 +183,23 @@ st.caption(
 tables.grid(
     tables.overview_styled(frame, tiers, only_beyond=only_beyond),
     key="overview_table",
+    # Short labels and narrow number columns (the long names in tooltips): at 1024 px with
+    # the sidebar open the noise interval scrolled out of sight behind wide headers.
     column_config={
         "Domain": st.column_config.TextColumn(pinned=True),
-        # medium, not large: at 1024 px a large column pushed the interval off screen
-        "Noise": st.column_config.TextColumn("Noise (95% interval of Δ)", width="medium"),
+        "Score": st.column_config.Column(width="small"),
+        "Tier": st.column_config.Column(width="small"),
+        "Δ": st.column_config.Column(width="small"),
+        "Metric": st.column_config.TextColumn(width=130),
+        # medium, not large: the verdict and its interval ("within noise [+0.0, +0.0]")
+        "Noise": st.column_config.TextColumn(
+            "Noise", help="95% interval of Δ: beyond noise when it excludes zero", width="medium"
+        ),
+        "Samples": st.column_config.Column("n", help="Samples", width="small"),
+        "Errors": st.column_config.Column("Err.", help="Samples with an error", width="small"),
+        "Abstained %": st.column_config.Column(
+            "Abst. %", help="Share of answers empty or declined", width="small"
+        ),
     },
 )
 # The download has the table's shape and rounding: what the reader sees is what they get.

@@ -136,10 +136,13 @@ with st.expander("Find a sample", expanded=sample_id is None):
                 f"{total} result rows flagged low_confidence (a claim verdict less than "
                 f"{CONFIDENCE_BAR:.0%} sure), least sure first; {pages}"
             )
-            tables.show(listing.drop("total_rows"))
+            tables.show(tables.scores_first(listing.drop("total_rows")), **tables.finder_columns())
         else:
             st.caption(f"{total} result rows; {pages}")
-            tables.show(listing.drop("total_rows", "lowest_confidence"))
+            tables.show(
+                tables.scores_first(listing.drop("total_rows", "lowest_confidence")),
+                **tables.finder_columns(),
+            )
     if listing.height:
         keys = [
             f"{s}|{i}|{c}"

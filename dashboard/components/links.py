@@ -47,6 +47,17 @@ def sample_url(here: str, run_id: str, sample_id: str, iteration: int, candidate
     return page_url(here, "sample", sample_params(run_id, sample_id, iteration, candidate))
 
 
+def with_sample_urls(frame: pl.DataFrame, here: str, column: str = "open") -> pl.DataFrame:
+    """``frame`` (keys ``run_id``, ``sample_id``, ``iteration``, ``candidate``) with the
+    address of each row's sample in ``column``, first (for a ``LinkColumn``)."""
+    keys = ("run_id", "sample_id", "iteration", "candidate")
+    urls = [
+        sample_url(here, str(run), str(sample), int(it), str(cand or ""))
+        for run, sample, it, cand in frame.select(keys).iter_rows()
+    ]
+    return frame.select(pl.Series(column, urls, dtype=pl.String), pl.all())
+
+
 def compare_params(run_id: str, baseline: str, metric: str, domain: str = "") -> dict[str, str]:
     """Query parameters that open Compare on one run against ``baseline``, one metric and
     (optionally) one domain: its per-sample table lists the largest drop first."""

@@ -226,6 +226,35 @@ def styled(frame: pl.DataFrame, formats: dict[str, str] | None = None) -> Any:
     return table.style.format(fmts, na_rep=MISSING)
 
 
+FINDER_FIRST = ("sample_id", "accuracy", "completeness", "attribution", "answer", "domain")
+"""The sample finder's columns in front: the scores right after the sample, before the
+long query (at 1024 px the query pushed them out of sight)."""
+
+
+def scores_first(frame: pl.DataFrame, first: Iterable[str] = FINDER_FIRST) -> pl.DataFrame:
+    """``frame`` with the columns of ``first`` it has in front, in that order."""
+    front = [c for c in first if c in frame.columns]
+    return frame.select(*front, pl.exclude(*front))
+
+
+def finder_columns() -> dict[str, Any]:
+    """Column configs of the sample finder: the sample pinned, the scores narrow under
+    short labels (their full names in tooltips)."""
+    import streamlit as st
+
+    def score(label: str, name: str) -> Any:
+        return st.column_config.Column(label, help=f"{name} (0-100)", width="small")
+
+    return {
+        "sample_id": st.column_config.TextColumn("Sample ID", pinned=True),
+        "accuracy": score("Acc.", "Accuracy"),
+        "completeness": score("Compl.", "Completeness"),
+        "attribution": score("Attr.", "Attribution"),
+        "answer": st.column_config.TextColumn("Answer", width=90),
+        "iteration": st.column_config.Column("Iter.", help="Iteration", width="small"),
+    }
+
+
 def grid(data: Any, **options: Any) -> Any:
     """``st.dataframe`` as every table of the dashboard draws: no index column, and a null
     cell as ``MISSING`` (the browser grid's own default is "None"). ``options`` are

@@ -91,7 +91,18 @@ def test_review_submit_then_agreement_numbers(app: AppFactory, own_home: Paths) 
     assert faith["n"] == 1 and _blank(faith["pearson"]) and _blank(faith["spearman"])
     queue = table(at, "disagreements")
     assert [(r["sample_id"], r["disagreements"], r["labels"]) for r in queue] == [("acme-q1", 2, 5)]
-    assert queue[0]["open"] == "/sample?run=r2&sample=acme-q1&iteration=1"
+    assert str(queue[0]["open"]).endswith("/sample?run=r2&sample=acme-q1&iteration=1")
+    # the comment reaches the queue and the list of comments, as typed (a table cell is
+    # plain text: the Markdown in it stays as written)
+    said = "Support *is* open on Sundays [see](x)"
+    assert queue[0]["comments"] == f"Pat: {said}"
+    (comment,) = table(at, "comment")
+    assert (comment["reviewer"], comment["comment"], comment["sample_id"]) == (
+        "Pat",
+        said,
+        "acme-q1",
+    )
+    assert (comment["disagreements"], comment["open"]) == (2, queue[0]["open"])
     matrix = table(at, "judge_label")
     assert {r["judge_label"]: r["found"] for r in matrix} == {
         "found": 1, "missing": 0, "contradicted": 0
@@ -112,6 +123,20 @@ def test_review_without_a_name_is_refused(app: AppFactory, own_home: Paths) -> N
     at = _review_acme_q1(app, own_home, "   ")
     assert any("Enter your name" in e.value for e in at.error)
     assert list_parts(own_home.lake, ["reviews"]) == []
+
+
+def test_agreement_page_without_comments_says_where_they_go(
+    app: AppFactory, own_home: Paths
+) -> None:
+    at = app(own_home, "sample", run="r2", sample="acme-q1", iteration="1")
+    at.radio(key=f"{PREFIX}_response").set_value("correct")
+    at.text_input(key=f"{PREFIX}_reviewer").input("Sam")
+    next(b for b in at.button if b.label == "Save review").click().run()
+    ingest(own_home)
+    at = app(own_home, "agreement")
+    assert [_blank(r["comments"]) for r in table(at, "disagreements")] == [True]
+    assert not [f for f in at.dataframe if "comment" in f.value.columns]
+    assert any("No review with a comment yet" in c.value for c in at.caption)
 
 
 def test_agreement_page_without_reviews_says_how(app: AppFactory, own_home: Paths) -> None:

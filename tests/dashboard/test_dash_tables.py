@@ -136,10 +136,11 @@ def test_abstained_and_no_answer_labelled_on_every_sample_list(
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
     at.selectbox(key="compare_domain").set_value("gamma.example").run()
-    rows = {r["sample_id"]: r for r in table(at, "challenger_answer")}
-    assert rows["gamma-q1"]["challenger_answer"] == "abstained"
-    assert rows["gamma-q1"]["baseline_answer"] == "answered"
-    assert rows["gamma-q2"]["challenger_answer"] == "no answer"
+    rows = {r["sample_id"]: r for r in table(at, "challenger_score")}
+    # one column for both answers: "baseline → challenger", one word when the same
+    assert rows["gamma-q1"]["answer"] == "answered → abstained"
+    assert str(rows["gamma-q2"]["answer"]).endswith("→ no answer")
+    assert rows["gamma-q3"]["answer"] == "answered"
 
     at = app(fixture_home, "claims")
     at.selectbox(key="claims_run").set_value("r2").run()

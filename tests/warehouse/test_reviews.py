@@ -338,3 +338,31 @@ def test_every_view_is_documented_and_the_readme_examples_run(home: Paths) -> No
     assert got.select("sample_id", "item_id", "judge_label", "reviewer").rows() == [
         ("s1", "1", "not supported", "alice")
     ]
+
+
+def test_comments_reach_the_queue_and_the_comment_list(home: Paths) -> None:
+    build(home)
+    later = [
+        # carol on s1/c3: missing where the analyzer said contradicted (one disagreement)
+        _review(30, "carol", "s1", "claim", "missing", item_id="c3", comment=" not in the answer "),
+        # carol on s2: a comment she then replaced by a review without one
+        _review(31, "carol", "s2", "response", "partly", comment="old thought"),
+        _review(32, "carol", "s2", "response", "correct"),
+    ]
+    for r in later:
+        write_part(home.lake, "reviews", "ra", 1, [r])
+    ingest(home)
+    wh = Warehouse(home.warehouse)
+    said = q.review_comments(wh)
+    assert said.select("sample_id", "reviewer", "comment", "items", "disagreements").rows() == [
+        ("s1", "carol", "not in the answer", 1, 1),
+        ("s4", "alice", "right, says the pricing page", 1, 1),
+    ]
+    assert q.review_comments(wh, ("nope",)).is_empty()
+    comments = dict(q.review_queue(wh).select("sample_id", "comments").iter_rows())
+    assert comments == {
+        "s1": "carol: not in the answer",
+        "s2": None,
+        "s3": None,
+        "s4": "alice: right, says the pricing page",
+    }

@@ -1,0 +1,129 @@
+"""Monday after a week of use, in a real browser at 1024 and 1440 px: the first screen names
+a judge change first and never calls it "worse beyond noise"; the Overview still opens on
+the weekly series after an ad-hoc launch; a mover's link lands on Compare filtered to its
+domain and metric, largest drop first; and no table of numbers scrolls sideways (its score
+columns would be out of sight). Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.settings import resolve_paths
+from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.test_dash_browser import ARGS, ARTIFACTS, CHROMIUM
+from tests.dashboard.week_home import build_mover_home, build_week_home
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed"),
+]
+
+WIDTHS = (1024, 1440)
+
+# The grid's scroller: wider content than box means a sideways scrollbar.
+_GRID_JS = """
+(el) => {
+  const s = el.querySelector('.dvn-scroller');
+  const box = el.getBoundingClientRect();
+  return {scroll: s ? s.scrollWidth : null, visible: s ? s.clientWidth : null,
+          right: box.right};
+}
+"""
+
+
+def scrolled_tables(page: Any, width: int) -> list[str]:
+    """Every visible table that scrolls sideways or ends past the viewport's edge."""
+    problems = []
+    grids = page.get_by_test_id("stDataFrame")
+    for i in range(grids.count()):
+        if not grids.nth(i).is_visible():
+            continue
+        grid = grids.nth(i).evaluate(_GRID_JS)
+        if grid["scroll"] is None or grid["scroll"] > grid["visible"] + 1:
+            problems.append(f"table {i} scrolls sideways at {width} px {grid}")
+        if grid["right"] > width:
+            problems.append(f"table {i} ends off screen at {width} px {grid}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """Two dashboards: the judge change with an ad-hoc launch, and real movers."""
+    week = resolve_paths(tmp_path_factory.mktemp("monday-week") / "home")
+    build_week_home(week)
+    movers = resolve_paths(tmp_path_factory.mktemp("monday-movers") / "home")
+    build_mover_home(movers)
+    with (
+        serve_dashboard(week.home, tmp_path_factory.mktemp("monday-week-log")) as week_url,
+        serve_dashboard(movers.home, tmp_path_factory.mktemp("monday-movers-log")) as mover_url,
+    ):
+        yield week_url, mover_url
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: int) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    week_url, mover_url = served
+    ARTIFACTS.mkdir(exist_ok=True)
+    cut: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": width, "height": 1400})
+        try:
+            page.goto(week_url)
+            main = page.get_by_test_id("stMain")
+            main.get_by_text("Scores per domain").first.wait_for(timeout=90_000)
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(ARTIFACTS / f"monday-overview-{width}.png"), full_page=True)
+            text = main.inner_text()
+            # the ad-hoc launch does not take over: the weekly series' latest run opens
+            run_box = main.get_by_role("combobox", name="Run")
+            assert run_box.input_value().endswith("· w2"), run_box.input_value()
+            assert "no baseline" not in text.lower()
+            # the judge change comes before any verdict, and is never "worse beyond noise"
+            assert "Judge changed" in text
+            alerts = main.get_by_test_id("stAlert")
+            first = alerts.first.inner_text()
+            assert "judge" in first.lower(), first
+            assert "worse beyond noise" not in text
+            cut += scrolled_tables(page, width)
+
+            page.goto(mover_url)
+            main = page.get_by_test_id("stMain")
+            main.get_by_text("Scores per domain").first.wait_for(timeout=90_000)
+            page.wait_for_timeout(1500)
+            cut += scrolled_tables(page, width)
+            # the grid draws on a canvas; its accessible cells lie over the drawn ones, so
+            # a click at the cell's centre is a click on the drawn link
+            link = main.locator("[role=gridcell]", has_text="Open in Compare").first
+            link.wait_for(state="attached", timeout=30_000)
+            box = link.bounding_box()
+            assert box is not None, "the movers table has no link cell"
+            with page.context.expect_page() as opened:
+                page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            compare = opened.value
+            compare.set_viewport_size({"width": width, "height": 1400})
+            compare_main = compare.get_by_test_id("stMain")
+            compare_main.get_by_text("Per sample").first.wait_for(timeout=90_000)
+            compare.wait_for_timeout(1500)
+            compare.screenshot(path=str(ARTIFACTS / f"monday-compare-{width}.png"), full_page=True)
+            url = compare.url
+            assert "run=w2" in url and "baseline=w1" in url and "domain=" in url, url
+            domain = compare_main.get_by_role("combobox", name="Domain")
+            assert domain.input_value() in url, (domain.input_value(), url)
+            caption = compare_main.get_by_text("largest regression first").first.inner_text()
+            assert "samples" in caption
+            cut += scrolled_tables(compare, width)
+            compare.close()
+
+            page.goto(f"{mover_url}/sample?run=w2")
+            page.get_by_test_id("stMain").get_by_text("result rows").first.wait_for(timeout=90_000)
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(ARTIFACTS / f"monday-finder-{width}.png"), full_page=True)
+            cut += scrolled_tables(page, width)
+        finally:
+            browser.close()
+    assert cut == [], cut
