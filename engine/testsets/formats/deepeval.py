@@ -7,8 +7,9 @@ ideal passages) -> ground truth (``ref#i``), ``retrieval_context`` -> context,
 ``ToolCall`` objects, ``engine.testsets.formats.tool_calls``) -> the same fields.
 ``save_as`` joins context lists with ``|`` in CSV and JSONL (its JSON keeps lists), so a
 CSV/JSONL cell without a JSON/repr list is split there (``values.joined_items``). A
-retrieved passage ``save_as`` wrote from a ``RetrievedContextData`` (``deepeval_source=S,deepeval_context=TEXT``) is its text, and
-when every passage names its source the sources are the passage ids. camelCase keys of
+retrieved passage ``save_as`` wrote from a ``RetrievedContextData``
+(``deepeval_source=S,deepeval_context=TEXT``) is its text, and when every passage names
+its source the sources are the passage ids. camelCase keys of
 Confident AI exports (``actualOutput``, ``expectedOutput``, ``retrievalContext``) are read
 too.
 
