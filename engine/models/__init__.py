@@ -79,6 +79,7 @@ from engine.models.reviews import (
     ReviewRecord,
     RunLabelRecord,
 )
+from engine.models.tools import ExpectedTool, ToolCall
 
 __all__ = [
     "ANALYZER_METRICS",
@@ -103,6 +104,7 @@ __all__ = [
     "DriftAnchorRecord",
     "ExpectedAnswer",
     "ExpectedClaim",
+    "ExpectedTool",
     "Frozen",
     "GraderScoreRecord",
     "GroundTruthChunk",
@@ -131,6 +133,7 @@ __all__ = [
     "TestCase",
     "Tier",
     "TierThresholds",
+    "ToolCall",
     "TurnRecord",
     "TurnRole",
     "UntilCi",

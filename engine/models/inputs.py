@@ -10,6 +10,7 @@ from engine.models.base import (
     Frozen,
     Importance,
 )
+from engine.models.tools import ExpectedTool, ToolCall
 
 
 class ExpectedClaim(Frozen):
@@ -90,6 +91,14 @@ class TestCase(Frozen):
     """Free labels for filtering (``pricing``, ``support``)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else; kept with the case and available to templates."""
+    tools_called: tuple[ToolCall, ...] = ()
+    """The tool calls the agent made while answering (its trajectory), in order."""
+    expected_tools: tuple[ExpectedTool, ...] | None = None
+    """The tool calls a correct trajectory makes; null: the case has no tool expectation
+    (no tool metrics). An empty list: a correct answer calls no tool."""
+    expected_tools_ordered: bool = False
+    """Whether the expected calls must be made in the order listed (order metrics are
+    null when not)."""
 
     @field_validator("id")
     @classmethod
@@ -106,6 +115,8 @@ class TestCase(Frozen):
                 f"retrieved_context_ids has {len(ids)} ids for {len(self.context)} context "
                 "passages; give one id per passage, in the same order"
             )
+        if self.expected_tools_ordered and self.expected_tools is None:
+            raise ValueError("expected_tools_ordered is set but the case has no expected_tools")
         return self
 
     @property

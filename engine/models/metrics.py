@@ -123,6 +123,22 @@ CONVERSATION_METRICS: tuple[str, ...] = (
 )
 """The metrics of a conversation (0-1 each), in the order ``check`` lists them."""
 
+TOOLS_PREFIX = "tools:"
+"""A tool-call metric of an agent's trajectory (view ``tool_scores``) is ``tools:<metric>``."""
+
+TOOL_METRICS: dict[str, Scale] = {
+    "tool_precision": RATE,
+    "tool_recall": RATE,
+    "tool_f1": RATE,
+    "argument_correctness": RATE,
+    "order_exact": RATE,
+    "order_subsequence": RATE,
+    "redundant_calls": COUNT,
+    "task_completion": RATE,
+}
+"""The metrics of a trajectory (``engine.scoring.tools``), in the order pages and ``check``
+list them, with their scales (a per-sample mean is on the same scale)."""
+
 PREFIX_SCALES: dict[str, Scale] = {
     GRADER_PREFIX: RATE,
     RETRIEVAL_PREFIX: RATE,
@@ -140,6 +156,8 @@ def scale_of(metric: str) -> Scale | None:
     not a metric (a conversation metric must be one of ``CONVERSATION_METRICS``)."""
     if metric in METRICS:
         return METRICS[metric].scale
+    if metric.startswith(TOOLS_PREFIX):
+        return TOOL_METRICS.get(metric.removeprefix(TOOLS_PREFIX))
     for prefix, scale in PREFIX_SCALES.items():
         rest = metric.removeprefix(prefix)
         if rest != metric and rest:
@@ -151,7 +169,7 @@ def scale_of(metric: str) -> Scale | None:
 
 def is_gate_metric(metric: str) -> bool:
     """Whether ``evalhouse check`` knows ``metric``: one of ``GATE_METRICS``, or a grader's,
-    retrieval or conversation metric."""
+    retrieval, conversation or tool-call metric."""
     if metric in METRICS:
         return METRICS[metric].gated
     return scale_of(metric) is not None
@@ -165,5 +183,6 @@ def gate_metric_names() -> str:
             f"{GRADER_PREFIX}<id>",
             f"{RETRIEVAL_PREFIX}<metric>",
             *(CONVERSATION_PREFIX + m for m in CONVERSATION_METRICS),
+            *(TOOLS_PREFIX + m for m in TOOL_METRICS),
         ]
     )

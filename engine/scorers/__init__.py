@@ -2,10 +2,10 @@
 
 Importing this package registers the built-in kinds, in the order their outcomes are
 merged: the response analyzer, the judge (rubric, claim verdicts, RAG metrics), graders,
-retrieval metrics.
+retrieval metrics, tool-call metrics.
 """
 
-from engine.scorers import analyzer, conversation, graders, judge, retrieval
+from engine.scorers import analyzer, conversation, graders, judge, retrieval, tools
 from engine.scorers.base import (
     NO_CALLS,
     BaseScorer,
@@ -36,5 +36,6 @@ __all__ = [
     "judge",
     "register",
     "retrieval",
+    "tools",
     "unregister",
 ]

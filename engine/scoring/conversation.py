@@ -15,9 +15,10 @@ Each assistant turn is also graded against its behavioural expectation (the CSV'
 
 The local judge uses the run's embedder and rules, and says what it cannot do: it reads
 intents as the user's messages, relevance and expectations as embedding similarity, role
-adherence as the absence of out-of-character self-references, and attrition as a question
-for a kind of detail (order number, e-mail, phone, name, account, address) that an earlier
-user message already gave.
+adherence as the absence of out-of-character self-references, and attrition as a reply that
+asks again for a detail (order number, e-mail, phone, name, account, address) an earlier
+user message gave, however it was given, or states it with another value
+(``engine.scoring.retention``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from engine.judges.conversation import (
     Said,
     TurnVerdict,
 )
+from engine.scoring.retention import attrition
 
 DEFAULT_WINDOW = 5
 """Turns of history the judge sees with each reply (the write-up's recommendation)."""
@@ -77,60 +79,12 @@ OUT_OF_ROLE = re.compile(
 )
 """Out-of-character self-references: what breaks any role a chatbot is given."""
 
-_SLOTS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
-    (
-        "order number",
-        re.compile(r"#\s?\d{3,}|\border (?:number|no\.?|id)?\s*:?\s*\d{3,}", re.IGNORECASE),
-        re.compile(r"\border (?:number|no\b|id\b|#)", re.IGNORECASE),
-    ),
-    (
-        "e-mail address",
-        re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+"),
-        re.compile(r"\be-?mail\b", re.IGNORECASE),
-    ),
-    (
-        "phone number",
-        re.compile(r"\+?\d[\d ().-]{7,}\d"),
-        re.compile(r"\bphone\b|\bnumber (?:to|where) (?:we|i) can reach\b", re.IGNORECASE),
-    ),
-    (
-        "name",
-        re.compile(r"\bmy name is\b|\bthis is [A-Z][a-z]+\b", re.IGNORECASE),
-        re.compile(r"\byour (?:full )?name\b|\bwho am i speaking\b", re.IGNORECASE),
-    ),
-    (
-        "account number",
-        re.compile(r"\baccount (?:number|no\.?|id)?\s*:?\s*[A-Z0-9-]*\d", re.IGNORECASE),
-        re.compile(r"\baccount (?:number|no\b|id\b)", re.IGNORECASE),
-    ),
-    (
-        "address",
-        re.compile(r"\b\d+ \w+(?: \w+)? (?:street|st|road|rd|avenue|ave|lane|ln)\b", re.IGNORECASE),
-        re.compile(r"\b(?:shipping |home |delivery )?address\b", re.IGNORECASE),
-    ),
-)
-"""(kind of detail, how a user message gives it, how a question asks for it)."""
-
-_QUESTION = re.compile(r"[^.!?\n]*\?")
-
 
 def asked_again(turns: Sequence[Said], reply: Said) -> str | None:
-    """The kind of detail ``reply`` asks for in a question although an earlier user
-    message gave it (knowledge attrition), with the turn that gave it; else None."""
-    questions = " ".join(m.group(0) for m in _QUESTION.finditer(reply.content))
-    if not questions:
-        return None
-    for kind, given, asked in _SLOTS:
-        if not asked.search(questions):
-            continue
-        for earlier in turns:
-            if (
-                earlier.turn < reply.turn
-                and earlier.role == "user"
-                and given.search(earlier.content)
-            ):
-                return f"turn {reply.turn} asks for the {kind} given at turn {earlier.turn}"
-    return None
+    """Why ``reply`` shows knowledge attrition: it asks again for a detail an earlier user
+    message gave, or states it with another value (``engine.scoring.retention``); else
+    None."""
+    return attrition(turns, reply)
 
 
 def expectation_score(cosine: float) -> float:

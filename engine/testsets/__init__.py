@@ -51,7 +51,13 @@ FORMATS = (
 )  # fmt: skip
 
 
-_LATER_FIELDS: dict[str, object] = {"retrieved_context_ids": None, "relevant_context_ids": []}
+_LATER_FIELDS: dict[str, object] = {
+    "retrieved_context_ids": None,
+    "relevant_context_ids": [],
+    "tools_called": [],
+    "expected_tools": None,
+    "expected_tools_ordered": False,
+}
 """Test-case fields added after the format was first published, with their unset value."""
 
 

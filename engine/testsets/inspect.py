@@ -8,7 +8,8 @@ Each metric of a case is either computed or null, and a null has one reason:
 - completeness needs expected claims, given or derived from the expected answer (as the
   run derives them, with the same function);
 - attribution needs a brand name or a domain that is a host name (``attributable``);
-- judge faithfulness and RAG metrics need context (retrieved, or the ground truth).
+- judge faithfulness and RAG metrics need context (retrieved, or the ground truth);
+- tool-call metrics need ``expected_tools``; each case with tool calls lists them.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from engine.models import ANALYZER_METRICS, AnalyzerConfig, TestCase
+from engine.models import ANALYZER_METRICS, AnalyzerConfig, ExpectedTool, TestCase, ToolCall
 from engine.scoring.attribution import attributable
 from engine.scoring.plan import expected_claims, has_reference
+from engine.scoring.tools import in_order, shown
 from engine.testsets.base import LoadedTestSet
 from engine.testsets.conversations import case_conversation
 
@@ -100,6 +102,9 @@ def render_inspection(
         ),
         f"responses: {sum(not c.needs_target for c in caps)} recorded, "
         f"{sum(c.needs_target for c in caps)} need a target (--target)",
+        f"tools:     {sum(bool(c.tools_called) for c in test_set.cases)} cases with tool "
+        f"calls, {sum(c.expected_tools is not None for c in test_set.cases)} with expected "
+        "tools (tool metrics)",
         "",
         "metric        scored  null  why null (most common)",
     ]
@@ -117,12 +122,37 @@ def render_inspection(
         if nulls:
             lines.append(f"      null -> {nulls}")
         lines += [f"      note -> {note}" for note in cap.notes]
+    for case in test_set.cases[:limit]:
+        lines += tool_lines(case)
     if test_set.problems:
         lines += ["", "skipped rows and missing files:"]
         lines += [f"  {p}" for p in test_set.problems[:limit]]
         if len(test_set.problems) > limit:
             lines.append(f"  ... and {len(test_set.problems) - limit} more")
     return "\n".join(lines)
+
+
+def _call_text(call: ToolCall | ExpectedTool) -> str:
+    """``name(arg=value, ...)``; names and values as JSON where they are not plain, so a
+    control character in the data cannot move the terminal's cursor."""
+    name = call.name if call.name.isprintable() else shown(call.name)
+    args = [f"{k if k.isprintable() else shown(k)}={shown(v)}" for k, v in call.arguments.items()]
+    if isinstance(call, ExpectedTool):
+        args += [f"{k}~{shown(s.get('type', 'schema'))}" for k, s in call.argument_schemas.items()]
+    return f"{name}({', '.join(args)})"
+
+
+def tool_lines(case: TestCase) -> list[str]:
+    """The tool calls of a case and the calls expected of it, for ``inspect``."""
+    if not case.tools_called and case.expected_tools is None:
+        return []
+    called = " -> ".join(_call_text(c) for c in in_order(case.tools_called)) or "none"
+    lines = [f"  {case.id} tools called: {called}"]
+    if case.expected_tools is not None:
+        expected = ", ".join(_call_text(e) for e in case.expected_tools) or "none"
+        order = " (in this order)" if case.expected_tools_ordered else ""
+        lines.append(f"      expected{order}: {expected}")
+    return lines
 
 
 def _render_conversations(test_set: LoadedTestSet, limit: int) -> str:

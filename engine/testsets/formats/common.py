@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.models import ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
+from engine.models import (
+    ExpectedAnswer,
+    ExpectedClaim,
+    ExpectedTool,
+    GroundTruthChunk,
+    TestCase,
+    ToolCall,
+)
 from engine.testsets.base import Row, RowError, validated
 from engine.testsets.values import host_of, is_blank, metadata_value, string_list, text
 
@@ -29,6 +36,8 @@ def build_case(
     metadata: Mapping[str, Any] | None = None,
     context_ids: tuple[str, ...] | None = None,
     relevant_ids: Iterable[str] = (),
+    tools_called: tuple[ToolCall, ...] = (),
+    expected_tools: tuple[ExpectedTool, ...] | None = None,
 ) -> TestCase:
     """A validated ``TestCase``: the given fields, the shared keys, and every other
     non-blank key of the row in ``metadata``. ``context_ids`` name the passages of
@@ -63,6 +72,8 @@ def build_case(
             "brand_names": string_list(value.get("brand_names", value.get("brands")), "brands"),
             "tags": string_list(value.get("tags"), "tags"),
             "metadata": meta,
+            "tools_called": tools_called,
+            "expected_tools": expected_tools,
         }
     )
 

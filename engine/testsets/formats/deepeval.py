@@ -3,11 +3,13 @@
 DeepEval (``Golden``/``LLMTestCase``, ``EvaluationDataset.save_as``): ``input`` -> query,
 ``actual_output`` -> response, ``expected_output`` -> expected answer, ``context`` (the
 ideal passages) -> ground truth (``ref#i``), ``retrieval_context`` -> context,
-``additional_metadata`` -> metadata. ``save_as`` joins context lists with ``|`` in CSV
-and JSONL (its JSON keeps lists), so a CSV/JSONL cell without a JSON/repr list is split
-there (``values.joined_items``). A retrieved passage ``save_as`` wrote from a
-``RetrievedContextData`` (``deepeval_source=S,deepeval_context=TEXT``) is its text, and
-when every passage names its source the sources are the passage ids. camelCase keys of
+``additional_metadata`` -> metadata, ``tools_called`` / ``expected_tools`` (DeepEval
+``ToolCall`` objects, ``engine.testsets.formats.tool_calls``) -> the same fields.
+``save_as`` joins context lists with ``|`` in CSV and JSONL (its JSON keeps lists), so a
+CSV/JSONL cell without a JSON/repr list is split there (``values.joined_items``). A
+retrieved passage ``save_as`` wrote from a ``RetrievedContextData``
+(``deepeval_source=S,deepeval_context=TEXT``) is its text, and when every passage names
+its source the sources are the passage ids. camelCase keys of
 Confident AI exports (``actualOutput``, ``expectedOutput``, ``retrievalContext``) are read
 too.
 
@@ -25,6 +27,7 @@ from typing import Any
 from engine.models import TestCase
 from engine.testsets.base import Row
 from engine.testsets.formats.common import build_case
+from engine.testsets.formats.tool_calls import expected_tools, tool_calls
 from engine.testsets.values import (
     context_items,
     metadata_value,
@@ -45,11 +48,13 @@ DEEPEVAL_ONLY = frozenset(
         "expectedOutput",
         "retrievalContext",
         "additionalMetadata",
+        "toolsCalled",
+        "expectedTools",
     }
 )
 
 
-_READ = DEEPEVAL_ONLY - {"source_file", "tools_called", "expected_tools"}
+_READ = DEEPEVAL_ONLY - {"source_file"}
 """DeepEval keys that become case fields; the rest stay in metadata."""
 
 
@@ -111,6 +116,10 @@ class DeepEvalLoader:
             reference_contexts=ideal,
             known={"input", "context", "expected_output", "name", *_READ},
             metadata=meta,
+            tools_called=tool_calls(_first(value, "tools_called", "toolsCalled"), "tools_called"),
+            expected_tools=expected_tools(
+                _first(value, "expected_tools", "expectedTools"), "expected_tools"
+            ),
         )
 
 

@@ -60,4 +60,10 @@ SELECT 'retrieval:' || metric AS metric, avg(value) AS value
 FROM retrieval_scores
 WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
 GROUP BY metric
+UNION ALL
+-- Tool-call metrics: means over the agent cases (a null order metric is left out).
+SELECT 'tools:' || metric AS metric, avg(value) AS value
+FROM tool_scores
+WHERE run_id = $run_id AND ($candidate IS NULL OR candidate = $candidate)
+GROUP BY metric
 ORDER BY metric;
