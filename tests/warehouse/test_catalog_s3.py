@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,3 +216,61 @@ def test_a_malformed_s3_path_is_one_line_naming_the_flag(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and said in err and "--catalog-data" in err, err
     assert "secret" not in err
+
+
+def test_a_profile_migrate_and_in_process_readers_over_s3(
+    s3_catalog: Catalog,
+    home: Paths,
+    s3_server: S3Server,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ingest import ingest
+    from warehouse.queries import Warehouse
+
+    credentials = tmp_path / "aws-credentials"
+    credentials.write_text(
+        f"[team]\naws_access_key_id = {s3_server.key_id}\n"
+        f"aws_secret_access_key = {s3_server.secret}\n"
+    )
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    monkeypatch.setenv("AWS_PROFILE", "team")
+    _lake(home, range(4))
+    ingest(home)  # the file warehouse, then copied into the catalog
+    target = ["migrate", "--to", f"postgres:{s3_catalog.conninfo}"]
+    data = ["--catalog-data", str(s3_catalog.data_path)]
+    assert main(["--home", str(home.home), *data, *target]) == 0
+    assert "80 results" in capsys.readouterr().out
+    # The dashboard's reads: the in-process sandboxed reader (file access off but the bucket).
+    frame = Warehouse(home.warehouse, catalog=s3_catalog).sql("SELECT count(*) AS n FROM results")
+    assert frame.frame["n"].to_list() == [80]
+
+
+def test_maintain_waits_for_the_commit_lock_and_names_its_holder(
+    s3_catalog: Catalog, home: Paths, pg_server: PgServer
+) -> None:
+    from ingest import ingest
+    from warehouse.commit_lock import COMMIT_LOCK_KEY
+
+    _lake(home, range(2))
+    ingest(home, catalog=s3_catalog)
+    psql = pg_bin("psql")
+    assert psql is not None
+    conninfo = f"{s3_catalog.conninfo} application_name=nightly-backfill"
+    holder = subprocess.Popen(
+        [psql, "-X", "-q", "-d", conninfo, "-c",
+         f"SELECT pg_advisory_lock({COMMIT_LOCK_KEY}), pg_sleep(3)"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        heard: list[str] = []
+        time.sleep(1.0)  # the holder has the lock
+        report = maintain(s3_catalog, keep_s=3600, grace_s=3600, wait_s=60, on_message=heard.append)
+    finally:
+        holder.wait(timeout=30)
+    assert report.after.rows == report.before.rows
+    assert len(heard) == 1 and "nightly-backfill (not evalhouse)" in heard[0], heard
+    assert "pg_terminate_backend" in heard[0]
