@@ -21,7 +21,10 @@ if TYPE_CHECKING:
 
 HOME_HELP = "data folder (default $EVALHOUSE_HOME or ./evalhouse-data)"
 CATALOG_HELP = "DuckLake catalog postgres:<libpq conninfo> instead of warehouse.duckdb"
-DATA_HELP = "shared folder of the catalog's Parquet files (or $EVALHOUSE_CATALOG_DATA)"
+DATA_HELP = (
+    "shared folder of the catalog's Parquet files, or s3://BUCKET/PREFIX (or "
+    "$EVALHOUSE_CATALOG_DATA; docs/team-scale.md)"
+)
 
 
 def add_home_options(parser: argparse.ArgumentParser, *, default: object = None) -> None:

@@ -14,6 +14,8 @@ from ingest import IngestReport, ingest
 from tests.pg_server import PgServer
 from tests.pg_server import missing_reason as pg_missing_reason
 from tests.pg_server import server as pg_session
+from tests.s3_server import S3Server, s3_session
+from tests.s3_server import missing_reason as s3_missing_reason
 from warehouse.catalog import Catalog, close_readers
 from warehouse.queries import Warehouse
 
@@ -51,6 +53,17 @@ def pg_server() -> Iterator[PgServer]:
     if reason is not None:
         pytest.skip(reason)
     with pg_session() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """An S3-compatible server on 127.0.0.1 (moto's, signatures checked); the test is
+    skipped, saying why, when moto[server] is not installed."""
+    reason = s3_missing_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with s3_session() as server:
         yield server
 
 

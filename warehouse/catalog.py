@@ -47,6 +47,8 @@ from warehouse.errors import LOCK_WAIT_S
 # Re-exported: callers catch the catalog's errors where they always found them.
 from warehouse.errors import CatalogError as CatalogError
 from warehouse.errors import CatalogUnavailable as CatalogUnavailable
+from warehouse.object_store import S3Location, count_files, create_secret, httpfs_file, parse_s3
+from warehouse.object_store import probe as probe_bucket
 
 LAKE = "lake"
 """The name the DuckLake catalog is attached under in every connection."""
@@ -70,12 +72,34 @@ _KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 @dataclass(frozen=True)
 class Catalog:
-    """A DuckLake catalog: a libpq connection string and the shared folder of its data."""
+    """A DuckLake catalog: a libpq connection string and the shared folder (or bucket
+    prefix) of its data."""
 
     conninfo: str = field(repr=False)
     """libpq connection string (``host=... dbname=...`` or ``postgresql://...``)."""
-    data_path: Path
-    """Folder of the catalog's Parquet files, the same for every process that uses it."""
+    data_path: Path | S3Location
+    """Folder of the catalog's Parquet files, the same for every process that uses it, or
+    the ``s3://`` prefix that holds them (``warehouse.object_store``)."""
+
+    @property
+    def data_url(self) -> str:
+        """The data path as DuckLake and DuckDB's file system take it (trailing slash)."""
+        if isinstance(self.data_path, S3Location):
+            return self.data_path.url
+        return str(self.data_path) + "/"
+
+    def data_names(self) -> list[str]:
+        """The ways texts name the data path (masked in what analysts see)."""
+        if isinstance(self.data_path, S3Location):
+            return [str(self.data_path)]
+        return [str(self.data_path), str(self.data_path.resolve())]
+
+    def data_files(self, con: duckdb.DuckDBPyConnection) -> int:
+        """Parquet files under the data path, referenced or not (``con`` lists a bucket)."""
+        if isinstance(self.data_path, S3Location):
+            return count_files(con, self.data_path)
+        folder = self.data_path
+        return sum(1 for _ in folder.rglob("*.parquet")) if folder.is_dir() else 0
 
     def __repr__(self) -> str:
         return f"Catalog({self.label!r}, data_path={str(self.data_path)!r})"
@@ -144,7 +168,10 @@ def parse_catalog(text: str, data: str | os.PathLike[str] | None, *, where: str)
             f"{where} needs a data folder: --catalog-data DIR or {ENV_CATALOG_DATA} (a folder "
             "every runner, ingest and dashboard machine reaches at the same path)"
         )
-    _refuse_url(str(data).strip())
+    text = str(data).strip()
+    if text.startswith("s3://"):
+        return Catalog(conninfo, parse_s3(text))
+    _refuse_url(text)
     folder = Path(data).expanduser().resolve()
     if folder.exists() and not folder.is_dir():
         raise CatalogError(f"--catalog-data {folder}: not a folder")
@@ -155,20 +182,20 @@ _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def _refuse_url(data: str) -> None:
-    """Refuse a data path that is a URL (``s3://``, ``gs://``, ``https://``, ...), which
-    would otherwise become a local folder named ``s3:``. DuckDB reaches object storage
-    through its httpfs extension, which evalhouse does not ship (DuckDB would download it
-    at run time, and nothing here downloads code)."""
+    """Refuse a data path that is a URL other than ``s3://`` (``gs://``, ``https://``,
+    ...), which would otherwise become a local folder named ``gs:``. Other stores speak
+    the S3 protocol too (GCS interoperability, R2, MinIO): name them through s3:// and an
+    endpoint."""
     found = _URL.match(data)
     if not found:
         return
     parts = urlsplit(data)
     shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"[:120]
     raise CatalogError(
-        f"catalog data path {shown!r}: object storage ({found.group(1)}://) is not supported "
-        "(DuckDB would need its httpfs extension, which is not installed with evalhouse); "
-        "use a folder every machine mounts at the same path (NFS, or the bucket mounted "
-        "with mountpoint-s3 / s3fs)"
+        f"catalog data path {shown!r}: object storage through {found.group(1)}:// is not "
+        "supported; use "
+        "s3://BUCKET/PREFIX (any S3-compatible store, with EVALHOUSE_S3_ENDPOINT: GCS "
+        "interoperability, R2, MinIO, Ceph) or a folder every machine mounts at one path"
     )
 
 
@@ -221,15 +248,26 @@ def _extension_files() -> list[Path]:
             )
             if not source.is_file():
                 raise CatalogError(f"{package} has no {_DUCKDB_VERSION} extension file")
-            link = folder / f"{name}.duckdb_extension"
-            if not (link.is_symlink() and link.resolve() == source.resolve()):
-                # Atomic replace: another process may be reading the link right now.
-                fresh = folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
-                fresh.unlink(missing_ok=True)
-                fresh.symlink_to(source)
-                fresh.replace(link)
-            out.append(link)
+            out.append(_link(folder, source, name))
         return out
+
+
+def _link(folder: Path, source: Path, name: str) -> Path:
+    """``folder/<name>.duckdb_extension`` pointing at ``source``."""
+    link = folder / f"{name}.duckdb_extension"
+    if not (link.is_symlink() and link.resolve() == source.resolve()):
+        # Atomic replace: another process may be reading the link right now.
+        fresh = folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
+        fresh.unlink(missing_ok=True)
+        fresh.symlink_to(source)
+        fresh.replace(link)
+    return link
+
+
+def _linked(source: Path, name: str) -> Path:
+    """``source`` linked under ``name`` in the private folder (see ``_extension_files``)."""
+    with _ext_lock:
+        return _link(_private_folder(), source, name)
 
 
 def _sql_text(value: str) -> str:
@@ -268,6 +306,8 @@ def _connect(
     catalog attached as ``lake`` (and made the default database); a writer waits at most
     ``wait_s`` for the commit lock it attaches under."""
     files = _extension_files()
+    if isinstance(catalog.data_path, S3Location):
+        files.append(_linked(httpfs_file(_DUCKDB_VERSION), "httpfs"))
     stamp = _stamp(files)
     verified = stamp.exists()
     con = duckdb.connect(
@@ -287,10 +327,12 @@ def _connect(
             con.execute(f"LOAD {_sql_text(str(path))}")
         if not verified:
             stamp.touch()
+        if isinstance(catalog.data_path, S3Location):
+            probe_bucket(con, catalog.data_path, create_secret(con, catalog.data_path))
         attaching = True
-        if not read_only:
+        if not read_only and isinstance(catalog.data_path, Path):
             catalog.data_path.mkdir(parents=True, exist_ok=True)
-        options = f"DATA_PATH {_sql_text(str(catalog.data_path) + '/')}"
+        options = f"DATA_PATH {_sql_text(catalog.data_url)}"
         attach = f"ATTACH {_sql_text('ducklake:postgres:' + catalog.conninfo)} AS {LAKE}"
         if read_only:
             con.execute(f"{attach} ({options}, READ_ONLY)")
@@ -302,7 +344,7 @@ def _connect(
             with advisory_lock(con, wait_s):
                 con.execute(f"{attach} ({options})")
         con.execute(f"USE {LAKE}")
-    except WarehouseBusy:
+    except (WarehouseBusy, CatalogError):
         con.close()
         raise
     except duckdb.Error as exc:
@@ -342,7 +384,7 @@ def _sandboxed_reader(catalog: Catalog) -> duckdb.DuckDBPyConnection:
             # DuckLake reads its data files through DuckDB's file system: with external
             # access off, only files known at attach time would stay readable, so the
             # data folder (and nothing else) is allowed; ingest adds files there later.
-            con.execute("SET allowed_directories = $dirs", {"dirs": [str(catalog.data_path) + "/"]})
+            con.execute("SET allowed_directories = $dirs", {"dirs": [catalog.data_url]})
             con.execute("SET enable_external_access = false")
             con.execute("SET lock_configuration = true")
             _readers[catalog] = con

@@ -17,7 +17,7 @@ import os
 import random
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from urllib.parse import quote
 
@@ -82,11 +82,16 @@ def _holder(cursor: duckdb.DuckDBPyConnection) -> str:
 
 
 @contextmanager
-def advisory_lock(con: duckdb.DuckDBPyConnection, wait_s: float) -> Iterator[None]:
+def advisory_lock(
+    con: duckdb.DuckDBPyConnection,
+    wait_s: float,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[None]:
     """Hold the catalog's commit lock: a PostgreSQL transaction-level advisory lock taken
     on a cursor of ``con`` (whose ``evalhouse_pg`` is attached), released when the block
     ends, or by the server if the process dies. ``WarehouseBusy`` naming the holder when
-    it is not free within ``wait_s`` seconds."""
+    it is not free within ``wait_s`` seconds; ``on_wait`` is told once who holds it when
+    the first try finds it taken."""
     holder = con.cursor()
     try:
         holder.execute("BEGIN TRANSACTION")
@@ -98,6 +103,11 @@ def advisory_lock(con: duckdb.DuckDBPyConnection, wait_s: float) -> Iterator[Non
             ).fetchone()
             if row and row[0] == "true":
                 break
+            if attempt == 0 and on_wait is not None:
+                on_wait(
+                    f"waiting up to {wait_s:.0f} s for the catalog's commit lock, held by "
+                    f"{_holder(holder)}"
+                )
             if time.monotonic() >= deadline:
                 raise WarehouseBusy(
                     f"the catalog's commit lock stayed taken for {wait_s:.0f} s (--wait), held "

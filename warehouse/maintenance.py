@@ -20,22 +20,30 @@ format 1.0), in this order, each in its own transaction:
    know, older than ``grace_s``, are deleted (what killed ingesters left). The grace
    period protects an ingester that is writing its files right now and commits later.
 
-No row changes: the report counts every table's rows before and after. Maintenance does
-not take the commit lock (it may run for minutes, and ingest commits go on meanwhile; a
-DuckLake conflict is retried by the ingester). These functions are refused in analysts'
-SQL (``ducklake_*`` in ``warehouse.db``); this module is the operator's way in.
+No row changes: the report counts every table's rows before and after. Steps 1 to 3
+rewrite the catalog, so they run under the catalog's commit lock (``warehouse.commit_lock``,
+the one every ingest commit holds): an ingest never commits in the middle of a compaction,
+and one that waits meanwhile keeps its records in the lake. When the lock is taken,
+maintenance says who holds it and waits (``wait_s``). The deletions (4, 5) change no
+table and run after the lock is released; the grace period protects in-flight files.
+These functions are refused in analysts' SQL (``ducklake_*`` in ``warehouse.db``); this module
+is the operator's way in.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import duckdb
 
 from warehouse import FILE_GRACE_S, SNAPSHOT_KEEP_S
 from warehouse.catalog import LAKE, Catalog, CatalogError, write_connection
+from warehouse.commit_lock import advisory_lock
 from warehouse.db import one_line
+from warehouse.errors import LOCK_WAIT_S
 from warehouse.schema import quote_ident
 
 
@@ -86,10 +94,7 @@ def census(con: duckdb.DuckDBPyConnection, catalog: Catalog) -> Census:
     for table in tables:
         found = con.execute(f"SELECT count(*) FROM {quote_ident(table)}").fetchone()
         rows[table] = int(found[0]) if found else 0
-    files = (
-        sum(1 for _ in catalog.data_path.rglob("*.parquet")) if catalog.data_path.is_dir() else 0
-    )
-    return Census(int(row[0]) if row else 0, files, rows)
+    return Census(int(row[0]) if row else 0, catalog.data_files(con), rows)
 
 
 def _steps(keep_s: float, grace_s: float) -> list[tuple[str, str, dict[str, object]]]:
@@ -110,15 +115,29 @@ def _steps(keep_s: float, grace_s: float) -> list[tuple[str, str, dict[str, obje
     ]
 
 
+_LOCKED_STEPS = ("flushed", "merged", "expired")
+"""The steps that rewrite the catalog: run under the commit lock."""
+
+
 def maintain(
-    catalog: Catalog, *, keep_s: float = SNAPSHOT_KEEP_S, grace_s: float = FILE_GRACE_S
+    catalog: Catalog,
+    *,
+    keep_s: float = SNAPSHOT_KEEP_S,
+    grace_s: float = FILE_GRACE_S,
+    wait_s: float = LOCK_WAIT_S,
+    on_message: Callable[[str], None] | None = None,
 ) -> MaintenanceReport:
     """Run the maintenance steps (module docstring) on ``catalog``; ``CatalogError`` in
-    one line when a step fails (the steps done before it stay done: each is complete)."""
+    one line when a step fails (the steps done before it stay done: each is complete),
+    ``WarehouseBusy`` naming the holder when the commit lock stays taken for ``wait_s``;
+    ``on_message`` hears who holds it when maintenance has to wait."""
     started = time.perf_counter()
-    with write_connection(catalog) as (con, _guard):
+    with write_connection(catalog, wait_s=wait_s) as (con, _guard), ExitStack() as locked:
         report = MaintenanceReport(census(con, catalog), census(con, catalog))
+        locked.enter_context(advisory_lock(con, wait_s, on_message))
         for name, sql, params in _steps(keep_s, grace_s):
+            if name not in _LOCKED_STEPS:
+                locked.close()  # the lock is released before the first deletion
             try:
                 done = con.execute(sql, params or None).to_arrow_table().num_rows
             except duckdb.Error as exc:

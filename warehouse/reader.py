@@ -110,7 +110,9 @@ class Warehouse:
 
     def _redact(self, text: str) -> str:
         if self.catalog is not None:
-            return self.catalog.redact(redact_paths(text, self.catalog.data_path / "x"))
+            for name in self.catalog.data_names():
+                text = text.replace(name, "<data>")
+            return self.catalog.redact(redact_paths(text, Path(self.path)))
         return redact_paths(text, self.path)
 
     def named(self, name: str, **params: Any) -> pl.DataFrame:
@@ -155,10 +157,7 @@ class Warehouse:
             result: QueryResult = run_isolated(request)
         except QueryError as exc:
             raise QueryError(self._redact(str(exc))) from exc
-        if catalog is not None:
-            folders = [str(catalog.data_path), str(catalog.data_path.resolve())]
-        else:
-            folders = [str(self.path.resolve().parent)]
+        folders = [str(self.path.resolve().parent)] if catalog is None else catalog.data_names()
         return replace(result, frame=mask_paths(result.frame, folders))
 
     def data_version(self) -> str:

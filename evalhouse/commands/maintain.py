@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import TYPE_CHECKING
 
 from evalhouse import argtypes, home
 from evalhouse.console import EXIT_CANCELLED, EXIT_OK, UsageError, err
+
+if TYPE_CHECKING:
+    from warehouse.catalog import Catalog
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``maintain`` subcommand and its flags."""
     from warehouse import FILE_GRACE_S, MIN_FILE_GRACE_S, SNAPSHOT_KEEP_S
+    from warehouse.errors import LOCK_WAIT_S
 
     p = sub.add_parser(
         "maintain",
@@ -39,6 +44,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         action="store_true",
         help="take a --grace shorter than the floor: only when no ingest writes to the catalog "
         "(a shorter grace may delete files an ingest in flight has not committed yet)",
+    )
+    p.add_argument(
+        "--wait",
+        type=argtypes.seconds,
+        default=LOCK_WAIT_S,
+        help="seconds to wait for the catalog's commit lock, which compaction holds so that "
+        f"no ingest commits meanwhile (default {LOCK_WAIT_S:g}; says who holds it while "
+        "waiting, then exit 3)",
     )
     p.add_argument(
         "--every",
@@ -69,7 +82,11 @@ def run(args: argparse.Namespace) -> int:
             "EVALHOUSE_CATALOG); the warehouse file needs none"
         )
     if args.every is None:
-        print(maintain(catalog, keep_s=args.keep, grace_s=args.grace).line())
+        print(
+            maintain(
+                catalog, keep_s=args.keep, grace_s=args.grace, wait_s=args.wait, on_message=err
+            ).line()
+        )
         return EXIT_OK
     if args.every <= 0:
         raise UsageError("--every must be longer than 0")
@@ -90,6 +107,17 @@ def _round(catalog: object, args: argparse.Namespace) -> None:
 
     assert isinstance(catalog, Catalog)
     try:
-        print(maintain(catalog, keep_s=args.keep, grace_s=args.grace).line(), flush=True)
+        report = maintain(
+            catalog, keep_s=args.keep, grace_s=args.grace, wait_s=args.wait, on_message=err
+        )
+        print(report.line(), flush=True)
     except WarehouseError as exc:
         err(f"{exc.title}: {exc} (next round in {args.every:.0f} s)")
+
+
+def _maintain_once(catalog: Catalog, args: argparse.Namespace) -> str:
+    """One maintenance pass; its report line (who holds the commit lock goes to stderr)."""
+    from warehouse.maintenance import maintain
+
+    options = {"keep_s": args.keep, "grace_s": args.grace, "wait_s": args.wait}
+    return maintain(catalog, **options, on_message=err).line()

@@ -82,9 +82,7 @@ def test_a_stuck_ingester_is_named_and_the_others_give_up_in_time(
     assert "ingested 1 parts" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(
-    "data", ["s3://team-bucket/evalhouse", "gs://b/x", "https://key:secret@host/x", "file:///srv/x"]
-)
+@pytest.mark.parametrize("data", ["gs://b/x", "https://key:secret@host/x", "file:///srv/x"])
 def test_an_object_storage_data_path_is_refused_not_a_local_folder(
     data: str,
     home: Paths,
@@ -102,4 +100,26 @@ def test_an_object_storage_data_path_is_refused_not_a_local_folder(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert "object storage" in err and "not supported" in err and "secret" not in err
+    assert not any(p.name.endswith(":") for p in tmp_path.rglob("*"))  # no folder "s3:"
+
+
+def test_an_s3_data_path_without_credentials_is_one_line_not_a_local_folder(
+    home: Paths,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    code = main(
+        [
+            *("--home", str(home.home), "--catalog", "postgres:host=127.0.0.1 dbname=x"),
+            *("--catalog-data", "s3://team-bucket/evalhouse", "ingest"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "no credentials" in err and "AWS_ACCESS_KEY_ID" in err
     assert not any(p.name.endswith(":") for p in tmp_path.rglob("*"))  # no folder "s3:"
