@@ -275,7 +275,7 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
         else:
             checks = _noise_for(row, metrics, deltas, extra_deltas)
         for metric, check in checks.items():
-            labels[metric].append(check.label())
+            labels[metric].append(check.short_label())
             flags[metric].append(check.beyond_noise)
             bounds[metric][0].append(check.low)
             bounds[metric][1].append(check.high)

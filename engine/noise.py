@@ -73,6 +73,13 @@ class NoiseCheck:
         verdict = "beyond noise" if self.beyond_noise else "within noise"
         return f"{verdict} [{self.low:+.1f}, {self.high:+.1f}] ({self.method})"
 
+    def short_label(self) -> str:
+        """``label`` without the method, for a table whose caption names it."""
+        if self.beyond_noise is None:
+            return self.note or "no baseline"
+        verdict = "beyond" if self.beyond_noise else "within"
+        return f"{verdict} [{self.low:+.1f}, {self.high:+.1f}]"
+
 
 def sample_deltas(current: dict[str, list[float]], baseline: dict[str, list[float]]) -> np.ndarray:
     """Paired per-sample deltas from each run's values per sample (one value per iteration

@@ -167,7 +167,7 @@ tables.grid(
         labels=st.column_config.NumberColumn("Labelled items", format="%d"),
         score_gap=st.column_config.NumberColumn("Score gap", format="%.1f"),
         reviewers=st.column_config.NumberColumn("Reviewers", format="%d"),
-        comments=st.column_config.TextColumn("Comments", width="large"),
+        comments=st.column_config.TextColumn("Comments", width="medium"),
     ),
     key="agreement_queue",
 )
@@ -203,7 +203,7 @@ else:
             open=st.column_config.LinkColumn("Sample", display_text="open", width="small"),
             reviewed_at=st.column_config.DatetimeColumn("When", format="YYYY-MM-DD HH:mm"),
             reviewer=st.column_config.TextColumn("Reviewer"),
-            comment=st.column_config.TextColumn("Comment", width="large"),
+            comment=st.column_config.TextColumn("Comment", width="medium"),
             sample_id=st.column_config.TextColumn("Sample ID"),
             disagreements=st.column_config.NumberColumn("Disagreements", format="%d"),
             run_id=st.column_config.TextColumn("Run"),

@@ -153,6 +153,8 @@ with verdict_slot:
                 dtype=pl.String,
             )
         )
+        # The link first: at 1024 px the last columns of a table scroll out of view.
+        movers = movers.select("Samples", pl.exclude("Samples"))
         tables.grid(
             movers,
             key="overview_verdict",

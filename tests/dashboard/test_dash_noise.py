@@ -72,7 +72,7 @@ def test_one_changed_answer_is_within_noise_at_any_iteration_count(
     # The changed answer drawn 3 times or more in 8 draws: 6.7% of resamples, 4 or more
     # 1.1%, so the 2.5th percentile is 3 draws: 3 x -12 / 8.
     assert acme["accuracy_low"] == pytest.approx(-4.5)
-    assert acme["accuracy_noise"].startswith("within noise [-4.5, +0.0]")
+    assert acme["accuracy_noise"].startswith("within [-4.5, +0.0]")
     verdict = domain_verdict(frame, dict(METRIC_LABELS), True)
     assert verdict.headline() == "No domain changed beyond noise (2 compared)."
 
