@@ -16,7 +16,7 @@ from statistics import fmean
 from typing import Any
 
 from engine.models import JudgeAskRecord, SampleKey
-from engine.models.metrics import METRICS, RUBRIC, Scale
+from engine.models.metrics import JUDGE_METRICS, METRICS, RUBRIC, Scale
 from engine.scoring.synthesis import PASS_SCORE
 
 PASS_AT_100 = RUBRIC.to_100(PASS_SCORE)
@@ -26,17 +26,8 @@ PASSED = "passed"
 """The ``results`` column of the answer's pass/fail."""
 
 PANEL_METRICS: tuple[str, ...] = (
-    "judge_faithfulness",
-    "judge_completeness",
+    *(PASSED if metric == "pass_rate" else metric for metric in JUDGE_METRICS),
     "overall",
-    PASSED,
-    "claim_faithfulness",
-    "rag_correctness",
-    "rag_faithfulness",
-    "rag_precision",
-    "rag_recall",
-    "rag_relevance",
-    "rag_overall",
 )
 """The ``results`` columns a judge decides that are combined across asks and kept per ask."""
 
