@@ -57,7 +57,9 @@ def test_default_baseline_skips_archived_runs(store: Store) -> None:
     assert baseline_run(wh, "d2") == "d1"  # restored: a baseline again
 
 
-def _claim(run_id: str, sample_id: str, text: str, found: bool, iteration: int = 1) -> ClaimRecord:
+def _claim(
+    run_id: str, sample_id: str, text: str, found: bool, iteration: int = 1, status: str = ""
+) -> ClaimRecord:
     return ClaimRecord(
         run_id=run_id,
         iteration=iteration,
@@ -67,6 +69,7 @@ def _claim(run_id: str, sample_id: str, text: str, found: bool, iteration: int =
         importance="required",
         found=found,
         similarity=0.9 if found else 0.1,
+        status=status or ("found" if found else "missing"),
     )
 
 
@@ -123,7 +126,7 @@ def test_most_missed_claims_leave_archived_runs_out(store: Store) -> None:
         [
             _claim("r4", "s1", "A", True),
             _claim("r4", "s1", "B", False),
-            _claim("r4", "s1", "B", False, iteration=2),
+            _claim("r4", "s1", "B", False, iteration=2, status="contradicted"),
         ],
         iterations=2,
     )
@@ -138,6 +141,7 @@ def test_most_missed_claims_leave_archived_runs_out(store: Store) -> None:
                 r["domain"],
                 r["claim_text"],
                 r["missed"],
+                r["contradicted"],
                 r["checked"],
                 r["missed_percent"],
                 r["runs"],
@@ -149,17 +153,18 @@ def test_most_missed_claims_leave_archived_runs_out(store: Store) -> None:
         ]
 
     # The latest two runs that are not archived: r4 and r2 (r3 is archived, r1 is older).
-    # acme B: r2 missed 1 of 1, r4 missed 2 of 2 (iterations 1 and 2) -> 3 of 3, last miss
-    # r4's iteration 2. acme A: r2 missed, r4 found -> 1 of 2, last miss r2. beta A: found.
+    # acme B: r2 missed 1 of 1, r4 missed iteration 1 and contradicted iteration 2 -> 2
+    # missed and 1 contradicted of 3 (100% not found), last miss r4's iteration 2. acme A:
+    # r2 missed, r4 found -> 1 of 2, last miss r2. beta A: found.
     assert rows() == [
-        ("acme.example", "B", 3, 3, 100.0, 2, "r4", "s1", 2),
-        ("acme.example", "A", 1, 2, 50.0, 2, "r2", "s1", 1),
+        ("acme.example", "B", 2, 1, 3, 100.0, 2, "r4", "s1", 2),
+        ("acme.example", "A", 1, 0, 2, 50.0, 2, "r2", "s1", 1),
     ]
     # Asked for (the sidebar shows archived runs): the latest two are r4 and r3.
     # acme B: r3 1 of 1, r4 2 of 2; acme C: r3 1 of 1; acme A: r3 missed, r4 found.
     assert rows(include_archived=True) == [
-        ("acme.example", "B", 3, 3, 100.0, 2, "r4", "s1", 2),
-        ("acme.example", "C", 1, 1, 100.0, 1, "r3", "s1", 1),
-        ("acme.example", "A", 1, 2, 50.0, 2, "r3", "s1", 1),
+        ("acme.example", "B", 2, 1, 3, 100.0, 2, "r4", "s1", 2),
+        ("acme.example", "C", 1, 0, 1, 100.0, 1, "r3", "s1", 1),
+        ("acme.example", "A", 1, 0, 2, 50.0, 2, "r3", "s1", 1),
     ]
     assert rows(domain="beta.example") == []  # beta's only claim was found
