@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,8 +111,9 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
     )
     local_verifier = verifier if config.verifier in LOCAL_VERIFIERS else None
     analyzer = ResponseAnalyzer(embedder, config.analyzer, local_verifier)
-    judge = build_judge(
-        config.judge,
+    # Every judge of the run (its own, a jury's, a grader's) shares these.
+    run_judge = functools.partial(
+        build_judge,
         embedder=embedder,
         cache_dir=paths.cache,
         concurrency=config.concurrency,
@@ -119,24 +121,14 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
         retries=config.retries,
         batch_claims=config.judge_calls == "batched",
         verifier=verifier,
+    )
+    judge = run_judge(
+        config.judge,
         judge_mode=config.judge_mode,
         batch_ledger=ledger_path(paths.progress, run_id) if run_id else None,
         temperature=config.effective_judge_temperature,
     )
-    jury = [
-        build_judge(
-            spec,
-            embedder=embedder,
-            cache_dir=paths.cache,
-            concurrency=config.concurrency,
-            prices=config.prices,
-            retries=config.retries,
-            batch_claims=config.judge_calls == "batched",
-            verifier=verifier,
-            temperature=config.effective_judge_temperature,
-        )
-        for spec in config.jury
-    ]
+    jury = [run_judge(spec, temperature=config.effective_judge_temperature) for spec in config.jury]
 
     async def judged(case: TestCase, response: str, j: Judge, weights: RagWeights) -> Any:
         return await judge_sample(case, response, j, weights=weights)
@@ -152,17 +144,7 @@ def build_components(config: RunConfig, paths: Paths, run_id: str | None = None)
         spec = config.judge.strip() if model is None else judge_spec_for(model, config.judge)
         key = (spec, temperature)
         if key not in built:
-            built[key] = build_judge(
-                spec,
-                embedder=embedder,
-                cache_dir=paths.cache,
-                concurrency=config.concurrency,
-                prices=config.prices,
-                retries=config.retries,
-                batch_claims=config.judge_calls == "batched",
-                verifier=verifier,
-                temperature=temperature or 0.0,
-            )
+            built[key] = run_judge(spec, temperature=temperature or 0.0)
             _close_later(built[key], closers)
         return built[key]
 
