@@ -16,6 +16,7 @@ from xml.etree import ElementTree as ET
 
 from engine.errors import InputError
 from engine.models.metrics import PERCENT, Scale, scale_of
+from engine.noise import METHOD_CAPTION, NoiseCheck
 
 _THRESHOLD = re.compile(r"^\s*([A-Za-z_][\w:.@-]*)\s*=\s*(-?\d+(?:\.\d+)?)\s*$")
 
@@ -48,6 +49,29 @@ class GateCheck:
     actual: float | None
     limit: float
     detail: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """A metric's change against the baseline: the mean of its paired per-sample deltas
+    (0-100 form) and the noise check of that mean."""
+
+    delta: float | None
+    noise: NoiseCheck
+
+    @property
+    def worse_beyond_noise(self) -> bool:
+        """The whole 95% interval lies below zero."""
+        return self.noise.beyond_noise is True and (self.noise.high or 0.0) < 0
+
+    def words(self) -> str:
+        """``-1.5 points, within noise [-4.6, +0.0] (bootstrap) on 12 paired samples``."""
+        if self.delta is None:
+            return self.noise.label()
+        text = f"{self.delta:+.1f} points, {self.noise.label()}"
+        if self.noise.beyond_noise is not None:
+            text += f" on {self.noise.pairs} paired samples"
+        return text
 
 
 def parse_threshold(text: str, kind: str = "min") -> Threshold:
@@ -100,13 +124,16 @@ def evaluate_gate(
     tolerance: float = 5.0,
     notes: Mapping[str, str] | None = None,
     required_missing: tuple[int, int] | None = None,
+    changes: Mapping[str, Change] | None = None,
 ) -> list[GateCheck]:
     """One check per threshold, and with a regression limit one per metric whose regressed
     samples were counted (``regressions``: metric -> samples that fell by more than
     ``tolerance`` points of the 0-100 form). ``notes`` add a word to a metric's detail
     (why it has no value, what its errors were). ``required_missing`` (result rows that
     miss a required claim, rows with one) adds the ``--require-all-required`` check: none
-    may miss one, as ``require_all_required: true`` fails a sample that does."""
+    may miss one, as ``require_all_required: true`` fails a sample that does. ``changes``
+    (metric -> its change against the baseline) adds one check per metric: not worse
+    beyond noise (``check --fail-beyond-noise``)."""
     notes = notes or {}
     checks: list[GateCheck] = []
     for t in thresholds:
@@ -156,7 +183,28 @@ def evaluate_gate(
         checks.append(
             GateCheck("every required claim found", missing == 0, float(missing), 0.0, detail)
         )
+    for metric, change in (changes or {}).items():
+        checks.append(
+            GateCheck(
+                f"{metric} not worse beyond noise (95% interval of the change)",
+                not change.worse_beyond_noise,
+                change.delta,
+                0.0,
+                f"{metric} against the baseline: {change.words()}",
+            )
+        )
     return checks
+
+
+def render_changes(changes: Mapping[str, Change], baseline: str) -> str:
+    """The change of each metric against ``baseline`` with its interval, and the method."""
+    if not changes:
+        return ""
+    width = max(len(m) for m in changes)
+    lines = [f"change against {baseline}:"]
+    lines += [f"  {m:<{width}}  {c.words()}" for m, c in changes.items()]
+    lines.append(f"({METHOD_CAPTION})")
+    return "\n".join(lines)
 
 
 def render_table(checks: Sequence[GateCheck]) -> str:

@@ -11,6 +11,7 @@ from evalhouse import argtypes, home
 from evalhouse.console import EXIT_FAILED, EXIT_OK, UsageError, err
 
 if TYPE_CHECKING:
+    from engine.gate import Change
     from warehouse.queries import Warehouse
 
 
@@ -60,6 +61,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="fail when any sample misses (or contradicts) a claim of importance required, "
         "as the analyzer setting require_all_required: true fails the sample",
     )
+    p.add_argument(
+        "--fail-beyond-noise",
+        action="store_true",
+        help="fail when a regression metric's mean fell beyond noise against --baseline (the "
+        "95%% interval of the change, a paired bootstrap over samples, lies below zero)",
+    )
     p.add_argument("--candidate", help="check one candidate of a multi-candidate run")
     p.add_argument("--format", choices=["table", "junit"], default="table")
     p.add_argument("--output", type=Path, help="JUnit file (default evalhouse-check-RUN.xml)")
@@ -73,6 +80,8 @@ def _refuse_bad_usage(args: argparse.Namespace) -> None:
         raise UsageError("--max-regressions needs --baseline RUN_ID")
     if args.regression_metric and not args.baseline:
         raise UsageError("--regression-metric needs --baseline RUN_ID")
+    if args.fail_beyond_noise and not args.baseline:
+        raise UsageError("--fail-beyond-noise needs --baseline RUN_ID")
     if not args.run_id.strip():
         raise UsageError("RUN_ID is empty (evalhouse sql 'SELECT run_id FROM runs' lists them)")
     if args.baseline is not None and not args.baseline.strip():
@@ -127,6 +136,23 @@ def regressed_samples(
     return int(counts["regressed"].sum()) if counts.height else 0
 
 
+def metric_changes(
+    warehouse: Warehouse, run_id: str, baseline: str, metrics: list[str], candidate: str | None
+) -> dict[str, Change]:
+    """Each metric's change against ``baseline`` with the 95% interval every page shows: the
+    paired bootstrap over the samples both runs scored, each sample's iterations averaged."""
+    from engine.gate import Change
+    from warehouse.noise_queries import metric_sample_values, paired_change, paired_deltas
+
+    changes = {}
+    for metric in metrics:
+        values = metric_sample_values(warehouse, [run_id, baseline], metric, candidate)
+        deltas = paired_deltas(values, run_id, baseline)
+        mean = float(deltas.mean()) if deltas.size else None
+        changes[metric] = Change(mean, paired_change(values, run_id, baseline))
+    return changes
+
+
 def _grader_notes(warehouse: Warehouse, run_id: str, candidate: str | None) -> dict[str, str]:
     """What the grader summary says about graders that failed: a note on each failing
     grader's metric and on ``error_rate`` (grader failures count as errors)."""
@@ -148,7 +174,14 @@ def _grader_notes(warehouse: Warehouse, run_id: str, candidate: str | None) -> d
 def run(args: argparse.Namespace) -> int:
     """Evaluate the thresholds, print the table, write JUnit when asked."""
     paths = home.paths(args)
-    from engine.gate import check_scales, evaluate_gate, junit_xml, parse_threshold, render_table
+    from engine.gate import (
+        check_scales,
+        evaluate_gate,
+        junit_xml,
+        parse_threshold,
+        render_changes,
+        render_table,
+    )
     from engine.models.metrics import gate_metric_names, is_gate_metric
     from warehouse import queries
 
@@ -195,6 +228,11 @@ def run(args: argparse.Namespace) -> int:
             )
             for metric in regression_metrics
         }
+    changes = (
+        metric_changes(warehouse, args.run_id, args.baseline, regression_metrics, args.candidate)
+        if args.baseline
+        else {}
+    )
     checks = evaluate_gate(
         metrics,
         thresholds,
@@ -207,12 +245,15 @@ def run(args: argparse.Namespace) -> int:
             if args.require_all_required
             else None
         ),
+        changes=changes if args.fail_beyond_noise else None,
     )
     from engine.outputs import is_stdout, write_output
 
     # With the JUnit file on standard output, the table goes to the person instead.
     junit_out = args.format == "junit" and is_stdout(args.output)
     print(render_table(checks), file=sys.stderr if junit_out else sys.stdout)
+    if changes:
+        print(render_changes(changes, args.baseline), file=sys.stderr if junit_out else sys.stdout)
     if args.format == "junit":
         target = args.output or Path(f"evalhouse-check-{args.run_id}.xml")
         write_output(target, junit_xml(checks, suite=f"check {args.run_id}"))

@@ -7,61 +7,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from dashboard import data
 from dashboard.verdict import domain_verdict
-from engine.lake import write_part
-from engine.models import ResultRecord
 from engine.noise import bootstrap_check, sample_deltas
-from engine.settings import Paths, resolve_paths
-from ingest import ingest
-from tests.factories import T0, result_record, run_record
+from tests.noise_cases import noise_home, ten_point_drop, twelve_cases
 from warehouse.queries import METRIC_LABELS, Filters, Warehouse
-
-Scores = dict[str, list[float]]
-"""Per sample id, its accuracy in each iteration."""
-
-
-def _home(root: Path, runs: dict[str, tuple[str, Scores]]) -> Paths:
-    """A warehouse with one run per entry: run id -> (domain of each sample's prefix, scores)."""
-    paths = resolve_paths(root)
-    for n, (run_id, (_, scores)) in enumerate(runs.items()):
-        iterations = max(len(v) for v in scores.values())
-        write_part(paths.lake, "runs", run_id, 0, [run_record(run_id, T0.replace(day=1 + n))])
-        for iteration in range(1, iterations + 1):
-            rows: list[ResultRecord] = [
-                result_record(
-                    run_id,
-                    sample_id,
-                    iteration=iteration,
-                    domain=sample_id.split("-")[0] + ".example",
-                    accuracy=values[iteration - 1],
-                )
-                for sample_id, values in scores.items()
-            ]
-            write_part(paths.lake, "results", run_id, iteration, rows)
-    ingest(paths)
-    return paths
-
-
-def _twelve_cases(iterations: int) -> dict[str, tuple[str, Scores]]:
-    """Twelve cases (eight acme, four beta), one acme answer changed (accuracy 60 -> 48):
-    the local judge gives the same score on every repeat."""
-    base = {f"acme-{i}": 60.0 + i for i in range(8)} | {f"beta-{i}": 70.0 for i in range(4)}
-    cand = dict(base, **{"acme-3": 63.0 - 12})
-    return {
-        "base": ("", {s: [v] * iterations for s, v in base.items()}),
-        "cand": ("", {s: [v] * iterations for s, v in cand.items()}),
-    }
 
 
 @pytest.mark.parametrize("iterations", [1, 2, 5])
 def test_one_changed_answer_is_within_noise_at_any_iteration_count(
     tmp_path: Path, iterations: int
 ) -> None:
-    paths = _home(tmp_path / "home", _twelve_cases(iterations))
+    paths = noise_home(tmp_path / "home", twelve_cases(iterations))
     frame = data.overview(Warehouse(paths.warehouse), "cand", "base", Filters())
     acme = frame.filter(domain="acme.example").row(0, named=True)
     assert acme["accuracy_delta"] == pytest.approx(-1.5)  # -12 / 8 samples
@@ -80,7 +39,7 @@ def test_one_changed_answer_is_within_noise_at_any_iteration_count(
 def test_identical_repeats_give_the_one_iteration_interval(tmp_path: Path) -> None:
     bounds = []
     for iterations in (1, 5):
-        paths = _home(tmp_path / f"h{iterations}", _twelve_cases(iterations))
+        paths = noise_home(tmp_path / f"h{iterations}", twelve_cases(iterations))
         row = data.overview(Warehouse(paths.warehouse), "cand", "base", Filters()).row(
             0, named=True
         )
@@ -88,26 +47,12 @@ def test_identical_repeats_give_the_one_iteration_interval(tmp_path: Path) -> No
     assert bounds[0] == bounds[1]
 
 
-def _drop(iterations: int, judge_sd: float) -> dict[str, tuple[str, Scores]]:
-    """300 samples; the candidate loses 10 points on average (each sample's own change
-    varies, sd 15), and each repeat of the judge adds its own noise (sd ``judge_sd``)."""
-    rng = np.random.default_rng(7)
-    truth = rng.uniform(30, 90, 300)
-    change = -10 + rng.normal(0, 15, 300)
-
-    def scores(centre: np.ndarray) -> Scores:
-        noisy = centre[:, None] + rng.normal(0, judge_sd, (300, iterations))
-        return {f"acme-{i}": list(np.clip(noisy[i], 0, 100)) for i in range(300)}
-
-    return {"base": ("", scores(truth)), "cand": ("", scores(truth + change))}
-
-
 @pytest.mark.parametrize(("iterations", "judge_sd"), [(1, 0.0), (5, 8.0)])
 def test_a_ten_point_drop_on_300_samples_is_beyond_noise(
     tmp_path: Path, iterations: int, judge_sd: float
 ) -> None:
-    runs = _drop(iterations, judge_sd)
-    paths = _home(tmp_path / "home", runs)
+    runs = ten_point_drop(iterations, judge_sd)
+    paths = noise_home(tmp_path / "home", runs)
     frame = data.overview(Warehouse(paths.warehouse), "cand", "base", Filters())
     row = frame.row(0, named=True)
     assert row["accuracy_delta"] == pytest.approx(-10, abs=2.5)
@@ -123,8 +68,8 @@ def test_a_ten_point_drop_on_300_samples_is_beyond_noise(
 def test_judge_noise_widens_never_narrows_the_interval() -> None:
     """Judge variance adds to the sample variance: the same samples with noisy repeats
     give a wider interval than with exact ones (sd of a sample's mean grows)."""
-    exact = _drop(1, 0.0)
-    noisy = _drop(1, 20.0)
+    exact = ten_point_drop(1, 0.0)
+    noisy = ten_point_drop(1, 20.0)
     a = bootstrap_check(sample_deltas(exact["cand"][1], exact["base"][1]))
     b = bootstrap_check(sample_deltas(noisy["cand"][1], noisy["base"][1]))
     assert a.low is not None and a.high is not None and b.low is not None and b.high is not None

@@ -1,0 +1,39 @@
+"""Typed queries behind the noise intervals that pages and ``check`` compute outside the
+Overview's own queries: one metric's per-sample values in any set of runs, and the paired
+changes between two of them. Registered in ``queries.QUERIES`` like every named query; a
+module of its own because ``queries`` is long enough."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from engine.noise import NoiseCheck, bootstrap_check
+from warehouse.queries import Warehouse, named_query
+
+
+@named_query
+def metric_sample_values(
+    wh: Warehouse, run_ids: Sequence[str], metric: str, candidate: str | None = None
+) -> pl.DataFrame:
+    """run_id, domain, sample_id and ``metric``'s value (0-100, the mean over the sample's
+    iterations) of every sample of ``run_ids`` that has one."""
+    return wh.named(
+        "metric_sample_values", run_ids=list(run_ids), metric=metric, candidate=candidate
+    )
+
+
+def paired_change(values: pl.DataFrame, run_id: str, baseline_run_id: str) -> NoiseCheck:
+    """The paired bootstrap of ``run_id`` minus ``baseline_run_id`` over the samples both
+    have a value for (``values``: rows of ``metric_sample_values``)."""
+    return bootstrap_check(paired_deltas(values, run_id, baseline_run_id))
+
+
+def paired_deltas(values: pl.DataFrame, run_id: str, baseline_run_id: str) -> np.ndarray:
+    """Per sample in both runs, its value in ``run_id`` minus its value in the baseline."""
+    current = values.filter(pl.col("run_id") == run_id).select("sample_id", "value")
+    base = values.filter(pl.col("run_id") == baseline_run_id).select("sample_id", "value")
+    joined = current.join(base, on="sample_id", suffix="_base")
+    return (joined["value"] - joined["value_base"]).cast(pl.Float64).to_numpy()
