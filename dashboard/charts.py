@@ -134,7 +134,10 @@ def trend_chart(
     With ``fit`` the y axis spans the data (weekly moves of a few points stay visible), else
     the whole 0-100; a run that did not complete is drawn as a hollow point. ``events``
     (started_at, run_name, old_judge, new_judge: ``judge_changes``) draws a dashed rule at
-    each run whose judge changed, so a step there is not read as the system's alone.
+    each run whose judge changed, so a step there is not read as the system's alone. With
+    the columns of ``noise_queries.trend_steps`` (step, step_beyond, step_label) joined in,
+    hovering shows each run's change from the run before with its noise interval, and a ring
+    marks the steps beyond noise (red down, green up).
     """
     data = frame.filter(pl.col("metric") == metric)
     scores = data["score"].drop_nulls()
@@ -168,15 +171,52 @@ def trend_chart(
             alt.Tooltip("samples:Q", title="samples"),
             alt.Tooltip("domain:N"),
             alt.Tooltip("score:Q", format=".1f"),
+            *(
+                [alt.Tooltip("step_label:N", title="change from previous run")]
+                if "step_label" in data.columns
+                else []
+            ),
         ],
     )
     layers: list[alt.Chart | alt.LayerChart] = [tier_bands(thresholds, y_scale), line, points]
+    if "step_beyond" in data.columns:
+        beyond = data.filter(pl.col("step_beyond").fill_null(False))
+        if not beyond.is_empty():
+            layers.append(step_rings(beyond, y_scale))
     if events is not None and not events.is_empty():
         layers.append(judge_change_rules(events))
     chart: alt.LayerChart = (
         alt.layer(*layers).resolve_scale(color="independent").properties(height=320)
     )
     return chart
+
+
+def step_rings(beyond: pl.DataFrame, y_scale: alt.Scale) -> alt.Chart:
+    """A ring around each point whose change from the run before is beyond noise: red when
+    it fell, green when it rose."""
+    rings: alt.Chart = (
+        alt.Chart(
+            beyond.with_columns(
+                direction=pl.when(pl.col("step") < 0).then(pl.lit("down")).otherwise(pl.lit("up"))
+            )
+        )
+        .mark_point(size=260, filled=False, strokeWidth=2.5)
+        .encode(
+            x="started_at:T",
+            y=alt.Y("score:Q", scale=y_scale),
+            color=alt.Color(
+                "direction:N",
+                scale=alt.Scale(domain=["down", "up"], range=["#d73027", "#1a9850"]),
+                legend=alt.Legend(title="beyond noise"),
+            ),
+            tooltip=[
+                alt.Tooltip("run_name:N", title="run"),
+                alt.Tooltip("domain:N"),
+                alt.Tooltip("step_label:N", title="change from previous run"),
+            ],
+        )
+    )
+    return rings
 
 
 def judge_change_rules(events: pl.DataFrame) -> alt.Chart:

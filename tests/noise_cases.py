@@ -18,12 +18,17 @@ Scores = dict[str, list[float]]
 """Per sample id, its accuracy in each iteration."""
 
 
-def noise_home(root: Path, runs: dict[str, tuple[str, Scores]]) -> Paths:
-    """A warehouse with one run per entry: run id -> (domain of each sample's prefix, scores)."""
+def noise_home(
+    root: Path, runs: dict[str, tuple[str, Scores]], *, series: str | None = None
+) -> Paths:
+    """A warehouse with one run per entry, a day apart: run id -> (domain of each sample's
+    prefix, scores); with ``series`` every run has that name (one series)."""
     paths = resolve_paths(root)
     for n, (run_id, (_, scores)) in enumerate(runs.items()):
         iterations = max(len(v) for v in scores.values())
-        write_part(paths.lake, "runs", run_id, 0, [run_record(run_id, T0.replace(day=1 + n))])
+        named = {"name": series} if series else {}
+        run = run_record(run_id, T0.replace(day=1 + n), **named)
+        write_part(paths.lake, "runs", run_id, 0, [run])
         for iteration in range(1, iterations + 1):
             rows: list[ResultRecord] = [
                 result_record(

@@ -6,6 +6,7 @@ module of its own because ``queries`` is long enough."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 import polars as pl
@@ -37,3 +38,39 @@ def paired_deltas(values: pl.DataFrame, run_id: str, baseline_run_id: str) -> np
     base = values.filter(pl.col("run_id") == baseline_run_id).select("sample_id", "value")
     joined = current.join(base, on="sample_id", suffix="_base")
     return (joined["value"] - joined["value_base"]).cast(pl.Float64).to_numpy()
+
+
+@named_query
+def trend_steps(wh: Warehouse, run_ids: tuple[str, ...], metric: str) -> pl.DataFrame:
+    """Each run's step from the run before it in ``run_ids`` (oldest first), per domain:
+    run_id, domain, step (the mean paired change, 0-100), step_low, step_high (its 95%
+    interval), step_beyond (None without an interval) and step_label."""
+    values = metric_sample_values(wh, run_ids, metric)
+    rows: list[dict[str, object]] = []
+    for (domain,), part in values.partition_by("domain", as_dict=True).items():
+        for previous, run_id in pairwise(run_ids):
+            deltas = paired_deltas(part, run_id, previous)
+            if not deltas.size:
+                continue
+            check = bootstrap_check(deltas)
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "domain": domain,
+                    "step": float(deltas.mean()),
+                    "step_low": check.low,
+                    "step_high": check.high,
+                    "step_beyond": check.beyond_noise,
+                    "step_label": f"{float(deltas.mean()):+.1f}, {check.short_label()}",
+                }
+            )
+    schema = {
+        "run_id": pl.String,
+        "domain": pl.String,
+        "step": pl.Float64,
+        "step_low": pl.Float64,
+        "step_high": pl.Float64,
+        "step_beyond": pl.Boolean,
+        "step_label": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema)

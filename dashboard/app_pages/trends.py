@@ -13,8 +13,10 @@ from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from dashboard.components.safe import safe_text
 from dashboard.components.url_state import set_url, url_index, url_list
+from engine.noise import METHOD_CAPTION
 from warehouse import queries as q
 from warehouse.drift_queries import judge_changes
+from warehouse.noise_queries import trend_steps
 from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label, retrieval_order
 
 st.title("Trends")
@@ -81,6 +83,19 @@ fit = st.toggle(
     help="Off: the whole 0-100 scale. Hollow points: runs that did not complete.",
 )
 
+# Each completed run's step from the completed run before it, with the interval every page
+# uses: a step beyond noise is ringed on the chart and listed in the table below.
+completed = (
+    everything.filter(pl.col("status") == "completed")
+    .select("run_id", "started_at")
+    .unique()
+    .sort("started_at", "run_id")["run_id"]
+)
+steps = data.query(trend_steps, tuple(completed), metric)
+if chosen:
+    steps = steps.filter(pl.col("domain").is_in(chosen))
+frame = frame.join(steps, on=["run_id", "domain"], how="left")
+
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)
 events = data.query(judge_changes).filter(
@@ -102,7 +117,8 @@ st.caption(
     f"Bands: the tiers of the latest run ({latest}): excellent ≥ {tiers.excellent:g}, "
     f"good ≥ {tiers.good:g}, fair ≥ {tiers.fair:g}, poor below. Every metric in its 0-100 "
     "form: 1-5 scores as (s - 1) × 25, 0-1 ratios × 100, pass rate in %. Hover a point for "
-    "details."
+    "details. Rings: a completed run's change from the completed run before it is beyond "
+    f"noise ({METHOD_CAPTION})."
 )
 wide = (
     frame.filter(pl.col("metric") == metric)
@@ -122,4 +138,17 @@ tables.show(
     run_id="Run ID",
     **domain_columns,
 )
+moved = frame.filter(pl.col("metric") == metric, pl.col("step_beyond").fill_null(False))
+if not moved.is_empty():
+    st.subheader("Changes beyond noise", divider="gray")
+    tables.show(
+        moved.sort("started_at", "domain").select("run_name", "domain", "score", "step_label"),
+        formats={"score": "%.1f"},
+        run_name="Run",
+        domain="Domain",
+        score=st.column_config.NumberColumn(metric_label(metric), format="%.1f"),
+        step_label=st.column_config.TextColumn(
+            "Change from previous run", help="Mean paired change and its 95% interval"
+        ),
+    )
 download_csv(frame, f"trends-{metric}.csv", key="trends_csv")
