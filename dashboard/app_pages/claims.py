@@ -51,7 +51,10 @@ else:
     )
     total = int(per_query["total_rows"][0]) if per_query.height else 0
     st.caption(f"{total} queries, most missing claims first; page {page_no}")
+    # The counts before the long text, so a narrow screen keeps them in view.
+    counts = ["domain", "sample_id", "claims", "found", "contradicted", "missing"]
     shown = per_query.drop("total_rows")
+    shown = shown.select(*counts, *(c for c in shown.columns if c not in counts))
     tables.show(shown)
     download_csv(shown, f"claims-{run_id}-queries.csv", key="claims_query_csv")
     sample_picker(shown, key="claims_open_query", run_id=run_id)

@@ -3,6 +3,8 @@ the iteration its row names (not the sum of every iteration)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.lake import write_part
@@ -23,7 +25,12 @@ out."""
 
 @pytest.fixture(scope="module")
 def claims_home(tmp_path_factory: pytest.TempPathFactory) -> Paths:
-    paths = resolve_paths(tmp_path_factory.mktemp("contradicted") / "home")
+    return build_claims_home(tmp_path_factory.mktemp("contradicted") / "home")
+
+
+def build_claims_home(root: Path) -> Paths:
+    """Run ``rk``: sample acme-q1 in three iterations, each with the three ``CLAIMS``."""
+    paths = resolve_paths(root)
     write_part(paths.lake, "runs", "rk", 0, [run_record("rk", T0, iterations=3)])
     for iteration in (1, 2, 3):
         write_part(
