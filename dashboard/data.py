@@ -27,6 +27,7 @@ from engine.ratings import bradley_terry
 from engine.reliability import Level, krippendorff_alpha
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
+from warehouse import noise_queries  # noqa: F401  (imported to register its queries)
 from warehouse import queries as q
 from warehouse import reliability_queries as rq
 from warehouse.catalog import catalog_from_env
