@@ -27,12 +27,12 @@ from engine.ratings import bradley_terry
 from engine.reliability import Level, krippendorff_alpha
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
-from warehouse import noise_queries  # noqa: F401  (imported to register its queries)
 from warehouse import queries as q
 from warehouse import reliability_queries as rq
 from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
 from warehouse.drift_queries import drift_run_series, judge_drift_split  # registers them all
+from warehouse.noise_queries import metric_sample_values, series_steps
 from warehouse.queries import Warehouse
 
 TTL_S = 3600
@@ -307,6 +307,13 @@ def system_overview(
     """``overview`` with judge metrics made the system's change (or not comparable) when
     the judge changed: the frame the verdict, movers, table and report read."""
     return system_frame(overview(wh, run_id, baseline, filters), judge_change(wh, run_id, baseline))
+
+
+@_register
+def trend_steps(wh: Warehouse, run_ids: tuple[str, ...], metric: str) -> pl.DataFrame:
+    """Trends' steps: each run's change of ``metric`` from the run before it in ``run_ids``
+    (oldest first), per domain, with its noise interval (``noise_queries.series_steps``)."""
+    return series_steps(metric_sample_values(wh, run_ids, metric), run_ids)
 
 
 @_register

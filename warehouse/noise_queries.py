@@ -40,12 +40,11 @@ def paired_deltas(values: pl.DataFrame, run_id: str, baseline_run_id: str) -> np
     return (joined["value"] - joined["value_base"]).cast(pl.Float64).to_numpy()
 
 
-@named_query
-def trend_steps(wh: Warehouse, run_ids: tuple[str, ...], metric: str) -> pl.DataFrame:
-    """Each run's step from the run before it in ``run_ids`` (oldest first), per domain:
-    run_id, domain, step (the mean paired change, 0-100), step_low, step_high (its 95%
-    interval), step_beyond (None without an interval) and step_label."""
-    values = metric_sample_values(wh, run_ids, metric)
+def series_steps(values: pl.DataFrame, run_ids: Sequence[str]) -> pl.DataFrame:
+    """Each run's step from the run before it in ``run_ids`` (oldest first), per domain, from
+    ``metric_sample_values`` rows: run_id, domain, step (the mean paired change, 0-100),
+    step_low, step_high (its 95% interval), step_beyond (None without an interval) and
+    step_label."""
     rows: list[dict[str, object]] = []
     for (domain,), part in values.partition_by("domain", as_dict=True).items():
         for previous, run_id in pairwise(run_ids):

@@ -16,7 +16,6 @@ from dashboard.components.url_state import set_url, url_index, url_list
 from engine.noise import METHOD_CAPTION
 from warehouse import queries as q
 from warehouse.drift_queries import judge_changes
-from warehouse.noise_queries import trend_steps
 from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label, retrieval_order
 
 st.title("Trends")
@@ -91,7 +90,7 @@ completed = (
     .unique()
     .sort("started_at", "run_id")["run_id"]
 )
-steps = data.query(trend_steps, tuple(completed), metric)
+steps = data.query(data.trend_steps, tuple(completed), metric)
 if chosen:
     steps = steps.filter(pl.col("domain").is_in(chosen))
 frame = frame.join(steps, on=["run_id", "domain"], how="left")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.data import trend_steps
 from tests.dashboard.conftest import AppFactory, table
 from tests.noise_cases import noise_home, ten_point_drop, twelve_cases
-from warehouse.noise_queries import trend_steps
 from warehouse.queries import Warehouse
 
 
