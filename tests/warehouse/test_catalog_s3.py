@@ -7,6 +7,7 @@ catalog table and no output."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -274,3 +275,96 @@ def test_maintain_waits_for_the_commit_lock_and_names_its_holder(
     assert report.after.rows == report.before.rows
     assert len(heard) == 1 and "nightly-backfill (not evalhouse)" in heard[0], heard
     assert "pg_terminate_backend" in heard[0]
+
+
+KILLED_INGEST = """
+import sys, time
+import ingest.run
+from engine.settings import resolve_paths
+from warehouse.catalog import catalog_from_env
+
+def report(message):
+    print(message, flush=True)
+    if sys.argv[3] == "pause":
+        time.sleep(1.0)  # the kill lands here, after a commit and before the next batch
+
+ingest.run.BATCH_FILES = int(sys.argv[2])
+ingest.run.ingest(resolve_paths(sys.argv[1]), catalog=catalog_from_env(), on_message=report)
+"""
+
+
+def _ingest_and_kill(home: Paths, catalog: Catalog, after: int, when: str) -> bool:
+    """An ingest process into ``catalog``, SIGKILLed at its ``after``-th batch report: in the
+    pause after that commit (``when="pause"``) or while the next batch writes its objects
+    (``"writing"``). Returns whether it was killed before it finished."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "EVALHOUSE_CATALOG": f"postgres:{catalog.conninfo}",
+        "EVALHOUSE_CATALOG_DATA": str(catalog.data_path),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED_INGEST, str(home.home), "12", when],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    seen, killed = 0, False
+    for line in proc.stdout:
+        if line.startswith("ingested "):
+            seen += 1
+            if seen == after:
+                if when == "writing":
+                    time.sleep(0.3)  # inside the next batch's upload
+                os.kill(proc.pid, signal.SIGKILL)
+                killed = True
+                break
+    proc.wait(timeout=120)
+    return killed
+
+
+def _rows(catalog: Catalog, home: Paths, table: str) -> dict[tuple[str, int], int]:
+    from warehouse.queries import Warehouse
+
+    sql = f"SELECT run_id, iteration, count(*) AS n FROM {table} GROUP BY ALL"
+    frame = Warehouse(home.warehouse, catalog=catalog).sql(sql).frame
+    close_readers()
+    return {(str(r), int(i)): int(n) for r, i, n in frame.iter_rows()}
+
+
+@pytest.mark.slow
+def test_kill_9_mid_ingest_into_the_bucket_then_resume(
+    s3_catalog: Catalog, home: Paths, s3_server: S3Server, bucket: str
+) -> None:
+    from ingest import ingest
+    from tests.bench.lake_gen import generate
+    from tests.ingest.test_ingest_kill import _lake_rows
+
+    # 4 runs x 1 iteration, 12 results and 12 claims parts each: batches of about 12 parts.
+    generate(home.lake, results=2_400, runs=4, part_rows=50)
+    lake = _lake_rows(home)
+    kills = [_ingest_and_kill(home, s3_catalog, 2, "pause")]
+    kills.append(_ingest_and_kill(home, s3_catalog, 1, "writing"))
+    assert all(kills), "an ingest finished before it was killed"
+    # What a reader sees after each kill is whole: every (run, iteration) has all its rows,
+    # in results and claims at once.
+    results, claims = _rows(s3_catalog, home, "results"), _rows(s3_catalog, home, "claims")
+    assert results
+    for key, n in results.items():
+        assert n == lake[("results", *key)] and claims.get(key, 0) == lake[("claims", *key)]
+    # The next ingest completes exactly what the killed ones left, nothing twice.
+    ingest(home, catalog=s3_catalog)
+    close_readers()
+    assert _rows(s3_catalog, home, "results") == {
+        (r, i): n for (t, r, i), n in lake.items() if t == "results"
+    }
+    assert _rows(s3_catalog, home, "claims") == {
+        (r, i): n for (t, r, i), n in lake.items() if t == "claims"
+    }
+    # Objects the killed uploads left behind belong to no snapshot: maintenance deletes
+    # them and keeps every row.
+    report = maintain(s3_catalog, keep_s=0, grace_s=0)
+    assert report.after.rows["results"] == 2_400
+    assert report.after.files == len([k for k in s3_server.keys(bucket) if k.endswith(".parquet")])
