@@ -15,36 +15,6 @@ the 724 px a 1024 px screen leaves beside the sidebar."""
 _TIER_SCALE = alt.Scale(domain=list(TIER_ORDER), range=[TIER_COLORS[t] for t in TIER_ORDER])
 
 
-def tier_distribution_chart(frame: pl.DataFrame) -> alt.Chart:
-    """Stacked bars: samples per tier for each domain, one column per metric.
-
-    ``frame``: domain, metric, tier, samples (``queries.tier_distribution``).
-    """
-    data = frame.with_columns(
-        pl.col("tier")
-        .replace_strict({t: i for i, t in enumerate(TIER_ORDER)}, default=9, return_dtype=pl.Int64)
-        .alias("tier_rank")
-    )
-    chart: alt.Chart = (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X(
-                "sum(samples):Q", title="samples", stack="normalize", axis=alt.Axis(format="%")
-            ),
-            y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=160)),
-            color=alt.Color(
-                "tier:N", scale=_TIER_SCALE, title="tier", legend=alt.Legend(orient="bottom")
-            ),
-            order=alt.Order("tier_rank:Q"),
-            column=alt.Column("metric:N", title=None),
-            tooltip=["domain:N", "metric:N", "tier:N", "samples:Q"],
-        )
-        .properties(width=FACET_WIDTH)
-    )
-    return chart
-
-
 def _bands(thresholds: TierThresholds, top: float = 100.0) -> pl.DataFrame:
     return pl.DataFrame(
         {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import data, svg_charts
 from dashboard.components import tables
 from dashboard.components.badges import tier_legend
 from dashboard.components.cards import run_cards, show_run_cards
@@ -244,21 +244,13 @@ st.subheader("Score distribution")
 spread = data.query(q.metric_distribution, run_id)
 if spread.height:
     st.caption("Per domain: lowest to highest score, the middle half as a box, the median a tick.")
-    st.altair_chart(
-        charts.box_chart(
-            spread,
-            low="low",
-            q1="q1",
-            median="median",
-            q3="q3",
-            high="high",
-            title="score (0-100)",
-            facet="metric",
-        )
-    )
+    # Inline SVG, not a Vega-Lite chart: the first page of a visit need not load the chart
+    # library (dashboard/svg_charts.py). Markdown, because st.html's sanitiser drops SVG.
+    st.markdown(svg_charts.distribution_svg(spread, q.metric_label), unsafe_allow_html=True)
     download_csv(spread, f"distribution-{run_id}.csv", key="overview_distribution_csv")
 
 st.subheader("Tier distribution")
 mix = data.query(q.tier_distribution, run_id, filters)
-st.altair_chart(charts.tier_distribution_chart(mix))
+if mix.height:
+    st.markdown(svg_charts.tier_mix_svg(mix, q.metric_label), unsafe_allow_html=True)
 download_csv(mix, f"tiers-{run_id}.csv", key="overview_tiers_csv")

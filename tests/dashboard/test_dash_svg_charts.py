@@ -1,0 +1,75 @@
+"""The Overview's charts are inline SVG drawn on the server (no chart library on the first
+page): the marks sit where the numbers say, every label from data is escaped, and the page
+draws them without a Vega-Lite chart."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import polars as pl
+
+from dashboard.svg_charts import LABEL_WIDTH, WIDTH, distribution_svg, tier_mix_svg
+from engine.settings import Paths
+from tests.dashboard.conftest import AppFactory
+
+PLOT = WIDTH - LABEL_WIDTH - 16
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _x(value: float) -> float:
+    return LABEL_WIDTH + value / 100 * PLOT
+
+
+def test_box_marks_at_their_values_and_labels_escaped() -> None:
+    spread = pl.DataFrame(
+        {
+            "domain": ["<b>acme</b>.example", "beta.example"],
+            "metric": ["accuracy", "accuracy"],
+            "low": [10.0, 0.0],
+            "q1": [20.0, 50.0],
+            "median": [40.0, 60.0],
+            "q3": [60.0, 70.0],
+            "high": [90.0, 100.0],
+        }
+    )
+    svg = distribution_svg(spread, label=lambda m: m.upper())
+    root = ET.fromstring(svg)  # well-formed: the markup in the name stayed text
+    assert "<b>" not in svg and "&lt;b&gt;acme&lt;/b&gt;.example" in svg
+    boxes = root.findall(f".//{SVG}rect")
+    assert [float(b.get("x", "")) for b in boxes] == [_x(20.0), _x(50.0)]
+    assert [round(float(b.get("width", "")), 1) for b in boxes] == [
+        round(_x(60) - _x(20), 1),
+        round(_x(70) - _x(50), 1),
+    ]
+    hovers = [t.text for t in root.iter(f"{SVG}title")]
+    assert "beta.example: lowest 0.0, middle half 50.0-70.0, median 60.0, highest 100.0" in hovers
+    assert "ACCURACY" in svg
+
+
+def test_tier_bars_are_shares_of_the_domain() -> None:
+    mix = pl.DataFrame(
+        {
+            "domain": ["acme.example"] * 3,
+            "metric": ["accuracy"] * 3,
+            "tier": ["poor", "excellent", "good"],
+            "samples": [1, 2, 1],
+        }
+    )
+    root = ET.fromstring(tier_mix_svg(mix))
+    bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    # excellent first, then good, then poor: 50%, 25%, 25% of the plot, end to end
+    widths = [float(r.get("width", "")) for r in bars]
+    assert [round(w / PLOT, 3) for w in widths] == [0.5, 0.25, 0.25]
+    starts = [float(r.get("x", "")) for r in bars]
+    assert starts[0] == LABEL_WIDTH and abs(starts[2] - (LABEL_WIDTH + 0.75 * PLOT)) < 0.2
+    titles = [r.find(f"{SVG}title").text for r in bars]  # type: ignore[union-attr]
+    assert titles[0] == "acme.example: 2 of 4 samples excellent (50%)"
+
+
+def test_the_overview_draws_svg_not_vega(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home)
+    assert not at.get("vega_lite_chart")
+    shown = [m.value for m in at.markdown]
+    assert len([b for b in shown if b.startswith("<svg")]) == 2
+    assert any(re.search(r'aria-label="tier distribution per domain"', b) for b in shown)
