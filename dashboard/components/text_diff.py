@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import html
 import re
+from collections.abc import Sequence
 
 _TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
 MAX_DIFF_TOKENS = 20_000
@@ -29,7 +30,7 @@ def _tokens(text: str) -> list[str]:
     return _TOKENS.findall(text)[:MAX_DIFF_TOKENS]
 
 
-def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+def _opcodes(a: list[str], b: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
     """The edit script from ``a`` to ``b``, whitespace never anchoring a match."""
     return difflib.SequenceMatcher(str.isspace, a, b, autojunk=False).get_opcodes()
 
