@@ -93,7 +93,7 @@ if not events.is_empty():
     st.caption(
         "Dashed rules: runs whose judge changed ("
         + "; ".join(
-            safe_text(f"{r['run_name']}: {r['old_judge']} → {r['new_judge']}")
+            safe_text(f"{r['run_name']}: {formats.judge_shift(r['old_judge'], r['new_judge'])}")
             for r in events.iter_rows(named=True)
         )
         + "). The Overview of such a run splits its change into judge drift and system change."
