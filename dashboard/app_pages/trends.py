@@ -12,7 +12,7 @@ from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from dashboard.components.safe import safe_text
-from dashboard.components.url_state import set_url, url_index, url_list
+from dashboard.components.url_state import flag_param, set_url, url_flag, url_index, url_list
 from warehouse import queries as q
 from warehouse.drift_queries import judge_changes
 from warehouse.queries import ALL_METRICS, GRADER_PREFIX, metric_label, retrieval_order
@@ -76,10 +76,11 @@ frame = (
 )
 fit = st.toggle(
     "Fit the axis to the data",
-    value=True,
+    value=url_flag("fit", True),
     key="trends_fit",
     help="Off: the whole 0-100 scale. Hollow points: runs that did not complete.",
 )
+set_url(fit=flag_param(fit, True))
 
 latest = str(runs["run_id"][0])
 tiers = data.query(q.run_tiers, latest)
