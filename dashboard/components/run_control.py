@@ -53,12 +53,7 @@ def _cancel_button(key: str) -> bool:
 
 
 def resume_button(item: launcher.Launch, run_id: str) -> None:
-    """Resume a cancelled launch (the same config, scoring only what the run lacks), offered
-    only while the run really lacks samples: a run resumed to completion since, from here
-    or from the command line, would start a launch with nothing to do."""
-    if not live_runs.lacks_samples(data.home_paths(), run_id):
-        st.caption("Resumed since and finished: nothing left to score.")
-        return
+    """Resume a cancelled launch: the same config, scoring only what the run lacks."""
     if st.button(
         "Resume",
         key=f"launch_resume_{item.launch_id}",
@@ -107,6 +102,15 @@ def live_runs_section(may_control: bool) -> None:
 def _launch(item: launcher.Launch, may_cancel: bool) -> None:
     status = item.status()
     run_id = item.run_id()
+    # A cancelled launch whose run was resumed to completion since (from here or from a
+    # terminal) lacks nothing: its Resume would start a launch with nothing to do.
+    stale = (
+        status.startswith("cancelled")
+        and run_id is not None
+        and not live_runs.lacks_samples(data.home_paths(), run_id)
+    )
+    if stale:
+        status = "cancelled, finished since"
     title = f"{safe_text(item.spec.name)} — {status}" + (f" — {run_id}" if run_id else "")
     with st.expander(title, expanded=item.launch_id == st.session_state.get("launch_last")):
         if status == "running":
@@ -118,7 +122,9 @@ def _launch(item: launcher.Launch, may_cancel: bool) -> None:
             with st.spinner("Cancelling…"):
                 status = item.cancel()
             st.toast(f"{safe_text(item.spec.name)}: {status}")
-        if status.startswith("cancelled") and run_id and may_cancel:
+        if stale:
+            st.caption("Resumed since and finished: nothing left to score.")
+        elif status.startswith("cancelled") and run_id and may_cancel:
             resume_button(item, run_id)
         log = launcher.tail(item.log_path, 1500).strip()
         st.code(

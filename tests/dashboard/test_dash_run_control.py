@@ -157,6 +157,9 @@ def test_resume_only_while_the_run_lacks_samples(
     assert bool(resume) is offered
     captions = [c.value for c in at.sidebar.caption]
     assert ("Resumed since and finished: nothing left to score." in captions) is not offered
+    (title,) = [e.label for e in at.sidebar.expander if e.label.startswith("stopped early")]
+    expected = "cancelled (resumable)" if offered else "cancelled, finished since"
+    assert title == f"stopped early — {expected} — {run_id}"
 
 
 def test_progress_files_count_every_iteration(home: Paths) -> None:
