@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from dashboard.live_runs import file_progress, lacks_samples, live_runs
 from engine.lake import write_part
@@ -109,6 +110,28 @@ def test_the_runs_page_lists_and_controls_live_runs(app: AppFactory, home: Paths
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
+
+
+def _viewer_page() -> None:
+    from dashboard.components.run_control import live_runs_section
+
+    live_runs_section(False)  # a user the operator does not let launch
+
+
+def test_a_user_who_may_not_launch_sees_runs_but_no_controls(
+    home: Paths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proc = _hold(home, "20261129T070000Z-aaaaaa")
+    try:
+        _state(home, "20261129T070000Z-aaaaaa", "running", "nightly big")
+        monkeypatch.setenv("EVALHOUSE_HOME", str(home.home))
+        at = AppTest.from_function(_viewer_page)
+        at.run()
+        assert any("nightly big — running" in m.value for m in at.markdown)
+        assert not at.button
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_no_live_run_says_so(app: AppFactory, fixture_home: Paths) -> None:
