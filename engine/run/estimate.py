@@ -132,9 +132,10 @@ _SAME_SPEED = ("judge", "embedder", "target", "concurrency")
 
 
 def measured_rate(lake: Path, config: RunConfig) -> tuple[float, int] | None:
-    """Samples per second of the latest finished runs on this machine with the same judge,
-    embedder and concurrency (median of up to five), and how many runs that is; None
-    when there is none to go by."""
+    """Samples per second after start-up (``LOCAL_STARTUP_S``) of the latest finished runs
+    on this machine with the same judge, embedder, target and concurrency (median of up to
+    five), and how many runs that is; None when there is none to go by. Start-up is taken
+    out so a re-run of three samples is not promised a thirtieth of a long run's time."""
     columns = ["run_id", "status", "started_at", "finished_at", "samples", "iterations",
                "config", "host"]  # fmt: skip
     rates: dict[str, tuple[datetime, float]] = {}
@@ -155,7 +156,8 @@ def measured_rate(lake: Path, config: RunConfig) -> tuple[float, int] | None:
                 continue
             same = all(stored.get(k) == getattr(config, k) for k in _SAME_SPEED)
             if seconds > 0.05 and same:  # backdated demo runs take no time on their own clock
-                rates[row["run_id"]] = (finished, row["samples"] * row["iterations"] / seconds)
+                scoring = max(seconds - LOCAL_STARTUP_S, seconds / 2)  # a short run's own half
+                rates[row["run_id"]] = (finished, row["samples"] * row["iterations"] / scoring)
     latest = sorted(rates.values(), reverse=True)[:5]
     if not latest:
         return None
@@ -205,8 +207,11 @@ def estimate_run(
     measured = measured_rate(lake, config) if lake is not None else None
     if measured is not None:
         rate, runs = measured
-        seconds = samples / rate
-        notes.append(f"time from {runs} earlier run(s) here at the same settings: {rate:.1f}/s")
+        seconds = LOCAL_STARTUP_S + samples / rate
+        notes.append(
+            f"time from {runs} earlier run(s) here at the same settings: {rate:.1f} samples/s "
+            f"after {LOCAL_STARTUP_S:g} s to start"
+        )
     else:
         seconds = LOCAL_STARTUP_S + samples * LOCAL_SECONDS_PER_SAMPLE
         seconds += remote_calls * LLM_SECONDS_PER_CALL / max(1, config.concurrency)
