@@ -18,12 +18,18 @@ import os
 import re
 import signal
 import socket
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
 
 from dashboard.launcher import Launch, list_launches
+from engine.lake import PART_RE, list_parts
 from engine.progress import progress_file_path
 from engine.run import control
-from engine.run.identity import RESUMABLE, RunLock, RunState, latest_run_states, stored_config
+from engine.run.identity import RESUMABLE, RunLock, RunState, stored_config
 from engine.settings import Paths
 
 LIVE_STATES = ("running", "paused")
@@ -36,6 +42,58 @@ _STATISTICS_BYTES = 1024
 """A ``.progress.json`` opens with its statistics: this much of it holds them."""
 _COMPLETED = re.compile(r'"completedQuestions":\s*(\d+)')
 _TOTAL = re.compile(r'"totalQuestions":\s*(\d+)')
+
+
+_STATE_COLUMNS = [
+    "run_id", "name", "status", "test_set_hash", "started_at", "updated_at", "config",
+]  # fmt: skip
+_PART_STATES: dict[str, tuple[RunState, ...]] = {}
+"""The states of every runs part read so far, by path: a published part never changes, so
+the lists redrawn every few seconds read only the parts written since."""
+_PART_STATES_LOCK = threading.Lock()
+
+
+def _part_states(path: Path) -> tuple[RunState, ...]:
+    key = str(path)
+    with _PART_STATES_LOCK:
+        known = _PART_STATES.get(key)
+    if known is not None:
+        return known
+    try:
+        rows = pq.read_table(path, columns=_STATE_COLUMNS).to_pylist()
+        states = tuple(RunState(**row) for row in rows)
+    except Exception:  # an unreadable part is ingest's to report; read again next time
+        return ()
+    with _PART_STATES_LOCK:
+        _PART_STATES[key] = states
+    return states
+
+
+def _latest(parts: Iterable[Path]) -> dict[str, RunState]:
+    latest: dict[str, RunState] = {}
+    for path in parts:
+        for state in _part_states(path):
+            seen = latest.get(state.run_id)
+            if seen is None or state.updated_at >= seen.updated_at:
+                latest[state.run_id] = state
+    return latest
+
+
+def run_states(paths: Paths) -> dict[str, RunState]:
+    """The latest state of every run of the home (``engine.run.identity.latest_run_states``,
+    each part read once per dashboard process)."""
+    return _latest(part.path for part in list_parts(paths.lake, ["runs"]))
+
+
+def run_state(paths: Paths, run_id: str) -> RunState | None:
+    """The latest state of one run, reading only its own folder of the lake."""
+    folder = paths.lake / "runs" / f"run_id={run_id}"
+    parts = (
+        [p for it in folder.iterdir() if it.is_dir() for p in it.iterdir() if PART_RE.match(p.name)]
+        if folder.is_dir()
+        else []
+    )
+    return _latest(parts).get(run_id)
 
 
 @dataclass(frozen=True)
@@ -124,7 +182,7 @@ def live_runs(paths: Paths) -> list[LiveRun]:
     here = socket.gethostname()
     launches: dict[str, Launch] | None = None
     out: list[LiveRun] = []
-    for state in sorted(latest_run_states(paths.lake).values(), key=lambda s: s.run_id):
+    for state in sorted(run_states(paths).values(), key=lambda s: s.run_id):
         if state.status not in LIVE_STATES:
             continue
         holder = _holder(paths, state.run_id)
@@ -174,7 +232,7 @@ def lacks_samples(paths: Paths, run_id: str) -> bool:
     """Whether the run stopped short of its samples and nothing is scoring it now: its
     latest state is resumable and not live. A launch that was cancelled and has since been
     resumed to completion (from the dashboard or the command line) is not."""
-    state = latest_run_states(paths.lake).get(run_id)
+    state = run_state(paths, run_id)
     if state is None or state.status not in RESUMABLE:
         return False
     if state.status in LIVE_STATES:
