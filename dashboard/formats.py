@@ -84,3 +84,48 @@ def without_nulls(value: object) -> object:
     if isinstance(value, list):
         return [without_nulls(v) for v in value]
     return value
+
+
+PROVIDER_NAMES = {"openai": "OpenAI", "anthropic": "Anthropic", "ollama": "Ollama"}
+"""How a judge spec's provider prefix reads on a page (``engine.judges.factory`` names the
+providers; a prefix not listed here is shown as written)."""
+
+LOCAL_JUDGE = "Local judge"
+"""The local judge as a page names it."""
+
+
+def _one_judge(spec: str) -> str:
+    spec = spec.strip()
+    if spec in ("", "local"):
+        return LOCAL_JUDGE if spec else NA
+    provider, sep, model = spec.partition(":")
+    if not sep:
+        return spec
+    return f"{model} ({PROVIDER_NAMES.get(provider, provider)})"
+
+
+def judge_name(judge: str | None) -> str:
+    """A judge as a product page names it: ``Local judge``, ``gpt-4o-mini (OpenAI)``.
+
+    Takes a run's judge (``local``, ``openai:gpt-4o-mini``, a jury's ``a,b``) or a drift
+    query's ``judge@prompt version``; the version (``local-v2+rules-v4+…``) means nothing
+    to a reader of the Overview and goes to a tooltip or an analyst's caption
+    (``judge_version``)."""
+    if judge is None:
+        return NA
+    spec = judge.partition("@")[0]
+    return " + ".join(_one_judge(part) for part in spec.split(","))
+
+
+def judge_version(judge: str | None) -> str:
+    """The prompt (or local rules) version of a ``judge@prompt version`` label; empty
+    when it has none."""
+    version = (judge or "").partition("@")[2]
+    return "" if version in ("", "-") else version
+
+
+def judge_shift(old: str | None, new: str | None) -> str:
+    """A judge change in a few words: ``Local judge → gpt-4o-mini (OpenAI)``, or, when only
+    its prompts or rules changed, ``Local judge, new version``."""
+    before, after = judge_name(old), judge_name(new)
+    return f"{after}, new version" if before == after else f"{before} → {after}"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
+from dashboard import formats
 from dashboard.components.cards import Card
 from engine.drift import DRIFT_METRICS
 from engine.noise import NoiseCheck
@@ -61,9 +62,18 @@ class JudgeChange:
             return "judge metrics: the system's change, judge drift taken out"
         return "judge metrics not compared: the judge changed"
 
+    def versions(self) -> str:
+        """Both judges with their prompt versions, for an analyst's caption or a tooltip."""
+        return f"{self.old} → {self.new}"
+
     def note(self) -> str:
-        """The sentence the first screen and the report lead with."""
-        head = f"Judge changed: {self.old} (baseline) → {self.new}."
+        """The sentence the first screen and the report lead with, judges by their readable
+        names (a prompt-only change says so: both names are the same)."""
+        old, new = formats.judge_name(self.old), formats.judge_name(self.new)
+        if old == new:
+            head = f"Judge changed: {new}, with new prompts or rules since the baseline."
+        else:
+            head = f"Judge changed: {old} (baseline) → {new}."
         if self.measured:
             return (
                 f"{head} Judge metrics show the system's change: the judge's drift, measured "

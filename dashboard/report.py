@@ -17,6 +17,7 @@ from typing import Any
 
 import polars as pl
 
+from dashboard import formats
 from dashboard.verdict import Verdict, verdict_rows
 
 CHART_METRICS = ("accuracy", "completeness", "attribution")
@@ -147,7 +148,8 @@ def render_report(
         "style-src 'unsafe-inline'; img-src data:\">"
         f"<style>{_STYLE}</style></head><body>"
         f"<h1>{_e(run['name'])}</h1>"
-        f'<p class="meta">Run {_e(run["run_id"])}, {against}. Judge {_e(run.get("judge"))}, '
+        f'<p class="meta">Run {_e(run["run_id"])}, {against}. '
+        f"Judge {_e(formats.judge_name(run.get('judge')))}, "
         f"embedder {_e(run.get('embedder'))}, test set {_e(_file_name(run.get('test_set')))}. "
         f"Report made {now:%Y-%m-%d %H:%M} UTC by evalhouse.</p>"
         + (f'<div class="verdict judge">{_e(judge_note)}</div>' if judge_note else "")

@@ -36,7 +36,7 @@ listing = data.query(q.run_conversations, run_id)
 st.subheader("Conversations of the run")
 st.caption(
     "Conversation-level scores, 0-1 (DeepEval's conversational metrics); "
-    f"judge {safe_text(', '.join(sorted(set(listing['judge']))))}."
+    f"judge {safe_text(', '.join(sorted({formats.judge_name(j) for j in listing['judge']})))}."
 )
 # Columns that say nothing here are left out so the table fits the page.
 dropped = ["scenario", "expectation_mean", "judge"]
@@ -74,7 +74,7 @@ if row["chatbot_role"]:
     st.caption(f"Chatbot role: {safe_text(row['chatbot_role'])}")
 st.caption(
     f"{row['turns']} turns, {row['assistant_turns']} assistant turns graded with a window of "
-    f"{row['window_size']} turns; judge {safe_text(row['judge'])}"
+    f"{row['window_size']} turns; judge {safe_text(formats.judge_name(row['judge']))}"
 )
 
 

@@ -105,7 +105,9 @@ def _side(row: dict[str, object], side: str) -> str:
 
 
 labels = {
-    str(r["comparison_id"]): f"{_side(r, 'a')} vs {_side(r, 'b')} · {r['judge']} · "
+    str(
+        r["comparison_id"]
+    ): f"{_side(r, 'a')} vs {_side(r, 'b')} · {formats.judge_name(r['judge'])} · "
     f"{r['compared_at']:%Y-%m-%d %H:%M}"
     for r in found.iter_rows(named=True)
 }
@@ -125,7 +127,10 @@ m2.metric("Ties", row["ties"])
 m3.metric("B wins", row["wins_b"])
 m4.metric("Inconsistent orders", row["inconsistent"], help="Recorded as ties (position bias)")
 st.caption(
-    safe_text(f"A = {label_a}, B = {label_b}; judge {row['judge']}; comparison {picked}.")
+    safe_text(
+        f"A = {label_a}, B = {label_b}; judge {formats.judge_name(row['judge'])}; "
+        f"comparison {picked}."
+    )
     + " Intervals are Wilson 95% intervals of a side's win rate (ties count as not won)."
 )
 domains = data.query(q.comparison_domains, picked)

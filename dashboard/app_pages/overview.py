@@ -15,7 +15,14 @@ from dashboard.components.links import compare_params, page_url
 from dashboard.components.pickers import pick_run, pick_series, run_label, runs_or_stop
 from dashboard.components.reanalysis_note import show_reanalysis_note
 from dashboard.components.safe import safe_text
-from dashboard.components.url_state import changed, set_url, url_index, url_list
+from dashboard.components.url_state import (
+    changed,
+    flag_param,
+    set_url,
+    url_flag,
+    url_index,
+    url_list,
+)
 from dashboard.judge_change import system_cards
 from dashboard.report import overview_metric_names, render_report
 from dashboard.verdict import alerts_banner, domain_verdict, verdict_rows
@@ -175,8 +182,12 @@ st.subheader("Scores per domain")
 tiers = data.query(q.run_tiers, run_id)
 tier_legend(tiers)
 only_beyond = st.toggle(
-    "Only changes beyond noise", key="overview_beyond_only", disabled=baseline is None
+    "Only changes beyond noise",
+    value=url_flag("beyond", False),
+    key="overview_beyond_only",
+    disabled=baseline is None,
 )
+set_url(beyond=flag_param(only_beyond, False))
 st.caption(
     "Δ is the change against the baseline, coloured only when it is beyond noise: the "
     f"{METHOD_CAPTION} excludes zero. Grey Δ: within noise or no verdict. Abstained: share "

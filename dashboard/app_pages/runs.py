@@ -1,6 +1,7 @@
-"""Runs: every run with its state, timing, headline numbers and what scored it; one run's
-config on demand; rename, tag, archive or restore a run (a ``run_labels`` lake record that
-ingest applies: the dashboard never writes the warehouse)."""
+"""Runs: the runs going on now (progress, pause, continue, cancel), then every run with its
+state, timing, headline numbers and what scored it; one run's config on demand; rename, tag,
+archive or restore a run (a ``run_labels`` lake record that ingest applies: the dashboard
+never writes the warehouse)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import streamlit as st
 from dashboard import data, formats
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
-from dashboard.components.identity import access, require_sign_in
+from dashboard.components.identity import access, require_sign_in, signed_in_user
 from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.reanalysis_form import reanalysis_section
 from dashboard.components.review_form import ingest_button
+from dashboard.components.run_control import live_runs_section
 from dashboard.components.safe import safe_text
 from dashboard.components.synthesis import show_low_faithfulness
 from dashboard.components.url_state import set_url
@@ -23,6 +25,12 @@ from dashboard.feedback import FeedbackError, parse_tags, save_run_label
 from warehouse import queries as q
 
 st.title("Runs")
+
+rules = access()
+# Above everything, and before the warehouse is asked: a first run is live before any
+# ingest, and a person opening Runs to stop one must not scroll for it.
+st.subheader("Running now")
+live_runs_section(rules.may_launch(signed_in_user(rules)))
 
 runs = runs_or_stop()
 # The same runs as the pickers: archived ones only when the sidebar toggle shows them.
@@ -117,7 +125,6 @@ st.caption(
     "whose ids are the run's case ids): a new run of the same series, no target call; "
     "Compare then shows it as same answers, new truth."
 )
-rules = access()
 reanalysis_section(rules, require_sign_in(rules), run_id)
 
 st.subheader("Rename, tag, move to another series or archive")

@@ -12,7 +12,7 @@ from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
 from dashboard.components.safe import safe_text
-from dashboard.components.url_state import set_url, url_index, url_list
+from dashboard.components.url_state import flag_param, set_url, url_flag, url_index, url_list
 from engine.noise import METHOD_CAPTION
 from warehouse import queries as q
 from warehouse.drift_queries import judge_changes
@@ -77,10 +77,11 @@ frame = (
 )
 fit = st.toggle(
     "Fit the axis to the data",
-    value=True,
+    value=url_flag("fit", True),
     key="trends_fit",
     help="Off: the whole 0-100 scale. Hollow points: runs that did not complete.",
 )
+set_url(fit=flag_param(fit, True))
 
 # Each completed run's step from the completed run before it, with the interval every page
 # uses: a step beyond noise is ringed on the chart and listed in the table below.
@@ -107,7 +108,7 @@ if not events.is_empty():
     st.caption(
         "Dashed rules: runs whose judge changed ("
         + "; ".join(
-            safe_text(f"{r['run_name']}: {r['old_judge']} → {r['new_judge']}")
+            safe_text(f"{r['run_name']}: {formats.judge_shift(r['old_judge'], r['new_judge'])}")
             for r in events.iter_rows(named=True)
         )
         + "). The Overview of such a run splits its change into judge drift and system change."

@@ -9,7 +9,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data, launcher
+from dashboard import data, formats, launcher
 from dashboard.components.identity import access, signed_in_user
 from dashboard.components.safe import safe_text
 from dashboard.launcher import CompareSpec
@@ -46,7 +46,7 @@ def _summary(row: dict[str, Any]) -> None:
     )
     st.caption(
         safe_text(
-            f"Latest comparison {row['comparison_id']} by {row['judge']} at "
+            f"Latest comparison {row['comparison_id']} by {formats.judge_name(row['judge'])} at "
             f"{row['compared_at']:%Y-%m-%d %H:%M}. Win rate 95% intervals: baseline "
             f"{rates['a_win_low']:.0%}–{rates['a_win_high']:.0%}, challenger "
             f"{rates['b_win_low']:.0%}–{rates['b_win_high']:.0%}."

@@ -51,6 +51,11 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
     base = data.query(drift_run_series, baseline)
     if judges is None or base is None or judges["judge"] == base["judge"]:
         return
+    # The first line names the judges readably; the exact versions are here, for whoever
+    # has to tell two local-judge releases apart.
+    st.caption(
+        f"Judge versions: {safe_text(base['judge'])} (baseline) → {safe_text(judges['judge'])}"
+    )
     split = data.query(judge_drift_split, run_id, baseline)
     if split.is_empty():
         st.caption(

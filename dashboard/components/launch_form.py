@@ -1,4 +1,5 @@
-"""The sidebar's "Launch run" form, the live progress of launched runs, and re-runs."""
+"""The sidebar's "Launch run" form and re-runs; the launched runs' progress and controls are
+``run_control``'s."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import streamlit as st
 
 from dashboard import data, launcher
 from dashboard.access import Access
+from dashboard.components.run_control import launched_runs
 from dashboard.components.safe import safe_text
 from engine.models import RunConfig, option_bounds
-from engine.run import control
 from engine.settings import Paths
 from warehouse import queries as q
 from warehouse.db import WarehouseError
@@ -185,80 +186,6 @@ def _stored_config(info: Mapping[str, Any]) -> RunConfig:
         )
 
 
-def _resume_button(item: launcher.Launch, run_id: str) -> None:
-    """Resume a cancelled launch: the same config, scoring only what the run lacks."""
-    if st.button(
-        "Resume",
-        key=f"launch_resume_{item.launch_id}",
-        icon=":material/play_arrow:",
-        help="Scores what the run has not scored yet, in the same run.",
-    ):
-        again = launcher.launch(data.home_paths(), item.spec, only=item.only, resume=run_id)
-        st.session_state["launch_last"] = again.launch_id
-        st.toast(f"Resuming {safe_text(item.spec.name)}")
-
-
-def _pause_buttons(item: launcher.Launch) -> None:
-    """Pause a launched run (samples in flight finish, nothing new starts) or let it go on."""
-    run_id = item.live_run_id()
-    if run_id is None:
-        return
-    paths = data.home_paths()
-    if control.pause_requested(paths, run_id):
-        st.caption("Paused: what it scored is kept; nothing new starts.")
-        key = f"launch_continue_{item.launch_id}"
-        if st.button("Continue", key=key, icon=":material/play_arrow:"):
-            control.request_continue(paths, run_id)
-    elif st.button(
-        "Pause",
-        key=f"launch_pause_{item.launch_id}",
-        icon=":material/pause:",
-        help="Samples in flight finish and are kept; Continue picks up where it stood.",
-    ):
-        control.request_pause(paths, run_id)
-
-
-@st.fragment(run_every=2.0)
-def _progress(may_cancel: bool) -> None:
-    launches = launcher.list_launches(data.home_paths(), limit=5)
-    if not launches:
-        return
-    st.markdown("**Launched runs**")
-    for item in launches:
-        status = item.status()
-        run_id = item.run_id()
-        title = f"{safe_text(item.spec.name)} — {status}" + (f" — {run_id}" if run_id else "")
-        with st.expander(title, expanded=item.launch_id == st.session_state.get("launch_last")):
-            progress = item.progress()
-            if progress is not None and status == "running":
-                done, total = progress
-                st.progress(min(1.0, done / total), text=f"{done}/{total} samples")
-            if may_cancel and status == "running":
-                _pause_buttons(item)
-            if (
-                may_cancel
-                and status == "running"
-                and st.button(
-                    "Cancel run",
-                    key=f"launch_cancel_{item.launch_id}",
-                    icon=":material/stop_circle:",
-                    help="Stops the run cleanly: what it scored is kept and it can be resumed.",
-                )
-            ):
-                with st.spinner("Cancelling…"):
-                    status = item.cancel()
-                st.toast(f"{safe_text(item.spec.name)}: {status}")
-            if status.startswith("cancelled") and run_id and may_cancel:
-                _resume_button(item, run_id)
-            log = launcher.tail(item.log_path, 1500).strip()
-            st.code(
-                "\n".join(log.splitlines()[-12:]) or "(no output yet)",
-                language=None,
-                wrap_lines=True,
-            )
-            st.caption(f"log: {safe_text(item.log_path)}")
-
-
 def launch_sidebar(rules: Access, user: str) -> None:
     """The sidebar of every page: launch form, re-runs and live progress (the forms only
     for a user the operator lets launch)."""
@@ -270,4 +197,4 @@ def launch_sidebar(rules: Access, user: str) -> None:
                 estimate_then_launch(spec, rules, key="launch_new")
         with st.expander("Re-run samples", icon=":material/replay:"):
             _rerun_section(rules)
-    _progress(allowed)
+    launched_runs(allowed)

@@ -39,6 +39,46 @@ def url_list(param: str, options: Sequence[str]) -> list[str]:
     return [v for v in given.split(",") if v in known]
 
 
+_ON = {"1", "true", "on", "yes"}
+_OFF = {"0", "false", "off", "no"}
+
+
+def url_flag(param: str, default: bool) -> bool:
+    """The URL's ``param`` as on (``1``) or off (``0``), else ``default``. Written back with
+    ``flag_param``, so a switch left at its default adds nothing to the URL."""
+    given = (st.query_params.get(param) or "").strip().lower()
+    if given in _ON:
+        return True
+    if given in _OFF:
+        return False
+    return default
+
+
+def flag_param(value: bool, default: bool) -> str | None:
+    """What ``set_url`` writes for a switch: nothing at its default, else ``1`` or ``0``."""
+    return None if value == default else ("1" if value else "0")
+
+
+def url_range(param: str, low: float, high: float) -> tuple[float, float]:
+    """The URL's ``param`` as two bounds ``LOW,HIGH`` inside ``low..high`` (in order), else
+    the whole ``(low, high)``. Written back with ``range_param``."""
+    try:
+        first, second = (float(v) for v in (st.query_params.get(param) or "").split(","))
+    except ValueError:
+        return low, high
+    if first != first or second != second:  # NaN is no bound
+        return low, high
+    bounded = sorted(min(high, max(low, v)) for v in (first, second))
+    return bounded[0], bounded[1]
+
+
+def range_param(bounds: tuple[float, float], low: float, high: float) -> str | None:
+    """What ``set_url`` writes for a range: nothing when it is the whole ``low..high``."""
+    if tuple(bounds) == (low, high):
+        return None
+    return f"{bounds[0]:g},{bounds[1]:g}"
+
+
 def set_url(**values: object) -> None:
     """Write the chosen values into the URL; an empty value (None, "", empty list, the
     first page) removes its parameter."""

@@ -37,8 +37,17 @@ from engine.testsets.conversations import case_conversation
 
 LLM_SECONDS_PER_CALL = 1.5
 """Assumed wall time of one remote call; calls overlap up to the run's concurrency."""
-LOCAL_SAMPLES_PER_SECOND = 20.0
-"""Assumed local scoring speed (embedding and rules) of this kind of machine."""
+LOCAL_STARTUP_S = 14.0
+"""Wall time a run spends before its first sample: the process starting, the embedder and
+the claim verifier loading. Measured with ``LOCAL_SECONDS_PER_SAMPLE`` (below)."""
+LOCAL_SECONDS_PER_SAMPLE = 0.5
+"""Wall time of one sample's local work (embedding, the analyzer, the local judge's claim
+verifier, cold caches), default workers. Measured on a 2-core development machine shared
+with other work: ``evalhouse run --test-set demo-week-1.jsonl --no-ingest`` in a fresh
+home took 34.7 s for 40 samples (``--only`` the first 40) and 182.6 s for all 330, so
+0.51 s a sample and 14.3 s before the first. A faster machine's own runs replace both
+(``measured_rate``); the figure this replaced (20 samples a second, a warm quiet machine)
+promised 8 s for a run that took 90."""
 
 
 @dataclass(frozen=True)
@@ -54,9 +63,13 @@ class Estimate:
     notes: tuple[str, ...] = ()
 
     def one_line(self) -> str:
-        """The estimate in one line: ``1,650 calls · $0.41 · about 2m10s``."""
+        """The estimate in one line: ``1,650 calls · $0.41 · about 2m10s``, or ``local, no
+        API calls · about 1m30s`` when everything is scored on this machine ("0 calls"
+        read as "nothing to do")."""
         minutes, secs = divmod(round(self.seconds), 60)
         calls = self.target_calls + self.judge_calls
+        if calls == 0:
+            return f"local, no API calls · about {minutes}m{secs:02d}s"
         return f"{calls:,} calls · ${self.cost_usd:.2f} · about {minutes}m{secs:02d}s"
 
     def render(self) -> str:
@@ -119,9 +132,10 @@ _SAME_SPEED = ("judge", "embedder", "target", "concurrency")
 
 
 def measured_rate(lake: Path, config: RunConfig) -> tuple[float, int] | None:
-    """Samples per second of the latest finished runs on this machine with the same judge,
-    embedder and concurrency (median of up to five), and how many runs that is; None
-    when there is none to go by."""
+    """Samples per second after start-up (``LOCAL_STARTUP_S``) of the latest finished runs
+    on this machine with the same judge, embedder, target and concurrency (median of up to
+    five), and how many runs that is; None when there is none to go by. Start-up is taken
+    out so a re-run of three samples is not promised a thirtieth of a long run's time."""
     columns = ["run_id", "status", "started_at", "finished_at", "samples", "iterations",
                "config", "host"]  # fmt: skip
     rates: dict[str, tuple[datetime, float]] = {}
@@ -142,7 +156,8 @@ def measured_rate(lake: Path, config: RunConfig) -> tuple[float, int] | None:
                 continue
             same = all(stored.get(k) == getattr(config, k) for k in _SAME_SPEED)
             if seconds > 0.05 and same:  # backdated demo runs take no time on their own clock
-                rates[row["run_id"]] = (finished, row["samples"] * row["iterations"] / seconds)
+                scoring = max(seconds - LOCAL_STARTUP_S, seconds / 2)  # a short run's own half
+                rates[row["run_id"]] = (finished, row["samples"] * row["iterations"] / scoring)
     latest = sorted(rates.values(), reverse=True)[:5]
     if not latest:
         return None
@@ -160,8 +175,9 @@ def estimate_run(
 
     Tokens are estimated as characters / 4. Time comes from the speed of the latest runs
     with the same judge, embedder and concurrency in ``lake`` (this machine's own
-    measurement); without one it assumes ``LLM_SECONDS_PER_CALL`` per remote call spread
-    over the concurrency and ``LOCAL_SAMPLES_PER_SECOND`` for local scoring.
+    measurement); without one it assumes ``LOCAL_STARTUP_S`` once, ``LOCAL_SECONDS_PER_SAMPLE``
+    of local scoring per sample, and ``LLM_SECONDS_PER_CALL`` per remote call spread over
+    the concurrency.
     """
     config = with_project(config)
     cases = [c for c in test_set.cases if only_sample_ids is None or c.id in only_sample_ids]
@@ -191,14 +207,18 @@ def estimate_run(
     measured = measured_rate(lake, config) if lake is not None else None
     if measured is not None:
         rate, runs = measured
-        seconds = samples / rate
-        notes.append(f"time from {runs} earlier run(s) here at the same settings: {rate:.1f}/s")
+        seconds = LOCAL_STARTUP_S + samples / rate
+        notes.append(
+            f"time from {runs} earlier run(s) here at the same settings: {rate:.1f} samples/s "
+            f"after {LOCAL_STARTUP_S:g} s to start"
+        )
     else:
-        seconds = samples / LOCAL_SAMPLES_PER_SECOND
+        seconds = LOCAL_STARTUP_S + samples * LOCAL_SECONDS_PER_SAMPLE
         seconds += remote_calls * LLM_SECONDS_PER_CALL / max(1, config.concurrency)
         notes.append(
             "time assumed (no earlier run here with this judge, embedder and concurrency): "
-            f"{LOCAL_SAMPLES_PER_SECOND:g} samples/s locally, {LLM_SECONDS_PER_CALL:g} s per call"
+            f"{LOCAL_STARTUP_S:g} s to start, {LOCAL_SECONDS_PER_SAMPLE:g} s of local scoring "
+            f"a sample, {LLM_SECONDS_PER_CALL:g} s per call"
         )
     if config.cascade and config.judge != "local":
         notes.append(_cascade_note(config, cases, lanes))

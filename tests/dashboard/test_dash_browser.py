@@ -82,7 +82,8 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             page.goto(url)
             page.get_by_text("Launch run").first.click()
             page.get_by_role("button", name="Estimate").first.click()
-            page.get_by_text(" calls · $").first.wait_for(timeout=90_000)  # the one-line estimate
+            # the one-line estimate of a run scored here: local, its time counted
+            page.get_by_text("local, no API calls · about").first.wait_for(timeout=90_000)
             page.get_by_role("button", name="Launch").click()
             status = page.get_by_text("fixture — ").first
             status.wait_for(timeout=90_000)  # a launched run loads the model first

@@ -58,5 +58,5 @@ def test_overview_splits_the_change_into_judge_drift_and_system(
 def test_trends_marks_the_judge_change(app: AppFactory, drift_home: Paths) -> None:
     at = app(drift_home, page="trends")
     # judge names come from data: escaped for Markdown (they render as typed)
-    shown = safe_text("openai:x")
+    shown = safe_text("Local judge → x (OpenAI)")  # readable names, the versions in the tooltip
     assert any("Dashed rules" in c.value and shown in c.value for c in at.caption)

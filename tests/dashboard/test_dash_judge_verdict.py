@@ -60,8 +60,11 @@ def test_a_judge_only_shift_is_named_first_and_never_worse_beyond_noise(
 ) -> None:
     at = app(week_home)
     warnings = [w.value for w in at.warning]
-    # judge names are data: escaped for Markdown, so they render as typed
-    assert warnings and warnings[0].startswith(safe_text("Judge changed: local@- (baseline)"))
+    # judges by their readable names (escaped for Markdown: they come from data)
+    assert warnings and warnings[0].startswith(
+        safe_text("Judge changed: Local judge (baseline) → x (OpenAI).")
+    )
+    assert "local@" not in warnings[0]
     verdicts = (
         [e.value for e in at.error] + [s.value for s in at.success] + [i.value for i in at.info]
     )
@@ -105,7 +108,8 @@ def test_without_a_drift_check_judge_metrics_are_not_compared(
 
 def test_the_report_carries_the_judge_note_and_the_split(week_home: Paths) -> None:
     text = build_report(Warehouse(week_home.warehouse), "w2", "w1", now=NOW)
-    assert "Judge changed: local@- (baseline) → openai:x@-." in text
+    assert "Judge changed: Local judge (baseline) → x (OpenAI)." in text
+    assert "local@" not in text and "openai:x" not in text
     assert text.index("Judge changed") < text.index('class="verdict same"')
     assert "worse beyond noise" not in text
     assert "system Δ +0.0 within noise" in text

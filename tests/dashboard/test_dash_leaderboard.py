@@ -42,7 +42,7 @@ def test_leaderboard_ratings_by_hand(app: AppFactory, fixture_home: Paths) -> No
 def test_leaderboard_win_tie_loss_per_domain(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "leaderboard")
     box = at.selectbox(key="leaderboard_comparison")
-    assert box.options[0].startswith("week 2 (r2) vs week 3 (r3) · openai:gpt-4o-mini")
+    assert box.options[0].startswith("week 2 (r2) vs week 3 (r3) · gpt-4o-mini (OpenAI)")
     assert box.value == CMP2  # newest first
     metrics = {m.label: m.value for m in at.metric}
     assert metrics == {"A wins": "0", "Ties": "1", "B wins": "1", "Inconsistent orders": "1"}
