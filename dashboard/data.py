@@ -32,7 +32,7 @@ from warehouse import reliability_queries as rq
 from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
 from warehouse.drift_queries import drift_run_series, judge_drift_split  # registers them all
-from warehouse.noise_queries import metric_sample_values, series_steps
+from warehouse.noise_queries import domain_changes, metric_sample_values, series_steps
 from warehouse.queries import Warehouse
 
 TTL_S = 3600
@@ -314,6 +314,26 @@ def trend_steps(wh: Warehouse, run_ids: tuple[str, ...], metric: str) -> pl.Data
     """Trends' steps: each run's change of ``metric`` from the run before it in ``run_ids``
     (oldest first), per domain, with its noise interval (``noise_queries.series_steps``)."""
     return series_steps(metric_sample_values(wh, run_ids, metric), run_ids)
+
+
+@_register
+def compare_noise(
+    wh: Warehouse,
+    run_id: str,
+    baseline: str,
+    metric: str,
+    candidate: str | None = None,
+    baseline_candidate: str | None = None,
+) -> pl.DataFrame:
+    """Compare's per-domain noise verdicts: each domain's mean paired change of ``metric``
+    (each side its own candidate, or all) with the interval every page uses."""
+    values = pl.concat(
+        [
+            metric_sample_values(wh, [run_id], metric, candidate),
+            metric_sample_values(wh, [baseline], metric, baseline_candidate),
+        ]
+    )
+    return domain_changes(values, run_id, baseline)
 
 
 @_register

@@ -73,3 +73,38 @@ def series_steps(values: pl.DataFrame, run_ids: Sequence[str]) -> pl.DataFrame:
         "step_label": pl.String,
     }
     return pl.DataFrame(rows, schema=schema)
+
+
+def domain_changes(values: pl.DataFrame, run_id: str, baseline_run_id: str) -> pl.DataFrame:
+    """Per domain of ``run_id``: the mean paired change against the baseline (0-100) and its
+    95% interval, from ``metric_sample_values`` rows of both runs: domain, change,
+    change_low, change_high, change_beyond (None without an interval), change_label."""
+    current = values.filter(pl.col("run_id") == run_id).select("domain", "sample_id", "value")
+    base = values.filter(pl.col("run_id") == baseline_run_id).select("sample_id", "value")
+    paired = current.join(base, on="sample_id", suffix="_base").with_columns(
+        delta=pl.col("value") - pl.col("value_base")
+    )
+    rows: list[dict[str, object]] = []
+    for (domain,), part in paired.partition_by("domain", as_dict=True).items():
+        deltas = part["delta"].cast(pl.Float64).to_numpy()
+        check = bootstrap_check(deltas)
+        mean = float(deltas.mean())
+        rows.append(
+            {
+                "domain": domain,
+                "change": mean,
+                "change_low": check.low,
+                "change_high": check.high,
+                "change_beyond": check.beyond_noise,
+                "change_label": check.short_label(),
+            }
+        )
+    schema = {
+        "domain": pl.String,
+        "change": pl.Float64,
+        "change_low": pl.Float64,
+        "change_high": pl.Float64,
+        "change_beyond": pl.Boolean,
+        "change_label": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema).sort("domain")
