@@ -62,6 +62,8 @@ def _free_port() -> int:
 
 COLD_GOAL_S = 1.5
 WARM_GOAL_S = 0.5
+FLOOR_GOAL = 1.5
+"""Each page's time over the empty app's, cold and warm."""
 
 SETTLE_S = 0.15
 """A page counts as drawn once its element count has held this long (subtracted again):
@@ -118,13 +120,53 @@ def _cold(page: Any, port: int, name: str) -> tuple[float, str]:
     return seconds, str(page.locator("h1").first.inner_text()).strip()
 
 
-def _warm(page: Any, name: str, title: str) -> float:
+def _warm(page: Any, name: str, title: str, pages: list[str] = PAGES) -> float:
     """A later visit the way a reader moves, by the sidebar link, from another page."""
-    link = page.locator('[data-testid="stSidebarNav"] a').nth(PAGES.index(name))
+    link = page.locator('[data-testid="stSidebarNav"] a').nth(pages.index(name))
     started = time.perf_counter()
     link.click()
     _drawn(page, name, title)
     return time.perf_counter() - started - SETTLE_S
+
+
+EMPTY_APP = """
+import streamlit as st
+
+def first() -> None:
+    st.title("Empty A")
+    st.write("Nothing here.")
+
+def second() -> None:
+    st.title("Empty B")
+    st.write("Nothing here either.")
+
+st.navigation([st.Page(first, title="A", default=True), st.Page(second, title="B")]).run()
+"""
+"""The floor: the least a two-page Streamlit app costs a browser on this machine."""
+
+
+def _floor(browser: Any, root: Path) -> tuple[float, float]:
+    """Mean cold and warm seconds of the empty app's two pages, timed as the dashboard's."""
+    app = root / "empty_app.py"
+    app.write_text(EMPTY_APP, encoding="utf-8")
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
+         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        _wait_healthy(port)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        names = ["", "second"]
+        colds = {n: _cold(page, port, n) for n in names}
+        warms = [_warm(page, n, colds[n][1], names) for n in names]
+        page.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return sum(c for c, _ in colds.values()) / len(names), sum(warms) / len(warms)
 
 
 def _tree_rss(proc: psutil.Process) -> int:
@@ -153,6 +195,10 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     _build(args.dir, args.results)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        floor_cold, floor_warm = _floor(browser, args.dir)
+        browser.close()
     port = _free_port()
     server = subprocess.Popen(
         [
@@ -200,11 +246,16 @@ def main() -> None:
         sampler.join()
         server.terminate()
         server.wait(timeout=30)
+    print(f"empty two-page app (the floor): cold {floor_cold:.2f} s, warm {floor_warm:.2f} s")
     for name, cold, warm in timings:
         print(
-            f"{name}: cold {cold:.2f} s (goal <= {COLD_GOAL_S}), "
-            f"warm {warm:.2f} s (goal <= {WARM_GOAL_S})"
+            f"{name}: cold {cold:.2f} s = {cold / floor_cold:.2f}x floor (goal <= "
+            f"{COLD_GOAL_S} s, <= {FLOOR_GOAL}x), warm {warm:.2f} s = {warm / floor_warm:.2f}x "
+            f"floor (goal <= {WARM_GOAL_S} s, <= {FLOOR_GOAL}x)"
         )
+    worst = max(max(c / floor_cold, w / floor_warm) for _, c, w in timings)
+    print(f"slowest page against the floor: {worst:.2f}x (goal <= {FLOOR_GOAL}x)")
+    print(f"first visit after healthy (the Overview, cold): {timings[0][1]:.2f} s (goal <= 1.5 s)")
     met = sum(c <= COLD_GOAL_S and w <= WARM_GOAL_S for _, c, w in timings)
     print(f"pages within both goals: {met}/{len(timings)}")
     print(
