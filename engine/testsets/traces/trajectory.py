@@ -239,7 +239,7 @@ def _as_call(step: TrajectoryStep) -> ToolCall:
 def _take(pending: list[tuple[int, ToolCall, str]], step: TrajectoryStep) -> None:
     """Remove the request ``step`` executes: the one with its call id, else the first
     request of its tool."""
-    for i, (_, call, call_id) in enumerate(pending):
+    for i, (_, _call, call_id) in enumerate(pending):
         if step.call_id and call_id and call_id == step.call_id:
             del pending[i]
             return
