@@ -49,10 +49,10 @@ class Row:
     """One line of the trajectory table."""
 
     step: str
-    """What kind of step, and its tool or model."""
-    happened: str
-    """What the agent did: a model's text and requested calls, a tool's arguments and
-    output (plain text, escaped when drawn)."""
+    """What kind of step, and its tool or model (``tool lookup_order``)."""
+    happened: tuple[str, ...]
+    """What the agent did, one line each: a model's text and requested calls, a tool's
+    arguments and output (plain text, escaped when drawn)."""
     expected: str
     """The expected call beside it ('' when none)."""
     mark: Mark | None
@@ -75,9 +75,17 @@ def call_text(name: str, arguments: Mapping[str, Any]) -> str:
 
 def _expected_text(expected: ExpectedTool) -> str:
     shown: dict[str, Any] = dict(expected.arguments)
-    shown.update({k: "<" + str(s.get("type") or "valid") + ">" for k, s in
-                  expected.argument_schemas.items()})  # fmt: skip
+    shown.update({k: _schema_text(s) for k, s in expected.argument_schemas.items()})
     return call_text(expected.name, shown)
+
+
+def _schema_text(schema: Mapping[str, Any]) -> str:
+    """What a schema'd argument must be, in a few words: ``<one of a, b>``, ``<string>``."""
+    if isinstance(schema.get("enum"), list):
+        return "<one of " + ", ".join(_json(v) for v in schema["enum"]) + ">"
+    if isinstance(schema.get("type"), str):
+        return f"<{schema['type']}>"
+    return "<as its schema says>"
 
 
 def _json(value: Any) -> str:
@@ -164,7 +172,7 @@ def trajectory_view(case: Mapping[str, Any]) -> TrajectoryView | None:
             asks = "; ".join(call_text(c.name, c.arguments) for c in step.requested)
             said = " ".join(step.text.split())
             parts = [f"says: {said}" if said else "", f"asks for: {asks}" if asks else ""]
-            happened = " · ".join(p for p in parts if p) or "(no text)"
+            happened = tuple(p for p in parts if p) or ("(no text)",)
             rows.append(Row(f"model {step.name}".strip(), happened, "", None, timing))
             continue
         j = next(
@@ -175,16 +183,16 @@ def trajectory_view(case: Mapping[str, Any]) -> TrajectoryView | None:
         if j is not None:
             used.add(j)
         mark, want = marks.get(j, (Mark(*NOT_CHECKED), "")) if j is not None else (None, "")
-        happened = "arguments: " + _json(step.arguments)
+        happened = ("arguments: " + _json(step.arguments),)
         if step.output is not None:
-            happened += " · output: " + _json(step.output)
+            happened += ("output: " + _json(step.output),)
         rows.append(Row(f"tool {step.name}", happened, want, mark, timing))
     for j, call in enumerate(metrics.called):  # asked for, never run
         if j not in used:
             mark, want = marks.get(j, (Mark(*NOT_CHECKED), ""))
-            rows.append(Row(f"tool {call.name} (not run)", "arguments: " + _json(call.arguments),
+            rows.append(Row(f"tool {call.name} (not run)", ("arguments: " + _json(call.arguments),),
                             want, mark))  # fmt: skip
-    rows += [Row("(not called)", "", text, mark) for text, mark in unmet]
+    rows += [Row("(not called)", (), text, mark) for text, mark in unmet]
     return TrajectoryView(tuple(rows), _summary(rows, metrics, expected, ordered))
 
 
@@ -219,7 +227,7 @@ def _pill(mark: Mark | None) -> str:
     if mark is None:
         return ""
     pill = (f'<span style="display:inline-block;padding:1px 8px;border-radius:10px;'
-            f'color:#fff;background:{mark.color};font-weight:600;white-space:nowrap">'
+            f'color:#fff;background:{mark.color};font-weight:600;font-size:12.5px">'
             f"{esc(mark.word)}</span>")  # fmt: skip
     if mark.detail:
         pill += f'<div style="color:{mark.color};font-size:12px;margin-top:2px">'
@@ -227,33 +235,60 @@ def _pill(mark: Mark | None) -> str:
     return pill
 
 
-def _cell(text: str, width: str = "", mono: bool = False) -> str:
-    style = _CELL + (f"width:{width};" if width else "") + "overflow-wrap:anywhere;"
-    if mono:
-        style += "font-family:ui-monospace,monospace;font-size:12.5px;"
-    title = f' title="{esc(text)}"' if len(text) > MAX_SHOWN else ""
-    return f'<td style="{style}"{title}>{esc(_cut(text))}</td>'
+_WRAP = "overflow-wrap:break-word;"
+"""Long values wrap at spaces and punctuation first, inside a word only when they must."""
+_MONO = "font-family:ui-monospace,monospace;font-size:12.5px;"
+
+
+def _breakable(escaped: str) -> str:
+    """Escaped text with a line-break chance after the first ``(`` and after each ``_``
+    before it: a call wraps before its arguments (``lookup_order(`` / ``order_id=12345)``)
+    or between the words of its name, never inside an argument's name or a number."""
+    name, paren, rest = escaped.partition("(")
+    if not paren:  # a JSON value, not a call: its keys stay whole
+        return escaped
+    return name.replace("_", "_<wbr>") + "(<wbr>" + rest
+
+
+def _lines(lines: Sequence[str], mono: bool = True) -> str:
+    """A cell of one or more lines; a cut line keeps its whole text in the tooltip."""
+    style = _CELL + _WRAP + (_MONO if mono else "")
+    shown = "<br>".join(_breakable(esc(_cut(line))) for line in lines)
+    whole = "\n".join(lines)
+    title = f' title="{esc(whole)}"' if any(len(line) > MAX_SHOWN for line in lines) else ""
+    return f'<td style="{style}"{title}>{shown}</td>'
+
+
+def _step(n: int, row: Row) -> str:
+    kind, _, name = row.step.partition(" ")
+    label = {"model": "Model turn", "tool": "Tool call"}.get(kind, row.step)
+    html = f'<div style="font-weight:600">{n} · {esc(label)}</div>'
+    if label != row.step:
+        html += f'<div style="{_MONO}{_WRAP}">{esc(name).replace("_", "_<wbr>")}</div>'
+    if row.timing:
+        html += f'<div style="color:#57606a;font-size:12px">{esc(row.timing)}</div>'
+    colour = f"border-left:4px solid {row.mark.color};" if row.mark else ""
+    return f'<td style="{_CELL}{_WRAP}{colour}">{html}</td>'
+
+
+COLUMNS = (("Step", "19%"), ("What the agent did", "33%"), ("Expected call", "27%"),
+           ("Check", "21%"))  # fmt: skip
+"""Headers and widths: at 1024 px an expected call keeps its arguments on one line or two,
+and the Check column holds "wrong argument" (its pill wraps rather than spill)."""
 
 
 def trajectory_html(view: TrajectoryView) -> str:
     """The table as HTML; every string from data escaped."""
     head = "".join(
-        f'<th style="{_CELL}text-align:left;width:{w}">{esc(h)}</th>'
-        for h, w in (("#", "4%"), ("Step", "19%"), ("What the agent did", "37%"),
-                     ("Expected call", "22%"), ("Check", "18%"))
-    )  # fmt: skip
+        f'<th style="{_CELL}text-align:left;width:{w}">{esc(h)}</th>' for h, w in COLUMNS
+    )
     body = []
     for n, row in enumerate(view.rows, start=1):
-        colour = f"border-left:4px solid {row.mark.color};" if row.mark else ""
-        step = esc(row.step) + (
-            f'<div style="color:#57606a;font-size:12px">{esc(row.timing)}</div>'
-            if row.timing else ""
-        )  # fmt: skip
         body.append(
-            f'<tr><td style="{_CELL}{colour}">{n}</td><td style="{_CELL}font-weight:600;'
-            f'overflow-wrap:anywhere">{step}</td>{_cell(row.happened, mono=True)}'
-            f"{_cell(row.expected, mono=True)}"
-            f'<td style="{_CELL}">{_pill(row.mark)}</td></tr>'
+            f"<tr>{_step(n, row)}"
+            f"{_lines(row.happened, mono=not row.step.startswith('model'))}"
+            f"{_lines([row.expected] if row.expected else [])}"
+            f'<td style="{_CELL}{_WRAP}">{_pill(row.mark)}</td></tr>'
         )
     return (
         f'<p style="margin:0 0 6px 0">{esc(view.summary)}</p>'

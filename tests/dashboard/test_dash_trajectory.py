@@ -59,7 +59,7 @@ def test_each_mismatch_is_named_beside_its_expected_call() -> None:
 def test_markup_in_tool_names_arguments_and_outputs_is_text() -> None:
     view = trajectory_view(HOSTILE)
     assert view is not None
-    out = trajectory_html(view)
+    out = trajectory_html(view).replace("<wbr>", "")  # line-break chances aside
     assert "<script>" not in out and "<img" not in out
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out
     assert "&lt;img src=x onerror=alert(2)&gt;" in out
@@ -79,9 +79,9 @@ def test_the_sample_page_shows_a_traces_steps_in_order(
     home, run_id = agent_home
     at = app(home, "sample", run=run_id, sample=TRACE_ID, iteration="1")
     assert "Trajectory" in [h.value for h in at.subheader]
-    (table,) = [h.value for h in at.html if "What the agent did" in h.value]
+    (table,) = [h.value.replace("<wbr>", "") for h in at.html if "What the agent" in h.value]
     steps = [table.index(s) for s in (
-        "model gpt-4o-2024-08-06", "tool lookup_order", "tool check_return_eligibility",
+        "Model turn", "lookup_order</div>", "check_return_eligibility</div>",
     )]  # fmt: skip
     assert steps == sorted(steps)
     assert "200 ms" in table and "740 ms" in table  # the tool's and the last turn's durations
