@@ -154,3 +154,16 @@ def test_a_malformed_tool_span_is_one_reason_naming_its_span(
         read_traces("t.json", text)
     message = str(caught.value)
     assert "\n" not in message and reason in message and "span '2'" in message
+
+
+def test_an_agent_span_with_the_messages_alone_still_gives_the_case() -> None:
+    agent = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.input.messages": CHAT["gen_ai.input.messages"],
+        "gen_ai.output.messages": ANSWER["gen_ai.output.messages"],
+    }
+    traces = read_traces("t.json", otlp_doc(genai_span("1", "", 0, **agent)))
+    assert traces is not None
+    (case,) = traces.cases
+    assert (case.query, case.response) == ("Cancel plan 7", "Plan 7 is cancelled.")
+    assert case.trajectory == () and case.tools_called == ()  # an agent span is no step

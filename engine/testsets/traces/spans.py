@@ -55,9 +55,10 @@ TOOL_OPERATION = "execute_tool"
 """``gen_ai.operation.name`` of a tool execution span."""
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
 """GenAI operations that hold an agent's steps rather than being one."""
-NOT_MODEL_OPERATIONS = AGENT_OPERATIONS | {TOOL_OPERATION}
-"""GenAI operations whose spans are not a model call (their ``gen_ai.*`` attributes do not
-make them one)."""
+NOT_MODEL_OPERATIONS = frozenset({TOOL_OPERATION})
+"""GenAI operations whose spans are never a model call (their ``gen_ai.*`` attributes do not
+make them one). An agent span stays a source of the question and answer (some frameworks
+record the messages only there); the trajectory leaves it out as a step."""
 MAX_INDEX_DIGITS = 6
 """An indexed attribute's index (``gen_ai.prompt.N``) has at most this many digits: a
 million messages in one span is beyond any conversation."""
