@@ -307,7 +307,7 @@ with right:
         rows = [{**p, "similarity": best.get(p["chunk_id"])} for p in passages]
     st.html(render_pages(rows, marked.chunk_colors))
 
-show_trajectory(case)  # an agent's steps beside its expected calls (none: nothing shown)
+show_trajectory(case, result["response"])  # an agent's steps beside its expected calls
 
 st.subheader("Expected claims")
 claims = detail["claims"]

@@ -297,13 +297,25 @@ def trajectory_html(view: TrajectoryView) -> str:
     )
 
 
-def show_trajectory(case: Mapping[str, Any] | None) -> None:
+RECORDED_NOTE = (
+    "This is the recorded agent's trajectory: the response above was generated anew by the "
+    "run's target or candidate, which reports no tool calls."
+)
+"""Said when the scored response is not the case's recorded one (a target or candidate
+lane): the steps shown are not what produced it."""
+
+
+def show_trajectory(case: Mapping[str, Any] | None, response: str | None = None) -> None:
     """The Trajectory section of the Sample page (nothing when the case has no tool calls,
-    expected calls or steps)."""
+    expected calls or steps); ``response`` is the scored one, to say when the trajectory is
+    not its own."""
     import streamlit as st
 
     view = trajectory_view(case) if case is not None else None
-    if view is None:
+    if view is None or case is None:
         return
     st.subheader("Trajectory")
+    recorded = case.get("response")
+    if recorded is not None and response is not None and response != recorded:
+        st.caption(RECORDED_NOTE)  # fixed text: nothing from data
     st.html(trajectory_html(view))

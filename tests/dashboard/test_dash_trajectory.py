@@ -100,3 +100,20 @@ def test_a_case_without_tools_has_no_trajectory_section(
 
 
 _ = Path  # the module imports Path for type hints of fixtures used by the browser test
+
+
+def test_a_generated_response_is_told_apart_from_the_recorded_trajectory() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def page(response: str) -> AppTest:
+        def script(case: dict, response: str) -> None:  # type: ignore[type-arg]
+            from dashboard.components.trajectory import show_trajectory
+
+            show_trajectory(case, response)
+
+        at = AppTest.from_function(script, args=(CASES["agent-01-right"], response))
+        return at.run()
+
+    recorded = str(CASES["agent-01-right"]["response"])
+    assert [c.value for c in page(recorded).caption] == []
+    assert "generated anew" in page("A new answer from the target.").caption[0].value
