@@ -20,6 +20,7 @@ from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.quick_review import quick_review
 from dashboard.components.review_form import review_section, rubric_label
 from dashboard.components.safe import safe_text
+from dashboard.components.trajectory import show_trajectory
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from engine.models import ANALYZER_METRICS
 from engine.scoring.judging import CONFIDENCE_BAR, LOW_CONFIDENCE
@@ -305,6 +306,8 @@ with right:
     else:
         rows = [{**p, "similarity": best.get(p["chunk_id"])} for p in passages]
     st.html(render_pages(rows, marked.chunk_colors))
+
+show_trajectory(case, result["response"])  # an agent's steps beside its expected calls
 
 st.subheader("Expected claims")
 claims = detail["claims"]

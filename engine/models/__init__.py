@@ -79,7 +79,7 @@ from engine.models.reviews import (
     ReviewRecord,
     RunLabelRecord,
 )
-from engine.models.tools import ExpectedTool, ToolCall
+from engine.models.tools import ExpectedTool, ToolCall, TrajectoryStep
 
 __all__ = [
     "ANALYZER_METRICS",
@@ -134,6 +134,7 @@ __all__ = [
     "Tier",
     "TierThresholds",
     "ToolCall",
+    "TrajectoryStep",
     "TurnRecord",
     "TurnRole",
     "UntilCi",

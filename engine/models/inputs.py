@@ -10,7 +10,7 @@ from engine.models.base import (
     Frozen,
     Importance,
 )
-from engine.models.tools import ExpectedTool, ToolCall
+from engine.models.tools import ExpectedTool, ToolCall, TrajectoryStep
 
 
 class ExpectedClaim(Frozen):
@@ -99,6 +99,10 @@ class TestCase(Frozen):
     expected_tools_ordered: bool = False
     """Whether the expected calls must be made in the order listed (order metrics are
     null when not)."""
+    trajectory: tuple[TrajectoryStep, ...] = ()
+    """The recorded steps (model turns and tool executions, in order, with timings) of a
+    case imported from a production trace; empty for a written case (``tools_called``
+    alone is what the metrics read)."""
 
     @field_validator("id")
     @classmethod

@@ -3,7 +3,7 @@ trajectory makes (``expected_tools``), as a test case carries them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -60,3 +60,32 @@ class ExpectedTool(Frozen):
                 f"argument {both[0]!r} has both a value and a schema; give one of the two"
             )
         return self
+
+
+StepKind = Literal["model", "tool"]
+"""A model turn (an LLM call) or a tool execution."""
+
+
+class TrajectoryStep(Frozen):
+    """One step of an agent's recorded trajectory, as a production trace shows it: a model
+    turn (its text and the tool calls it asked for) or a tool execution (its arguments and
+    output), with when it ran."""
+
+    kind: StepKind
+    """``model`` (an LLM call) or ``tool`` (a tool execution)."""
+    name: str = ""
+    """The tool's name, or the model's (empty when the trace does not name it)."""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    """A tool step's arguments, by name (JSON values)."""
+    output: Any = None
+    """A tool step's result (text or any JSON value); null when not recorded."""
+    text: str = ""
+    """A model step's text (the final answer, or what it said before calling tools)."""
+    requested: tuple[ToolCall, ...] = ()
+    """A model step's tool calls: the tools it asked to run, with their arguments."""
+    call_id: str = ""
+    """A tool step's call id (``gen_ai.tool.call.id``, ``tool_call.id``), '' when none."""
+    start_ms: float | None = Field(default=None, ge=0)
+    """When the step started, in milliseconds after the trace started; null when unknown."""
+    duration_ms: float | None = Field(default=None, ge=0)
+    """How long the step took, in milliseconds; null when the span has no end time."""

@@ -57,6 +57,7 @@ _LATER_FIELDS: dict[str, object] = {
     "tools_called": [],
     "expected_tools": None,
     "expected_tools_ordered": False,
+    "trajectory": [],
 }
 """Test-case fields added after the format was first published, with their unset value."""
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from evalhouse import alerting, argtypes, home, run_options
 from evalhouse.argtypes import Parser
 from evalhouse.commands.run import reference_free
+from evalhouse.commands.traces import expect
 from evalhouse.console import (
     EXIT_CANCELLED,
     EXIT_CRASHED,
@@ -81,6 +82,13 @@ def _add_flags(p: argparse.ArgumentParser) -> None:
         "--max-cost", type=argtypes.dollars, metavar="USD", help="estimated dollars per pass"
     )
     p.add_argument("--no-ingest", action="store_true")
+    p.add_argument(
+        "--expected",
+        type=Path,
+        metavar="TESTSET",
+        help="test set whose cases give the expected tool calls (and reference) of traces "
+        "with the same trace id or question",
+    )
     run_options.add_run_flags(p)
 
 
@@ -148,6 +156,8 @@ def one_pass(args: argparse.Namespace, paths: Paths, rules: tuple[AlertRule, ...
         plan = monitor.read_new_traces(args.path, args.series, paths.lake, args.sample)
         for problem in plan.problems:
             err(f"skipped: {problem}")
+        if args.expected is not None:
+            plan.cases = expect(args.expected, plan.cases)
         budget = monitor.Budget(calls=args.max_calls, cost_usd=args.max_cost)
         if plan.cases and (budget.calls is not None or budget.cost_usd is not None):
             monitor.within_budget(plan, budget, _estimator(args, paths))

@@ -13,8 +13,12 @@ import json
 import shlex
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalhouse.console import EXIT_OK, UsageError, err, out
+
+if TYPE_CHECKING:
+    from engine.models import TestCase
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,6 +32,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("path", type=Path, help="trace export (.json or .jsonl)")
     p.add_argument("--output", type=Path, help="test set to write ('-' or none: standard output)")
     p.add_argument("--series", help="series of the runs that score it (default: the service)")
+    p.add_argument(
+        "--expected",
+        type=Path,
+        metavar="TESTSET",
+        help="test set whose cases give the expected tool calls (and reference) of traces "
+        "with the same trace id or question",
+    )
     p.set_defaults(func=run)
 
 
@@ -50,8 +61,11 @@ def run(args: argparse.Namespace) -> int:
             "'observations'); for a test set, use evalhouse inspect"
         )
     series = args.series or traces.series or args.path.stem
+    cases = list(traces.cases)
+    if args.expected is not None:
+        cases = expect(args.expected, cases)
     lines = []
-    for case in traces.cases:
+    for case in cases:
         row = case.model_dump(mode="json", exclude_defaults=True)
         row["domain"] = derive_domain(case, str(case.metadata.get("service") or series))
         row["metadata"] = {**case.metadata, "series": series}
@@ -79,3 +93,15 @@ def run(args: argparse.Namespace) -> int:
             f"--series {shlex.quote(series)}"
         )
     return EXIT_OK
+
+
+def expect(path: Path, cases: list[TestCase]) -> list[TestCase]:
+    """``cases`` with the expectations of the test set at ``path``; says how many matched."""
+    from engine.testsets import load_test_set
+    from engine.testsets.traces.expected import Expectations, with_expectations
+
+    expected = Expectations.of(load_test_set(path).cases)
+    cases, matched = with_expectations(cases, expected)
+    if cases:
+        err(f"expectations from {path}: {matched} of {len(cases)} traces matched")
+    return cases

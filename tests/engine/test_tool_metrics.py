@@ -166,6 +166,7 @@ def test_a_case_without_tools_keeps_its_hash() -> None:
         "expected_tools_ordered",
         "retrieved_context_ids",
         "relevant_context_ids",
+        "trajectory",
     ):
         dumped.pop(name)
 

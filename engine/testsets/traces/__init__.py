@@ -1,7 +1,8 @@
 """Exported production traces as test cases with their recorded answers.
 
 Three sources, told apart by the document: OTLP/JSON (``resourceSpans``; spans read with
-the OpenTelemetry GenAI conventions or OpenInference, ``spans.py``) and Langfuse trace
+the OpenTelemetry GenAI conventions or OpenInference, ``spans.py``, an agent's tool calls
+and steps rebuilt by ``trajectory.py``) and Langfuse trace
 exports (traces with ``observations``, ``langfuse.py``). A file is one JSON document or
 JSON Lines of them (the collector's file exporter writes one request per line). Each trace
 becomes one case (``record.to_case``); a trace that cannot (no GenAI span, no answer, too
@@ -18,13 +19,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.files import MAX_DEPTH, MAX_EXPANDED_BYTES, TooDeep, depth_over, json_loads
 from engine.models import TestCase
 from engine.testsets.base import Problem, RowError, TestSetError
-from engine.testsets.traces import langfuse, otlp, spans
+from engine.testsets.traces import langfuse, otlp, spans, trajectory
 from engine.testsets.traces.record import TraceFields, to_case
 
 MAX_TRACE_FILE_BYTES = MAX_EXPANDED_BYTES
@@ -209,7 +210,9 @@ def _otlp_fields(
             problems.append(Problem(name, line, reason))
             continue
         try:
-            fields.append((line, spans.trace_fields(trace_id, by_trace[trace_id])))
+            found = spans.trace_fields(trace_id, by_trace[trace_id])
+            steps = trajectory.trajectory(by_trace[trace_id])
+            fields.append((line, replace(found, tools_called=steps.calls, trajectory=steps.steps)))
         except spans.NotGenAI:
             skipped += 1  # HTTP, database... traces the service also exported
         except RowError as exc:

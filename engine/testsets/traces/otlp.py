@@ -50,6 +50,8 @@ class Span:
     events: tuple[SpanEvent, ...] = ()
     service: str = ""
     """The ``service.name`` of the span's resource ('' when it has none)."""
+    end_ns: int = 0
+    """When the span ended, Unix nanoseconds (0: not recorded)."""
 
 
 def any_value(value: Any, depth: int = 0) -> Any:
@@ -124,12 +126,12 @@ def is_otlp(doc: Any) -> bool:
     return isinstance(doc, Mapping) and isinstance(doc.get("resourceSpans"), list)
 
 
-def _nanos(value: Any) -> int:
-    """A span's start in Unix nanoseconds (unset: 0); ``RowError`` beyond int64 (about
-    the year 2262), which no clock has written."""
+def _nanos(value: Any, what: str = "startTimeUnixNano") -> int:
+    """A span's start (or end) in Unix nanoseconds (unset: 0); ``RowError`` beyond int64
+    (about the year 2262), which no clock has written."""
     if value is None or value == "":
         return 0
-    return max(0, int64(value, "startTimeUnixNano"))
+    return max(0, int64(value, what))
 
 
 def _list(value: Any, what: str) -> list[Any]:
@@ -167,6 +169,7 @@ def _span(raw: Any, service: str) -> Span:
         attributes=attributes(raw.get("attributes")),
         events=events,
         service=service,
+        end_ns=_nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano"),
     )
 
 

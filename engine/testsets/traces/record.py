@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.files import MAX_DEPTH, TooDeep, json_loads
-from engine.models import TestCase
+from engine.models import TestCase, ToolCall, TrajectoryStep
 from engine.testsets.base import MAX_ROW_BYTES, RowError, validated
 
 MAX_TOKENS = 10**12
@@ -42,6 +42,10 @@ class TraceFields:
     started_at: str = ""
     """When the trace started (ISO 8601, UTC), '' when unknown."""
     tags: tuple[str, ...] = ()
+    tools_called: tuple[ToolCall, ...] = ()
+    """The agent's tool calls, in the order they ran (what the tool metrics score)."""
+    trajectory: tuple[TrajectoryStep, ...] = ()
+    """Its model turns and tool executions, in order, with timings."""
 
 
 def iso_from_nanos(nanos: int) -> str:
@@ -107,6 +111,9 @@ def to_case(fields: TraceFields) -> TestCase:
     if not fields.response.strip():
         raise RowError(f"trace {fields.trace_id}: no recorded answer found")
     size = sum(len(t.encode("utf-8")) for t in (fields.query, fields.response, *fields.contexts))
+    if fields.trajectory:  # tool outputs can be long: they count against the row too
+        steps = [s.model_dump(mode="json", exclude_defaults=True) for s in fields.trajectory]
+        size += len(json.dumps(steps, ensure_ascii=False, default=str).encode("utf-8"))
     if size > MAX_ROW_BYTES:
         raise RowError(
             f"trace {fields.trace_id}: {size:,} bytes of text, over the {MAX_ROW_BYTES:,}-byte "
@@ -131,5 +138,7 @@ def to_case(fields: TraceFields) -> TestCase:
             "context": fields.contexts or None,
             "tags": fields.tags,
             "metadata": meta,
+            "tools_called": fields.tools_called,
+            "trajectory": fields.trajectory,
         }
     )

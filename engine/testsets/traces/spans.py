@@ -50,6 +50,15 @@ _OUTPUT_TOKENS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion",
 )  # fmt: skip
 _MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+GENAI_OPERATION = "gen_ai.operation.name"
+TOOL_OPERATION = "execute_tool"
+"""``gen_ai.operation.name`` of a tool execution span."""
+AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
+"""GenAI operations that hold an agent's steps rather than being one."""
+NOT_MODEL_OPERATIONS = frozenset({TOOL_OPERATION})
+"""GenAI operations whose spans are never a model call (their ``gen_ai.*`` attributes do not
+make them one). An agent span stays a source of the question and answer (some frameworks
+record the messages only there); the trajectory leaves it out as a step."""
 MAX_INDEX_DIGITS = 6
 """An indexed attribute's index (``gen_ai.prompt.N``) has at most this many digits: a
 million messages in one span is beyond any conversation."""
@@ -133,6 +142,8 @@ def is_llm(span: Span) -> bool:
     kind = span.attributes.get(OI_KIND)
     if kind is not None:
         return str(kind).upper() == "LLM"
+    if str(span.attributes.get(GENAI_OPERATION, "")) in NOT_MODEL_OPERATIONS:
+        return False
     return any(k.startswith("gen_ai.") for k in span.attributes) or any(
         e.name.startswith("gen_ai.") for e in span.events
     )
