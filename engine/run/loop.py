@@ -47,6 +47,7 @@ from engine.scorers.judge import pooled_judge
 from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet, case_records
+from engine.testsets.versions import cases_hash, testset_case_records
 
 FLUSH_EVERY = 50
 """Flush the buffer once it holds this many samples..."""
@@ -107,6 +108,7 @@ class Runner:
         self.paths = paths
         self.test_set = test_set
         self.cases = cases
+        self._cases_hash = cases_hash(test_set.cases)
         self.progress: ProgressSink = progress or NullProgress()
         self.after_flush = after_flush
         self.clock = clock
@@ -264,6 +266,9 @@ class Runner:
         if any(partition_dir(self.paths.lake, "cases", self.run_id, 0).glob("part-*.parquet")):
             return
         write_part(self.paths.lake, "cases", self.run_id, 0, case_records(self.run_id, self.cases))
+        if self.test_set.cases:  # the whole test set: its version, whatever this run scores
+            whole = testset_case_records(self.run_id, self.test_set.name, self.test_set.cases)
+            write_part(self.paths.lake, "testset_cases", self.run_id, 0, whole)
 
     def _write_lineage(self, plan: CandidatePlan | None) -> None:
         """Each candidate's parent and edit, once per run (a resumed run has them)."""
@@ -286,6 +291,8 @@ class Runner:
             iterations=self.config.iterations,
             test_set=self.config.test_set,
             test_set_hash=self.test_set.sha256,
+            test_set_name=self.test_set.name,
+            test_set_cases_hash=self._cases_hash,
             series=self.config.series,
             config=redact(self.config.model_dump_json()),
             judge=self.meta.get("judge", self.config.judge),

@@ -1,4 +1,5 @@
-"""``evalhouse testset from-pages|from-logs|accept``: build a test set."""
+"""``evalhouse testset from-pages|from-logs|accept|diff``: build a test set, or compare
+two of its versions."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import argparse
 from pathlib import Path
 
 from evalhouse import home
+from evalhouse.commands import testset_diff
 from evalhouse.console import EXIT_OK, err
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``testset`` subcommand, its three actions and their flags."""
     common = home.home_options()
-    t = sub.add_parser("testset", help="build a test set from pages or query logs")
+    t = sub.add_parser("testset", help="build a test set, or diff two of its versions")
     actions = t.add_subparsers(dest="action", required=True)
     p = actions.add_parser("from-pages", parents=[common], help="cases from ground-truth pages")
     p.add_argument("paths", nargs="+", type=Path, help="folders or files (.md .html .txt)")
@@ -39,6 +41,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("review_file", type=Path, metavar="REVIEW.csv")
     p.add_argument("--output", type=Path, required=True, help="test set to write")
     p.set_defaults(func=run)
+    testset_diff.add_parser(actions)
 
 
 def run(args: argparse.Namespace) -> int:
