@@ -33,6 +33,7 @@ from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
 from warehouse.drift_queries import drift_run_series, judge_drift_split  # registers them all
 from warehouse.queries import Warehouse
+from warehouse.testset_queries import run_testset_versions  # noqa: F401  (registers them)
 
 TTL_S = 3600
 """Cached results live an hour at most (the version key makes them stale sooner)."""
