@@ -26,6 +26,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--judge", default="local", help="local (offline) | openai:MODEL | ...")
     p.add_argument("--estimate", action="store_true", help="LLM calls and cost, then stop")
     p.add_argument("--dedupe-threshold", type=float, default=0.92, help="cosine (default 0.92)")
+    p.add_argument(
+        "--instructions", default="", metavar="TEXT",
+        help="what the questions should be like, for the LLM writer (with --judge)",
+    )  # fmt: skip
     p = actions.add_parser("from-logs", parents=[common], help="cases from a query log")
     p.add_argument("log", type=Path, help="CSV or JSONL of queries (timestamps, sources, ...)")
     p.add_argument("--pages", nargs="+", type=Path, help="ground-truth pages to attach")
@@ -58,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed, judge=args.judge, embedder=args.embedder, urls=args.urls,
                 base_url=args.base_url, domain=args.domain or "",
                 dedupe_threshold=args.dedupe_threshold, estimate=args.estimate,
+                instructions=args.instructions,
             )  # fmt: skip
         else:
             lines = commands.from_logs(
