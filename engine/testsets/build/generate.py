@@ -13,7 +13,7 @@ Styles (the write-up's document-grounded generation; RAGAS / DeepEval evolutions
 
 Every case carries its ground-truth chunks (with page URLs), an expected answer built
 from the facts, and claims whose source chunk is in ``metadata.claim_chunks``. Drafts are
-written by the offline templates (``facts``); with an LLM writer the model rewrites each
+worded offline as a person would ask (``phrasing``); with an LLM writer the model rewrites each
 draft's question and answer from the same chunks. Near-duplicate questions are dropped
 with the embedder (cosine at or above ``dedupe_threshold``).
 """
