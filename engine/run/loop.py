@@ -39,6 +39,7 @@ from engine.run.lanes import Lane, build_lanes
 from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
 from engine.run.pool import start_pool
+from engine.run.testset_version import write_testset_version
 from engine.run.writer import LakeWriter
 from engine.scorers.analyzer import ANALYZE_BATCH
 from engine.scorers.base import sample_kind
@@ -47,7 +48,7 @@ from engine.scorers.judge import pooled_judge
 from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet, case_records
-from engine.testsets.versions import cases_hash, testset_case_records
+from engine.testsets.versions import cases_hash
 
 FLUSH_EVERY = 50
 """Flush the buffer once it holds this many samples..."""
@@ -108,7 +109,7 @@ class Runner:
         self.paths = paths
         self.test_set = test_set
         self.cases = cases
-        self._cases_hash = cases_hash(test_set.cases)
+        self._cases_hash = cases_hash(test_set.cases) if test_set.cases else ""
         self.progress: ProgressSink = progress or NullProgress()
         self.after_flush = after_flush
         self.clock = clock
@@ -263,12 +264,10 @@ class Runner:
 
     def _write_cases(self) -> None:
         """The cases the run scores, once per run (a resumed run has them already)."""
+        write_testset_version(self.paths.lake, self.run_id, self.test_set)
         if any(partition_dir(self.paths.lake, "cases", self.run_id, 0).glob("part-*.parquet")):
             return
         write_part(self.paths.lake, "cases", self.run_id, 0, case_records(self.run_id, self.cases))
-        if self.test_set.cases:  # the whole test set: its version, whatever this run scores
-            whole = testset_case_records(self.run_id, self.test_set.name, self.test_set.cases)
-            write_part(self.paths.lake, "testset_cases", self.run_id, 0, whole)
 
     def _write_lineage(self, plan: CandidatePlan | None) -> None:
         """Each candidate's parent and edit, once per run (a resumed run has them)."""
