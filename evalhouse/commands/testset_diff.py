@@ -33,6 +33,7 @@ def _version(text: str, which: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary line, then one line per added, removed and changed case."""
+    from engine.errors import one_line, printable
     from engine.testsets.versions import diff_cases
     from warehouse.queries import Warehouse
     from warehouse.testset_queries import testset_version_cases, testset_version_list
@@ -46,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         versions = testset_version_list(warehouse, args.name)
         if versions.is_empty():
             known = sorted(set(testset_version_list(warehouse)["test_set_name"]))
-            hint = f" (known: {', '.join(known[:10])})" if known else " (no run has one yet)"
+            shown = ", ".join(one_line(printable(n)) for n in known[:10])
+            hint = f" (known: {shown})" if known else " (no run has one yet)"
             raise UsageError(f"test set {args.name!r}: no versions in the warehouse{hint}")
         last = int(versions["version"].max())  # type: ignore[arg-type]
         for version, which in ((old, "V1"), (new, "V2")):
@@ -63,14 +65,16 @@ def run(args: argparse.Namespace) -> int:
             for v in (old, new)
         ]
     diff = diff_cases(sides[0], sides[1])
-    print(
-        f"{args.name} v{old} -> v{new}: {len(diff.added)} added, {len(diff.removed)} removed, "
-        f"{len(diff.changed)} changed, {diff.unchanged} unchanged"
+    # names and ids come from files: a terminal control in one is shown, not obeyed
+    counts = (
+        f"{len(diff.added)} added, {len(diff.removed)} removed, {len(diff.changed)} changed, "
+        f"{diff.unchanged} unchanged"
     )
+    print(f"{one_line(printable(args.name))} v{old} -> v{new}: {counts}")
     for sample_id in diff.added:
-        print(f"added    {sample_id}")
+        print(f"added    {printable(sample_id)}")
     for sample_id in diff.removed:
-        print(f"removed  {sample_id}")
+        print(f"removed  {printable(sample_id)}")
     for case in diff.changed:
-        print(f"changed  {case.sample_id}  ({', '.join(case.fields)})")
+        print(f"changed  {printable(case.sample_id)}  ({printable(', '.join(case.fields))})")
     return EXIT_OK
