@@ -29,8 +29,11 @@ def shared_cases_only(challenger: str, baseline: str, *, key: str = "compare_sha
     rows = {str(r["run_id"]): r for r in frame.iter_rows(named=True)}
     chal, base = rows.get(challenger), rows.get(baseline)
     keys = [(r or {}).get("test_set_cases_hash") for r in (chal, base)]
-    if None in keys or keys[0] == keys[1]:
-        return False  # same version, or a run from before versions: nothing to tell apart
+    if None in keys:
+        return False  # a run from before versions: nothing to tell apart
+    if keys[0] == keys[1]:
+        st.caption(f"Both runs scored {safe_text(_label(chal))}.")
+        return False
     counts = data.query(shared_case_count, challenger, baseline)
     same_set = (
         chal is not None and base is not None and chal["test_set_name"] == base["test_set_name"]

@@ -77,4 +77,5 @@ def test_compare_of_the_same_version_says_nothing(
     at.selectbox(key=f"compare_baseline_{runs['v1-again']}").set_value(runs["v1"]).run()
     assert not [w for w in at.warning if "different versions" in w.value]
     assert not [t for t in at.toggle if t.key == "compare_shared"]
+    assert f"Both runs scored {NAME} v1." in [c.value for c in at.caption]
     assert _caption_count(at) == 4
