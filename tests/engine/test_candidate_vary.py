@@ -198,10 +198,12 @@ def test_a_malformed_llm_reply_is_one_line_exit_2(
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         code, err = _vary_cli(
-            str(base), "--count", "2", "--judge", "openai:mini",
+            str(base), "--count", "1", "--judge", "openai:mini",
             "--home", str(tmp_path / "home"), capsys=capsys,
         )  # fmt: skip
-    assert code == 2 and "Traceback" not in err
+    # (one variant: with two in flight, the abandoned call's socket reset makes the loopback
+    # server print its own traceback into the same stderr)
+    assert code == 2 and "Traceback" not in err, err
     last = err.splitlines()[-1]
     assert last.startswith("error: --judge openai:mini: no variant written: ") and problem in last
     assert [p.name for p in base.parent.iterdir()] == ["base.md"]
