@@ -41,7 +41,7 @@ def shared_cases_only(challenger: str, baseline: str, *, key: str = "compare_sha
     what = "different versions of the test set" if same_set else "different test sets"
     st.warning(
         f"The two runs scored {what}: baseline {safe_text(_label(base))}, challenger "
-        f"{safe_text(_label(chal))}. {counts.shared} cases are the same in both "
+        f"{safe_text(_label(chal))}. Cases the same in both: {counts.shared} "
         f"(baseline {counts.baseline_cases}, challenger {counts.run_cases})."
     )
     return st.toggle(

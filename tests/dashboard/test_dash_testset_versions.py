@@ -58,7 +58,7 @@ def test_compare_of_v1_and_v3_warns_and_keeps_to_the_shared_cases(
     warnings = [w.value for w in at.warning if "different versions" in w.value]
     assert len(warnings) == 1
     assert f"baseline {NAME} v1, challenger {NAME} v3" in warnings[0]
-    assert "1 cases are the same in both (baseline 4, challenger 4)" in warnings[0]
+    assert "Cases the same in both: 1 (baseline 4, challenger 4)" in warnings[0]
     # Kept to the shared cases: only the case no version edited is compared.
     assert _caption_count(at) == 1
     assert [r["sample_id"] for r in table(at, "sample_id")] == [ids[0]]
