@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.lake import partition_dir, write_part
 from engine.testsets import LoadedTestSet
-from engine.testsets.versions import testset_case_records
+from engine.testsets.versions import version_case_records
 
 TABLE = "testset_cases"
 
@@ -17,4 +17,4 @@ def write_testset_version(lake: Path, run_id: str, test_set: LoadedTestSet) -> N
     """Write the test set's cases under the run, unless the run wrote them already."""
     if not test_set.cases or any(partition_dir(lake, TABLE, run_id, 0).glob("part-*.parquet")):
         return
-    write_part(lake, TABLE, run_id, 0, testset_case_records(run_id, test_set.name, test_set.cases))
+    write_part(lake, TABLE, run_id, 0, version_case_records(run_id, test_set.name, test_set.cases))

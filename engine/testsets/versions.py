@@ -24,7 +24,7 @@ def cases_hash(cases: Iterable[TestCase]) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
-def testset_case_records(
+def version_case_records(
     run_id: str, name: str, cases: Sequence[TestCase]
 ) -> list[TestSetCaseRecord]:
     """The ``testset_cases`` lake rows of a run: every case of the test set it loaded."""

@@ -117,7 +117,7 @@ def test_diff_refuses_an_unknown_name_or_version_in_one_line(
 
 def test_version_rows_keep_every_case_with_the_version_key() -> None:
     cases = [_case("a", "What is A?"), _case("b", "What is B?")]
-    records = versions.testset_case_records("r1", "set", cases)
+    records = versions.version_case_records("r1", "set", cases)
     assert {r.sample_id for r in records} == {"a", "b"}
     assert {r.cases_hash for r in records} == {cases_hash(cases)}
     assert json.loads(records[0].case_json)["query"] == "What is A?"
