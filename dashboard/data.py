@@ -34,6 +34,7 @@ from warehouse.db import QueryError, QueryResult
 from warehouse.drift_queries import drift_run_series, judge_drift_split  # registers them all
 from warehouse.noise_queries import domain_changes, metric_sample_values, series_steps
 from warehouse.queries import Warehouse
+from warehouse.testset_queries import run_testset_versions  # noqa: F401  (registers them)
 
 TTL_S = 3600
 """Cached results live an hour at most (the version key makes them stale sooner)."""

@@ -533,8 +533,10 @@ def compare_counts(
     tolerance: float,
     candidate: str | None = None,
     baseline_candidate: str | None = None,
+    shared_only: bool = False,
 ) -> pl.DataFrame:
-    """Per domain: paired samples improved, regressed and unchanged beyond ``tolerance``."""
+    """Per domain: paired samples improved, regressed and unchanged beyond ``tolerance``;
+    with ``shared_only``, only the cases both runs scored with the same content."""
     return wh.named(
         "compare_counts",
         run_id=run_id,
@@ -543,6 +545,7 @@ def compare_counts(
         tolerance=float(tolerance),
         candidate=candidate,
         baseline_candidate=baseline_candidate,
+        shared_only=shared_only,
     )
 
 
@@ -556,12 +559,14 @@ def compare_samples(
     tolerance: float,
     candidate: str | None = None,
     baseline_candidate: str | None = None,
+    shared_only: bool = False,
     status: str | None = None,
     domain: str | None = None,
     limit: int = PAGE_SIZE,
     offset: int = 0,
 ) -> pl.DataFrame:
-    """One page of paired samples, largest regression first, with ``total_rows``."""
+    """One page of paired samples, largest regression first, with ``total_rows``; with
+    ``shared_only``, only the cases both runs scored with the same content."""
     return wh.named(
         "compare_samples",
         run_id=run_id,
@@ -570,6 +575,7 @@ def compare_samples(
         tolerance=float(tolerance),
         candidate=candidate,
         baseline_candidate=baseline_candidate,
+        shared_only=shared_only,
         status=status,
         domain=domain,
         limit=limit,

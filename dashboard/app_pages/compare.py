@@ -16,6 +16,7 @@ from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.quick_review import quick_review
 from dashboard.components.reanalysis_note import show_reanalysis_relation
 from dashboard.components.side_by_side import side_by_side
+from dashboard.components.testset_versions import shared_cases_only
 from dashboard.components.url_state import changed, set_url, url_index, url_int
 from warehouse import queries as q
 from warehouse.queries import ALL_METRICS, PAGE_SIZE, SampleRef, metric_label
@@ -75,6 +76,7 @@ else:
 
 if candidate is None:
     show_reanalysis_relation(challenger, baseline)
+shared_only = shared_cases_only(challenger, baseline)
 
 c1, c2 = st.columns(2)
 metrics = [*ALL_METRICS, *data.query(q.run_graders, (challenger, baseline))]
@@ -103,6 +105,7 @@ counts = data.query(
     tolerance=tolerance,
     candidate=candidate,
     baseline_candidate=baseline_candidate,
+    shared_only=shared_only,
 )
 if counts.is_empty():
     st.warning("The two sides have no samples in common.")
@@ -172,6 +175,7 @@ samples = data.query(
     tolerance=tolerance,
     candidate=candidate,
     baseline_candidate=baseline_candidate,
+    shared_only=shared_only,
     status=status or None,
     domain=domain or None,
     offset=(int(page_no) - 1) * PAGE_SIZE,

@@ -48,6 +48,7 @@ overview = detail.with_columns(
     "started_at",
     "duration_s",
     "samples",
+    "test_set_version",
     "errors",
     "pass_rate_percent",
     "cost_usd",
@@ -65,6 +66,9 @@ tables.show(
     started_at=st.column_config.DatetimeColumn("Started", format=formats.TIMESTAMP_GRID),
     duration_s=st.column_config.NumberColumn("Duration (s)", format="%d", width="small"),
     samples=st.column_config.NumberColumn("Samples", width="small"),
+    test_set_version=st.column_config.NumberColumn(
+        "Test set v", help="Version of the run's test set (its cases)", width="small"
+    ),
     errors=st.column_config.NumberColumn("Errors", width="small"),
     pass_rate_percent=st.column_config.NumberColumn("Pass rate %", format="%.1f", width="small"),
     cost_usd=st.column_config.NumberColumn("Cost USD", format=formats.COST_PRINTF, width="small"),
@@ -91,6 +95,11 @@ facts = {
     ),
     "Test set": row["test_set"],
     "Test set hash": row["test_set_hash"] or formats.NA,
+    "Test set version": (
+        formats.NA
+        if row["test_set_version"] is None
+        else f"{row['test_set_name']} v{row['test_set_version']}"
+    ),
     "evalhouse version": row["version"],
     "Git commit": row["git_commit"] or formats.NA,
     "Tags": ", ".join(row["tags"] or []) or formats.NA,

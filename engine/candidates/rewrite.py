@@ -48,7 +48,7 @@ class LlmRewriter:
         wanted = set(template_variables(draft))
 
         def validate(payload: Any) -> str:
-            text = payload["prompt"] if isinstance(payload, dict) else None
+            text = payload.get("prompt") if isinstance(payload, dict) else None
             if not isinstance(text, str) or not text.strip():
                 raise ValueError('the reply needs a non-empty "prompt" string')
             if unknown_variables(text) or set(template_variables(text)) != wanted:

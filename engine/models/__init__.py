@@ -79,6 +79,7 @@ from engine.models.reviews import (
     ReviewRecord,
     RunLabelRecord,
 )
+from engine.models.testset_records import TestSetCaseRecord
 from engine.models.tools import ExpectedTool, ToolCall, TrajectoryStep
 
 __all__ = [
@@ -131,6 +132,7 @@ __all__ = [
     "SampleScoreRecord",
     "TargetOptions",
     "TestCase",
+    "TestSetCaseRecord",
     "Tier",
     "TierThresholds",
     "ToolCall",

@@ -22,6 +22,7 @@ from engine.models.drift_records import DriftAnchorRecord, JudgeDriftRecord
 from engine.models.judge_records import JudgeAskRecord
 from engine.models.lineage_records import CandidateLineageRecord
 from engine.models.reviews import ReviewRecord, RunLabelRecord
+from engine.models.testset_records import TestSetCaseRecord
 
 
 class RunRecord(Frozen):
@@ -43,6 +44,12 @@ class RunRecord(Frozen):
     """Path of the test set."""
     test_set_hash: str = ""
     """sha256 of the test-set file."""
+    test_set_name: str = ""
+    """Name of the test set (the file name without its extension); empty for runs written
+    before test sets had versions."""
+    test_set_cases_hash: str = ""
+    """sha256 of the test set's cases (ids and contents, not the file's layout): each
+    distinct value per ``test_set_name`` is a version (view ``testset_versions``)."""
     series: str | None = None
     """The series named with ``--series``; None: derived from the name (view ``run_series``)."""
     config: str
@@ -518,6 +525,7 @@ LAKE_TABLES: dict[str, type[Frozen]] = {
     "drift_anchors": DriftAnchorRecord,
     "judge_drift": JudgeDriftRecord,
     "candidate_lineage": CandidateLineageRecord,
+    "testset_cases": TestSetCaseRecord,
 }
 """Every lake table and the record model that defines its columns, in load order."""
 

@@ -39,6 +39,7 @@ from engine.run.lanes import Lane, build_lanes
 from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
 from engine.run.pool import start_pool
+from engine.run.testset_version import write_testset_version
 from engine.run.writer import LakeWriter
 from engine.scorers.analyzer import ANALYZE_BATCH
 from engine.scorers.base import sample_kind
@@ -47,6 +48,7 @@ from engine.scorers.judge import pooled_judge
 from engine.secrets import redact
 from engine.settings import Paths
 from engine.testsets import LoadedTestSet, case_records
+from engine.testsets.versions import cases_hash
 
 FLUSH_EVERY = 50
 """Flush the buffer once it holds this many samples..."""
@@ -107,6 +109,7 @@ class Runner:
         self.paths = paths
         self.test_set = test_set
         self.cases = cases
+        self._cases_hash = cases_hash(test_set.cases) if test_set.cases else ""
         self.progress: ProgressSink = progress or NullProgress()
         self.after_flush = after_flush
         self.clock = clock
@@ -261,6 +264,7 @@ class Runner:
 
     def _write_cases(self) -> None:
         """The cases the run scores, once per run (a resumed run has them already)."""
+        write_testset_version(self.paths.lake, self.run_id, self.test_set)
         if any(partition_dir(self.paths.lake, "cases", self.run_id, 0).glob("part-*.parquet")):
             return
         write_part(self.paths.lake, "cases", self.run_id, 0, case_records(self.run_id, self.cases))
@@ -286,6 +290,8 @@ class Runner:
             iterations=self.config.iterations,
             test_set=self.config.test_set,
             test_set_hash=self.test_set.sha256,
+            test_set_name=self.test_set.name,
+            test_set_cases_hash=self._cases_hash,
             series=self.config.series,
             config=redact(self.config.model_dump_json()),
             judge=self.meta.get("judge", self.config.judge),

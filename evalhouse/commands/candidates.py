@@ -41,7 +41,14 @@ def run(args: argparse.Namespace) -> int:
             rewriter = build_rewriter(args.judge, home.paths(args).cache)
         except JudgeError as exc:
             raise UsageError(f"--judge {args.judge}: {exc}") from None
-    report = vary(args.file, args.count, seed=args.seed, rewriter=rewriter)
+    try:
+        report = vary(args.file, args.count, seed=args.seed, rewriter=rewriter)
+    except JudgeError as exc:
+        # A reply that is no JSON, lacks the prompt or drops a placeholder (after the
+        # client's one repair), or a server that kept failing: no variant is written.
+        raise UsageError(
+            f"--judge {args.judge}: no variant written: {' '.join(str(exc).split())}"
+        ) from None
     for variant in report.written:
         print(f"written\t{variant.id}\t{variant.path}")
     for variant in report.existing:

@@ -1,4 +1,5 @@
-"""``evalhouse testset from-pages|from-logs|accept``: build a test set."""
+"""``evalhouse testset from-pages|from-logs|accept|diff``: build a test set, or compare
+two of its versions."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import argparse
 from pathlib import Path
 
 from evalhouse import home
+from evalhouse.commands import testset_diff
 from evalhouse.console import EXIT_OK, err
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``testset`` subcommand, its three actions and their flags."""
     common = home.home_options()
-    t = sub.add_parser("testset", help="build a test set from pages or query logs")
+    t = sub.add_parser("testset", help="build a test set, or diff two of its versions")
     actions = t.add_subparsers(dest="action", required=True)
     p = actions.add_parser("from-pages", parents=[common], help="cases from ground-truth pages")
     p.add_argument("paths", nargs="+", type=Path, help="folders or files (.md .html .txt)")
@@ -24,6 +26,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--judge", default="local", help="local (offline) | openai:MODEL | ...")
     p.add_argument("--estimate", action="store_true", help="LLM calls and cost, then stop")
     p.add_argument("--dedupe-threshold", type=float, default=0.92, help="cosine (default 0.92)")
+    p.add_argument(
+        "--instructions", default="", metavar="TEXT",
+        help="what the questions should be like, for the LLM writer (with --judge)",
+    )  # fmt: skip
     p = actions.add_parser("from-logs", parents=[common], help="cases from a query log")
     p.add_argument("log", type=Path, help="CSV or JSONL of queries (timestamps, sources, ...)")
     p.add_argument("--pages", nargs="+", type=Path, help="ground-truth pages to attach")
@@ -39,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("review_file", type=Path, metavar="REVIEW.csv")
     p.add_argument("--output", type=Path, required=True, help="test set to write")
     p.set_defaults(func=run)
+    testset_diff.add_parser(actions)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed, judge=args.judge, embedder=args.embedder, urls=args.urls,
                 base_url=args.base_url, domain=args.domain or "",
                 dedupe_threshold=args.dedupe_threshold, estimate=args.estimate,
+                instructions=args.instructions,
             )  # fmt: skip
         else:
             lines = commands.from_logs(

@@ -17,6 +17,7 @@ from tests.conftest import Store
 from tests.factories import T0, result_record, run_record
 from warehouse import drift_queries as _drift_queries  # noqa: F401  (registers its queries)
 from warehouse import queries as q
+from warehouse import testset_queries as _testset_queries  # noqa: F401  (registers its queries)
 
 
 def test_one_function_per_sql_file() -> None:

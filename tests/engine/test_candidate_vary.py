@@ -176,3 +176,34 @@ def test_llm_worded_variants_one_call_each_none_on_rerun(
     code, _ = _vary_cli(*args, capsys=capsys)
     assert code == 0 and llm.count == 4
     assert len([c for c in load_candidates(tmp_path / "project" / "candidates") if c.parent]) == 8
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        (Reply.text("Sure! Here is a better prompt."), "the reply is not a JSON object"),
+        (Reply.json({"text": "Be precise."}), 'the reply needs a non-empty "prompt" string'),
+        (Reply.json({"prompt": "Answer well."}), "must keep exactly the placeholders"),
+    ],
+)
+def test_a_malformed_llm_reply_is_one_line_exit_2(
+    tmp_path: Path,
+    reply: Reply,
+    problem: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = project(tmp_path / "project")
+    with LoopbackLLM(responder=lambda provider, body: reply) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, err = _vary_cli(
+            str(base), "--count", "1", "--judge", "openai:mini",
+            "--home", str(tmp_path / "home"), capsys=capsys,
+        )  # fmt: skip
+    # (one variant: with two in flight, the abandoned call's socket reset makes the loopback
+    # server print its own traceback into the same stderr)
+    assert code == 2 and "Traceback" not in err, err
+    last = err.splitlines()[-1]
+    assert last.startswith("error: --judge openai:mini: no variant written: ") and problem in last
+    assert [p.name for p in base.parent.iterdir()] == ["base.md"]

@@ -7,6 +7,8 @@ CREATE TABLE IF NOT EXISTS "runs" (
     "iterations" BIGINT NOT NULL,
     "test_set" VARCHAR NOT NULL,
     "test_set_hash" VARCHAR,
+    "test_set_name" VARCHAR,
+    "test_set_cases_hash" VARCHAR,
     "series" VARCHAR,
     "config" VARCHAR NOT NULL,
     "judge" VARCHAR NOT NULL,
@@ -345,6 +347,15 @@ CREATE TABLE IF NOT EXISTS "candidate_lineage" (
     "prompt_sha256" VARCHAR
 );
 
+CREATE TABLE IF NOT EXISTS "testset_cases" (
+    "run_id" VARCHAR NOT NULL,
+    "test_set_name" VARCHAR NOT NULL,
+    "cases_hash" VARCHAR NOT NULL,
+    "sample_id" VARCHAR NOT NULL,
+    "sample_hash" VARCHAR NOT NULL,
+    "case_json" VARCHAR NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "runs_log" (
     "run_id" VARCHAR NOT NULL,
     "name" VARCHAR NOT NULL,
@@ -354,6 +365,8 @@ CREATE TABLE IF NOT EXISTS "runs_log" (
     "iterations" BIGINT NOT NULL,
     "test_set" VARCHAR NOT NULL,
     "test_set_hash" VARCHAR,
+    "test_set_name" VARCHAR,
+    "test_set_cases_hash" VARCHAR,
     "series" VARCHAR,
     "config" VARCHAR NOT NULL,
     "judge" VARCHAR NOT NULL,

@@ -17,6 +17,7 @@ from engine.errors import InputError
 from engine.settings import Paths
 from engine.testsets.build import generate as G
 from engine.testsets.build import logs as L
+from engine.testsets.build.grounding import Unsupported, check_drafts, unsupported_summary
 from engine.testsets.build.pages import read_pages, read_url_list
 from engine.testsets.build.review import accept_review, summary, write_jsonl, write_review
 
@@ -87,10 +88,17 @@ def from_pages(
     domain: str = "",
     dedupe_threshold: float = G.DEDUPE_THRESHOLD,
     estimate: bool = False,
+    instructions: str = "",
 ) -> list[str]:
-    """Generate cases from pages; with an LLM ``judge`` the model words them."""
+    """Generate cases from pages; with an LLM ``judge`` the model words them (steered by
+    ``instructions``) and the cases whose answer the passages do not support are dropped."""
     if count < 1:
         raise BuildError(f"--count {count}: must be at least 1")
+    if instructions.strip() and judge == "local":
+        raise BuildError(
+            "--instructions steers an LLM writer: give --judge openai:MODEL (or another LLM); "
+            "the offline generator has no prompt to steer"
+        )
     chosen_styles = _styles(styles)
     started = time.perf_counter()
     pages = read_pages(sources, urls=read_url_list(urls) if urls else None, base_url=base_url)
@@ -107,19 +115,30 @@ def from_pages(
                 pages, count=count, styles=chosen_styles, seed=seed, embed=embed,
                 threshold=dedupe_threshold,
             )  # fmt: skip
-            cost = estimate_writing(drafts, judge)
+            cost = estimate_writing(drafts, judge, instructions=instructions)
             return [
                 *report,
                 f"LLM calls:     {cost.calls:,} ({judge}; cached replies cost nothing)",
                 f"tokens:        {cost.input_tokens:,} in / {cost.output_tokens:,} out",
                 f"cost:          ${cost.cost_usd:.4f}",
             ]
-        writer = LlmWriter(_llm_client(judge, paths))
+        writer = LlmWriter(_llm_client(judge, paths), instructions=instructions)
     elif estimate:
         return [*report, "offline generator: no LLM calls, no cost"]
+    unsupported: list[Unsupported] = []
+
+    def written_and_checked(drafts: list[G.Draft]) -> tuple[list[G.Draft], list[str]]:
+        from engine.verifier import default_verifier  # the model loads only when it checks
+
+        assert writer is not None
+        written, failed = writer.rewrite(drafts)
+        kept, dropped = check_drafts(default_verifier(), written)
+        unsupported.extend(dropped)
+        return kept, failed
+
     made = G.generate(
         pages, count=count, styles=chosen_styles, seed=seed, embed=embed, domain=domain,
-        threshold=dedupe_threshold, rewrite=writer.rewrite if writer else None,
+        threshold=dedupe_threshold, rewrite=written_and_checked if writer else None,
     )  # fmt: skip
     if not made.cases:
         raise BuildError("no case could be generated: the pages state no checkable facts")
@@ -129,11 +148,14 @@ def from_pages(
     )
     report.append(f"cases: {len(made.cases)} ({per_style}) in {seconds:.1f}s")
     report.append(f"near-duplicates dropped: {made.duplicates}")
+    why_short = "the pages ran out" + (", or answers were dropped" if unsupported else "")
     for style, missing in made.short.items():
-        report.append(f"note: {missing} fewer {style} cases than asked (the pages ran out)")
+        report.append(f"note: {missing} fewer {style} cases than asked ({why_short})")
     for line in made.failed:
         report.append(f"skipped: {line}")
     if writer is not None:
+        report.append(unsupported_summary(unsupported))
+        report.extend(f"dropped: {u.line()}" for u in unsupported)
         usage = writer.usage
         report.append(
             f"LLM: {usage.calls} calls, {usage.input_tokens:,} in / {usage.output_tokens:,} out, "

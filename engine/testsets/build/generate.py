@@ -13,7 +13,7 @@ Styles (the write-up's document-grounded generation; RAGAS / DeepEval evolutions
 
 Every case carries its ground-truth chunks (with page URLs), an expected answer built
 from the facts, and claims whose source chunk is in ``metadata.claim_chunks``. Drafts are
-written by the offline templates (``facts``); with an LLM writer the model rewrites each
+worded offline as a person would ask (``phrasing``); with an LLM writer the model rewrites each
 draft's question and answer from the same chunks. Near-duplicate questions are dropped
 with the embedder (cosine at or above ``dedupe_threshold``).
 """
@@ -30,6 +30,7 @@ import numpy as np
 
 from engine.models import ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
 from engine.testsets.build import facts as F
+from engine.testsets.build import phrasing as P
 from engine.testsets.build.pages import Chunk, Page
 
 STYLES: tuple[str, ...] = ("simple", "reasoning", "multi-context", "adversarial", "out-of-scope")
@@ -92,7 +93,7 @@ def drafts(
     brand = F.brand_of(chunks)
     pools: dict[str, list[Draft]] = {s: [] for s in styles}
     for fact in found:
-        question, span = F.simple_question(fact)
+        question, span = _question(fact)
         answer = f"{span}. {fact.sentence}" if span else fact.sentence
         pools.get("simple", []).append(
             Draft("simple", question, answer, ((fact.sentence, fact.chunk),), (fact.chunk,))
@@ -102,7 +103,7 @@ def drafts(
             pools["adversarial"].append(
                 Draft(
                     "adversarial",
-                    premise[0],
+                    P.yes_no(premise[1]),
                     f"No. {fact.sentence}",
                     ((fact.sentence, fact.chunk),),
                     (fact.chunk,),
@@ -143,20 +144,23 @@ def drafts(
     return pools
 
 
-_REASONING = (
-    "How does {a} relate to {b}, according to {title}?",
-    "If {a} matters to you, what does {title} say about {b}, and why does it matter?",
-    "What do {a} and {b} together mean for someone choosing {brand}?",
-)
+def _question(fact: F.Fact) -> tuple[str, str]:
+    """(question, answer span) as a person would ask it (``phrasing``); a sentence it cannot
+    read gets the fact's echo question, and one without a span a plain "what about"."""
+    asked = P.question_for(fact.sentence)
+    if asked is not None:
+        return asked
+    echo, span = F.simple_question(fact)
+    if span:
+        return echo, span
+    return f"What should I know about {P.topic(fact.sentence)}?", ""
 
 
 def _reasoning(a: F.Fact, b: F.Fact, brand: str, rng: random.Random) -> Draft:
-    template = _REASONING[rng.randrange(len(_REASONING))]
-    question = template.format(
-        a=F._lower_first(F.subject(a.sentence)),
-        b=F._lower_first(F.subject(b.sentence)),
-        title=a.chunk.title,
-        brand=brand or a.chunk.title,
+    first, second = P.topic(a.sentence), P.topic(b.sentence)
+    templates = P.SAME_TOPIC_QUESTIONS if first.lower() == second.lower() else P.PAIR_QUESTIONS
+    question = templates[rng.randrange(len(templates))].format(
+        a=first, b=second, brand=brand or a.chunk.title
     )
     claims = ((a.sentence, a.chunk), (b.sentence, b.chunk))
     chunks = tuple(dict.fromkeys((a.chunk, b.chunk)))
@@ -164,11 +168,7 @@ def _reasoning(a: F.Fact, b: F.Fact, brand: str, rng: random.Random) -> Draft:
 
 
 def _multi(a: F.Fact, b: F.Fact) -> Draft:
-    qa, _ = F.simple_question(a)
-    qb, _ = F.simple_question(b)
-    if qb.split(" ", 1)[0] in ("What", "How", "Is"):
-        qb = qb[0].lower() + qb[1:]
-    question = f"{qa.rstrip('?')}, and {F._lower_first(qb)}"
+    question = P.join_questions(_question(a)[0], _question(b)[0])
     claims = ((a.sentence, a.chunk), (b.sentence, b.chunk))
     return Draft(
         "multi-context", question, f"{a.sentence} {b.sentence}", claims, (a.chunk, b.chunk)

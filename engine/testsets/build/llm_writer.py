@@ -34,11 +34,20 @@ INSTRUCTIONS: dict[str, str] = {
 }
 
 
-def _values(draft: Draft) -> dict[str, str]:
+def guidance(instructions: str) -> str:
+    """The prompt's line for the user's ``--instructions`` (empty without any)."""
+    text = " ".join(instructions.split())
+    if not text:
+        return ""
+    return f"\nWHAT THE PERSON BUILDING THIS TEST SET ASKS FOR (follow it):\n{text}\n"
+
+
+def _values(draft: Draft, instructions: str = "") -> dict[str, str]:
     passages = "\n\n".join(f"[{i}] {c.text}" for i, c in enumerate(draft.chunks, start=1))
     return {
         "style": draft.style,
         "instructions": INSTRUCTIONS[draft.style],
+        "guidance": guidance(instructions),
         "passages": passages,
         "facts": "\n".join(f"- {text}" for text, _ in draft.claims),
         "draft": draft.question,
@@ -59,8 +68,11 @@ def _parse(payload: Any) -> tuple[str, str]:
 class LlmWriter:
     """Rewrites drafts' questions and answers with a chat model."""
 
-    def __init__(self, client: HttpJudgeClient, *, concurrency: int = 4) -> None:
+    def __init__(
+        self, client: HttpJudgeClient, *, concurrency: int = 4, instructions: str = ""
+    ) -> None:
         self.client = client
+        self.instructions = instructions
         self.name = f"{client.wire.provider}:{client.model}"
         self.concurrency = concurrency
         self.usage = Usage()
@@ -73,7 +85,7 @@ class LlmWriter:
             async with gate:
                 try:
                     (question, answer), usage = await self.client.complete_json(
-                        prompt, _values(draft), _parse
+                        prompt, _values(draft, self.instructions), _parse
                     )
                 except JudgeError as exc:
                     return f"{draft.style} draft {draft.question!r}: {exc}"
@@ -91,12 +103,14 @@ class LlmWriter:
         return asyncio.run(self._write_all(drafts))
 
 
-def estimate_writing(drafts: Sequence[Draft], spec: str, prices: Any = None) -> CallEstimate:
+def estimate_writing(
+    drafts: Sequence[Draft], spec: str, prices: Any = None, instructions: str = ""
+) -> CallEstimate:
     """One call per draft: instructions, passages and facts in; a short JSON object out."""
     price_in, price_out = model_prices(spec, prices)
     total = CallEstimate()
     for draft in drafts:
-        values = _values(draft)
+        values = _values(draft, instructions)
         sent = PROMPT_OVERHEAD_TOKENS + sum(tokens(v) for v in values.values())
         cost = (sent * price_in + JUDGE_OUTPUT_TOKENS * price_out) / 1e6
         total = total + CallEstimate(1, sent, JUDGE_OUTPUT_TOKENS, cost)

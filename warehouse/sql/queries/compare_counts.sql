@@ -47,6 +47,14 @@ chal AS (
 paired AS (
     SELECT chal.domain, chal.score - base.score AS delta
     FROM chal JOIN base USING (sample_id)
+    -- with $shared_only, only the cases both runs scored with the same content (the two
+    -- runs may have scored different versions of the test set)
+    WHERE NOT $shared_only OR sample_id IN (
+        SELECT c.sample_id
+        FROM cases AS c
+        JOIN cases AS b ON b.sample_id = c.sample_id AND b.sample_hash = c.sample_hash
+        WHERE c.run_id = $run_id AND b.run_id = $baseline_run_id
+    )
 )
 SELECT
     domain,
