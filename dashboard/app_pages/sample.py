@@ -21,7 +21,14 @@ from dashboard.components.quick_review import quick_review
 from dashboard.components.review_form import review_section, rubric_label
 from dashboard.components.safe import safe_text
 from dashboard.components.trajectory import show_trajectory
-from dashboard.components.url_state import changed, set_url, url_index, url_int
+from dashboard.components.url_state import (
+    changed,
+    range_param,
+    set_url,
+    url_index,
+    url_int,
+    url_range,
+)
 from engine.models import ANALYZER_METRICS
 from engine.scoring.judging import CONFIDENCE_BAR, LOW_CONFIDENCE
 from warehouse import queries as q
@@ -97,13 +104,21 @@ with st.expander("Find a sample", expanded=sample_id is None):
         "Between",
         0.0,
         100.0,
-        (0.0, 100.0),
+        url_range("range", 0.0, 100.0),
         step=5.0,
         format="%.0f",
         key="sample_range",
         disabled=not metric,
     )
-    set_url(domain=domain, q=search, page=int(page_no), outcome=outcome, flag=flag, metric=metric)
+    set_url(
+        domain=domain,
+        q=search,
+        page=int(page_no),
+        outcome=outcome,
+        flag=flag,
+        metric=metric,
+        range=range_param((low, high), 0.0, 100.0) if metric else None,
+    )
     listing = data.query(
         q.run_samples,
         run_id,

@@ -55,3 +55,16 @@ def test_a_metric_range_round_trips() -> None:
         at.query_params["range"] = bad
         at.run()
         assert at.slider(key="r").value == read, bad
+
+
+def test_the_finder_metric_range_round_trips(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, page="sample", run="r2", metric="accuracy", range="20,60")
+    assert at.selectbox(key="sample_metric").value == "accuracy"
+    assert at.slider(key="sample_range").value == (20.0, 60.0)
+    at.slider(key="sample_range").set_range(40.0, 100.0).run()
+    assert at.query_params.get("range") == "40,100"
+    again = app(fixture_home, page="sample", **{k: at.query_params[k] for k in at.query_params})
+    assert again.slider(key="sample_range").value == (40.0, 100.0)
+    # with no metric chosen, no range is kept in the link
+    at.selectbox(key="sample_metric").set_value("").run()
+    assert "range" not in at.query_params
