@@ -35,6 +35,7 @@ from warehouse.drift_queries import drift_run_series, judge_drift_split  # regis
 from warehouse.noise_queries import domain_changes, metric_sample_values, series_steps
 from warehouse.queries import Warehouse
 from warehouse.testset_queries import run_testset_versions  # noqa: F401  (registers them)
+from warehouse.tool_queries import domain_tool_metrics, tool_sample_deltas_all
 
 TTL_S = 3600
 """Cached results live an hour at most (the version key makes them stale sooner)."""
@@ -246,14 +247,17 @@ def _noise_for(
 
 @_register
 def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filters) -> pl.DataFrame:
-    """Per-domain metrics of a run vs a baseline, each grader's (``grader:<id>``) and
-    retrieval metric's (``retrieval:<metric>``) among them, with a noise verdict per delta."""
+    """Per-domain metrics of a run vs a baseline, each grader's (``grader:<id>``), retrieval
+    metric's (``retrieval:<metric>``) and agent tool-call metric's (``tools:<metric>``) among
+    them, with a noise verdict per delta."""
     frame = q.domain_metrics(wh, run_id, baseline, filters)
     graders = q.domain_grader_metrics(wh, run_id, baseline, filters)
     frame, grader_metrics = _extra_columns(frame, graders, "grader", q.GRADER_PREFIX)
     retrieval = q.domain_retrieval_metrics(wh, run_id, baseline, filters)
     frame, retrieval_metrics = _extra_columns(frame, retrieval, "metric", q.RETRIEVAL_PREFIX)
-    metrics = [*q.ALL_METRICS, *grader_metrics, *retrieval_metrics]
+    tools = domain_tool_metrics(wh, run_id, baseline, filters)
+    frame, tool_metrics = _extra_columns(frame, tools, "metric", q.TOOLS_PREFIX)
+    metrics = [*q.ALL_METRICS, *grader_metrics, *retrieval_metrics, *tool_metrics]
     labels: dict[str, list[str]] = {m: [] for m in metrics}
     flags: dict[str, list[bool | None]] = {m: [] for m in metrics}
     bounds: dict[str, tuple[list[float | None], list[float | None]]] = {
@@ -268,6 +272,10 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
         ),
         q.RETRIEVAL_PREFIX: (
             _DomainDeltas(lambda: q.retrieval_sample_deltas_all(wh, run_id, str(base), filters)),
+            "metric",
+        ),
+        q.TOOLS_PREFIX: (
+            _DomainDeltas(lambda: tool_sample_deltas_all(wh, run_id, str(base), filters)),
             "metric",
         ),
     }

@@ -26,9 +26,10 @@ from engine.models import ANALYZER_METRICS, TierThresholds
 
 # Re-exported: the pages find the prefixes beside the metric list.
 from engine.models.metrics import GRADER_PREFIX as GRADER_PREFIX
-from engine.models.metrics import JUDGE_METRICS
+from engine.models.metrics import JUDGE_METRICS, TOOL_LABELS
 from engine.models.metrics import METRICS as METRIC_CATALOGUE
 from engine.models.metrics import RETRIEVAL_PREFIX as RETRIEVAL_PREFIX
+from engine.models.metrics import TOOLS_PREFIX as TOOLS_PREFIX
 from warehouse.reader import QUERIES as QUERIES
 from warehouse.reader import Warehouse as Warehouse
 from warehouse.reader import named_query as named_query
@@ -45,9 +46,9 @@ the ones not on 0-100 already), so that metrics of different scales share one ax
 ALL_METRICS = tuple(METRIC_LABELS)
 """The names of ``METRIC_LABELS``."""
 
-EXTRA_PREFIXES = (GRADER_PREFIX, RETRIEVAL_PREFIX)
-"""Prefixes of the metrics a run has beyond ``ALL_METRICS`` (one per grader and per
-retrieval metric), which pages list after the fixed ones."""
+EXTRA_PREFIXES = (GRADER_PREFIX, RETRIEVAL_PREFIX, TOOLS_PREFIX)
+"""Prefixes of the metrics a run has beyond ``ALL_METRICS`` (one per grader, per retrieval
+metric and per tool-call metric of agent cases), which pages list after the fixed ones."""
 
 RETRIEVAL_NAMES = {"mrr": "MRR", "hit": "Hit", "ndcg": "NDCG", "precision": "Precision",
                    "recall": "Recall"}  # fmt: skip
@@ -75,6 +76,9 @@ def metric_label(metric: str) -> str:
     if metric.startswith(RETRIEVAL_PREFIX):
         kind, at, k = metric.removeprefix(RETRIEVAL_PREFIX).partition("@")
         return f"Retrieval {RETRIEVAL_NAMES.get(kind, kind)}{at}{k}"
+    if metric.startswith(TOOLS_PREFIX):
+        name = metric.removeprefix(TOOLS_PREFIX)
+        return TOOL_LABELS.get(name, name)
     return METRIC_LABELS.get(metric, metric)
 
 

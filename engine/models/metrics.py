@@ -139,6 +139,18 @@ TOOL_METRICS: dict[str, Scale] = {
 """The metrics of a trajectory (``engine.scoring.tools``), in the order pages and ``check``
 list them, with their scales (a per-sample mean is on the same scale)."""
 
+TOOL_LABELS: dict[str, str] = {
+    "tool_precision": "Tool precision",
+    "tool_recall": "Tool recall",
+    "tool_f1": "Tool F1",
+    "argument_correctness": "Tool arguments",
+    "order_exact": "Tool order (exact)",
+    "order_subsequence": "Tool order (subsequence)",
+    "redundant_calls": "Redundant tool calls",
+    "task_completion": "Task completion",
+}
+"""The human name of each trajectory metric."""
+
 PREFIX_SCALES: dict[str, Scale] = {
     GRADER_PREFIX: RATE,
     RETRIEVAL_PREFIX: RATE,

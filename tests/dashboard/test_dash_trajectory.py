@@ -14,7 +14,7 @@ import pytest
 from dashboard.components.trajectory import trajectory_html, trajectory_view
 from engine.settings import Paths, resolve_paths
 from tests.dashboard.agent_home import DATA, HOSTILE, HOSTILE_ID, TRACE_ID, build_agent_home
-from tests.dashboard.conftest import AppFactory
+from tests.dashboard.conftest import AppFactory, table
 
 CASES = {
     c["id"]: c
@@ -117,3 +117,27 @@ def test_a_generated_response_is_told_apart_from_the_recorded_trajectory() -> No
     recorded = str(CASES["agent-01-right"]["response"])
     assert [c.value for c in page(recorded).caption] == []
     assert "generated anew" in page("A new answer from the target.").caption[0].value
+
+
+def test_the_overview_lists_the_tool_call_metrics_of_agent_cases(
+    app: AppFactory, agent_home: tuple[Paths, str]
+) -> None:
+    from dashboard import data
+    from warehouse.queries import Filters, Warehouse
+
+    home, run_id = agent_home
+    frame = data.overview(Warehouse(home.warehouse), run_id, None, Filters())
+    assert "tools:tool_f1_mean" in frame.columns
+    assert "tools:redundant_calls_mean" not in frame.columns  # a count, not on 0-100
+    # The same mean as the tool_scores view over the run's agent cases.
+    by_sql = Warehouse(home.warehouse).sql(
+        "SELECT domain, avg(score) AS m FROM tool_scores WHERE run_id = $r "
+        "AND metric = 'tool_f1' GROUP BY domain",
+        {"r": run_id},
+    )
+    expected = dict(by_sql.frame.iter_rows())
+    for row in frame.iter_rows(named=True):
+        assert row["tools:tool_f1_mean"] == pytest.approx(expected.get(row["domain"]))
+    at = app(home, run=run_id)
+    shown = [str(r["Metric"]) for r in table(at, "Metric")]
+    assert "Tool F1" in shown and "Task completion" in shown
