@@ -10,6 +10,7 @@ home, so nothing reaches the person's lake or warehouse. No Streamlit here.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,10 +36,19 @@ def cell_name(candidate: str, grader: str) -> str:
     return f"{candidate}{CELL_SEPARATOR}{grader}" if candidate else grader
 
 
-def live_grid(paths: Paths, run_id: str) -> pl.DataFrame:
+def planned_cells(config: RunConfig) -> list[str]:
+    """The grid's columns in the order the experiment chose its candidates and graders."""
+    return [
+        cell_name(candidate, grader)
+        for candidate in config.candidates or ("",)
+        for grader in config.graders or ()
+    ]
+
+
+def live_grid(paths: Paths, run_id: str, order: Sequence[str] = ()) -> pl.DataFrame:
     """The run's grader scores so far: a row per sample (and iteration), a column per
-    candidate × grader; a cell is null while not scored or when its grader failed.
-    Empty before the first part is published."""
+    candidate × grader (those of ``order`` first, in its order); a cell is null while not
+    scored or when its grader failed. Empty before the first part is published."""
     try:
         table = read_table(
             paths.lake,
@@ -57,10 +67,11 @@ def live_grid(paths: Paths, run_id: str) -> pl.DataFrame:
         .map_elements(lambda c: cell_name(c["candidate"], c["grader"]), return_dtype=pl.String)
         .alias("cell")
     )
-    order = list(dict.fromkeys(frame["cell"].to_list()))
+    seen = set(frame["cell"].to_list())
+    cells = [c for c in order if c in seen] + sorted(seen - set(order))
     # A resumed or re-flushed sample may have two rows for one cell: the last one counts.
     grid = frame.pivot(on="cell", index=list(GRID_KEY), values="score", aggregate_function="last")
-    return grid.select([*GRID_KEY, *order]).sort(list(GRID_KEY))
+    return grid.select([*GRID_KEY, *cells]).sort(list(GRID_KEY))
 
 
 def samples_scored(grid: pl.DataFrame) -> int:

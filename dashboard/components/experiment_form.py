@@ -19,8 +19,8 @@ from dashboard.access import Access
 from dashboard.components import tables
 from dashboard.components.launch_form import estimate_then_launch
 from dashboard.components.safe import safe_text
-from engine.connection import DEFAULT_BUDGET_S, check_connection
 from engine.errors import InputError
+from engine.judges.connection import DEFAULT_BUDGET_S, check_connection
 from engine.models import RunConfig, option_bounds
 from engine.settings import Paths
 from engine.testsets import load_test_set
@@ -257,24 +257,25 @@ def _try_graders(config: RunConfig, graders: list[str], sample_ids: list[str]) -
             "the warehouse."
         )
         for grader in graders:
-            left, right = st.columns([1, 3])
-            if left.button("Test", key=f"{_KEY}try_{grader}", icon=":material/play_circle:"):
-                with st.spinner(f"Trying {grader} on {sample}…"):
+            name, button, result = st.columns([2, 1, 5], vertical_alignment="center")
+            name.markdown(f"**{safe_text(grader)}**")
+            if button.button("Test", key=f"{_KEY}try_{grader}", icon=":material/play_circle:"):
+                with result, st.spinner(f"Trying {grader} on {sample}…"):
                     found = experiment_runs.try_grader(config, grader, str(sample))
                 st.session_state[f"{_KEY}tried_{grader}"] = (str(sample), found)
-            right.markdown(f"**{safe_text(grader)}**")
             tried = st.session_state.get(f"{_KEY}tried_{grader}")
             if tried is None:
+                result.caption("Not tried yet.")
                 continue
             on, found = tried
             if not found.ok:
-                right.error(f"{safe_text(on)}: {safe_text(found.reason)}")
+                result.error(f"{safe_text(on)}: {safe_text(found.reason)}")
                 continue
             score = "no score" if found.score is None else f"score {found.score:.2f}"
             verdict = "" if found.passed is None else (" · pass" if found.passed else " · fail")
-            right.markdown(f"{safe_text(on)}: **{score}{verdict}** — {safe_text(found.reason)}")
+            result.markdown(f"{safe_text(on)}: **{score}{verdict}** — {safe_text(found.reason)}")
             if found.output:
-                right.caption(f"Output graded: {safe_text(found.output[:400])}")
+                result.caption(f"Output graded: {safe_text(found.output[:400])}")
 
 
 def experiment_form(rules: Access, user: str) -> None:

@@ -8,11 +8,14 @@ as the sidebar does: one way to pause or cancel a run, whichever page asks.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import streamlit as st
 
 from dashboard import data, experiment_runs, formats, launcher
 from dashboard.components import tables
 from dashboard.components.safe import safe_text
+from engine.models import RunConfig
 from engine.run import control
 
 _KEY = "exp_"
@@ -49,11 +52,11 @@ def _controls(item: launcher.Launch, run_id: str | None) -> None:
         st.toast(f"{safe_text(item.spec.name)}: {status}")
 
 
-def _grid(run_id: str | None) -> None:
+def _grid(run_id: str | None, order: list[str]) -> None:
     if run_id is None:
         st.caption("Waiting for the run to start…")
         return
-    grid = experiment_runs.live_grid(data.home_paths(), run_id)
+    grid = experiment_runs.live_grid(data.home_paths(), run_id, order)
     if grid.is_empty():
         st.caption("No sample scored yet: rows appear as the run writes them.")
         return
@@ -66,15 +69,22 @@ def _grid(run_id: str | None) -> None:
     tables.grid(
         grid,
         column_config={
-            "sample_id": st.column_config.TextColumn("Sample", width="medium"),
-            "iteration": st.column_config.NumberColumn("Iter.", width="small"),
+            "sample_id": st.column_config.TextColumn("Sample", width="small"),
+            "iteration": st.column_config.NumberColumn("Iter.", width=40),
+            # six or more score columns fit a 1024 px page only at their narrowest
             **{
-                c: st.column_config.NumberColumn(c, format=formats.score_printf(0, 1))
+                c: st.column_config.NumberColumn(
+                    c, format=formats.score_printf(0, 1), width=_cell_width(len(cells))
+                )
                 for c in cells
             },
         },
         key=f"{_KEY}grid",
     )
+
+
+def _cell_width(cells: int) -> Literal["small", "medium"]:
+    return "small" if cells > 4 else "medium"
 
 
 def _links(run_id: str) -> None:
@@ -103,11 +113,16 @@ def watch(may_control: bool) -> None:
         return
     ids = [item.launch_id for item in launches]
     last = st.session_state.get("launch_last")
+    if last in ids and st.session_state.get(f"{_KEY}followed") != last:
+        # A new launch is what the person wants to watch, whatever the box showed before.
+        st.session_state[f"{_KEY}followed"] = last
+        st.session_state[f"{_KEY}watched"] = last
+    elif st.session_state.get(f"{_KEY}watched") not in ids:
+        st.session_state[f"{_KEY}watched"] = ids[0]
     names = {item.launch_id: item.spec.name for item in launches}
     picked = st.selectbox(
         "Experiment",
         ids,
-        index=ids.index(last) if last in ids else 0,
         format_func=lambda i: f"{names[i]} · {i}",
         key=f"{_KEY}watched",
     )
@@ -126,4 +141,5 @@ def watch(may_control: bool) -> None:
     elif status.startswith(("failed", "stopped")):
         log = launcher.tail(item.log_path, 1500).strip().splitlines()
         st.error(safe_text(log[-1] if log else status))
-    _grid(run_id)
+    spec = item.spec
+    _grid(run_id, experiment_runs.planned_cells(spec) if isinstance(spec, RunConfig) else [])

@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import experiment, experiment_runs, launcher
 from dashboard.access import default_access
-from engine.connection import check_connection
 from engine.errors import InputError
+from engine.judges.connection import check_connection
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory
 from tests.dashboard.fixture_home import build_empty_home
