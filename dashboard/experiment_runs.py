@@ -45,6 +45,23 @@ def planned_cells(config: RunConfig) -> list[str]:
     ]
 
 
+def short_labels(candidates: Sequence[str], cells: Sequence[str]) -> tuple[dict[str, str], str]:
+    """Grid headers that fit a narrow page: each candidate as a letter (``A · exact``), and
+    the legend that names the letters; with one candidate or none, the grader alone."""
+    letters = {c: chr(ord("A") + i) for i, c in enumerate(candidates) if i < 26}
+    labels: dict[str, str] = {}
+    for cell in cells:
+        candidate, _, grader = cell.rpartition(CELL_SEPARATOR)
+        if not candidate:
+            labels[cell] = cell
+        elif len(letters) > 1 and candidate in letters:
+            labels[cell] = f"{letters[candidate]} · {grader}"
+        else:
+            labels[cell] = grader if len(letters) <= 1 else cell
+    legend = " · ".join(f"{letter} = {c}" for c, letter in letters.items())
+    return labels, legend if len(letters) > 1 else ""
+
+
 def live_grid(paths: Paths, run_id: str, order: Sequence[str] = ()) -> pl.DataFrame:
     """The run's grader scores so far: a row per sample (and iteration), a column per
     candidate × grader (those of ``order`` first, in its order); a cell is null while not
@@ -80,6 +97,16 @@ def samples_scored(grid: pl.DataFrame) -> int:
     if grid.is_empty() or not cells:
         return 0
     return int(grid.select(pl.any_horizontal(pl.col(cells).is_not_null())).to_series().sum())
+
+
+def answers_graded(grid: pl.DataFrame, graders: int) -> int:
+    """Answers (sample × candidate × iteration) whose every grader has a row so far: the
+    lake's count, fresher than the last progress line the run printed."""
+    cells = [c for c in grid.columns if c not in GRID_KEY]
+    if grid.is_empty() or not cells or graders < 1:
+        return 0
+    filled = grid.select(pl.sum_horizontal(pl.col(cells).is_not_null())).to_series().sum()
+    return int(filled) // graders
 
 
 @dataclass(frozen=True)

@@ -52,29 +52,38 @@ def _controls(item: launcher.Launch, run_id: str | None) -> None:
         st.toast(f"{safe_text(item.spec.name)}: {status}")
 
 
-def _grid(run_id: str | None, order: list[str]) -> None:
+def _grid(run_id: str | None, spec: object) -> None:
     if run_id is None:
         st.caption("Waiting for the run to start…")
         return
+    config = spec if isinstance(spec, RunConfig) else None
+    order = experiment_runs.planned_cells(config) if config is not None else []
     grid = experiment_runs.live_grid(data.home_paths(), run_id, order)
     if grid.is_empty():
         st.caption("No sample scored yet: rows appear as the run writes them.")
         return
     cells = [c for c in grid.columns if c not in experiment_runs.GRID_KEY]
+    candidates = list(config.candidates or ()) if config is not None else []
+    labels, legend = experiment_runs.short_labels(candidates, cells)
     scored = experiment_runs.samples_scored(grid)
     st.caption(
-        f"{scored} of {grid.height} rows scored so far · a column per candidate × grader, "
-        "scores 0–1 (empty: not scored yet, or the grader failed)."
+        f"{scored} of {grid.height} rows scored so far · scores 0–1, a column per "
+        f"candidate × grader{f' ({legend})' if legend else ''}; empty: not scored yet, or "
+        "the grader failed."
     )
+    if grid["iteration"].n_unique() == 1:
+        grid = grid.drop("iteration")  # one iteration: the column says nothing
     tables.grid(
         grid,
         column_config={
             "sample_id": st.column_config.TextColumn("Sample", width="small"),
             "iteration": st.column_config.NumberColumn("Iter.", width=40),
-            # six or more score columns fit a 1024 px page only at their narrowest
             **{
                 c: st.column_config.NumberColumn(
-                    c, format=formats.score_printf(0, 1), width=_cell_width(len(cells))
+                    labels[c],
+                    help=c,
+                    format=formats.score_printf(0, 1),
+                    width=_cell_width(len(cells)),
                 )
                 for c in cells
             },
@@ -133,7 +142,11 @@ def watch(may_control: bool) -> None:
     progress = item.progress()
     if progress is not None:
         done, total = progress
-        st.progress(min(1.0, done / total), text=f"{done}/{total} samples")
+        if run_id is not None and isinstance(item.spec, RunConfig) and item.spec.graders:
+            grid = experiment_runs.live_grid(data.home_paths(), run_id)
+            graded = experiment_runs.answers_graded(grid, len(item.spec.graders))
+            done = max(done, min(graded, total))
+        st.progress(min(1.0, done / total), text=f"{done}/{total} answers graded")
     if may_control and status == "running":
         _controls(item, run_id)
     if status == "completed" and item.run_id():
@@ -141,5 +154,4 @@ def watch(may_control: bool) -> None:
     elif status.startswith(("failed", "stopped")):
         log = launcher.tail(item.log_path, 1500).strip().splitlines()
         st.error(safe_text(log[-1] if log else status))
-    spec = item.spec
-    _grid(run_id, experiment_runs.planned_cells(spec) if isinstance(spec, RunConfig) else [])
+    _grid(run_id, item.spec)

@@ -241,3 +241,24 @@ def test_an_uploaded_grader_never_runs_code(lab: Paths) -> None:
     saved = experiment.save_grader_upload(project, "ok.yaml", ok)
     assert saved == project / "graders" / "ok.yaml"
     assert "ok" in {i.id for i in experiment.project_graders(project)}
+
+
+def test_grid_headers_fit_a_narrow_page() -> None:
+    cells = [experiment_runs.cell_name(c, g) for c in ("helper", "helper-polite") for g in "xy"]
+    labels, legend = experiment_runs.short_labels(["helper", "helper-polite"], cells)
+    assert [labels[c] for c in cells] == ["A · x", "A · y", "B · x", "B · y"]
+    assert legend == "A = helper · B = helper-polite"
+    alone, none = experiment_runs.short_labels(["helper"], cells[:2])
+    assert [alone[c] for c in cells[:2]] == ["x", "y"] and none == ""
+    own, _ = experiment_runs.short_labels([], ["exact"])
+    assert own == {"exact": "exact"}
+
+
+def test_answers_graded_counts_answers_whose_every_grader_scored() -> None:
+    import polars as pl
+
+    grid = pl.DataFrame(
+        {"sample_id": ["a", "b"], "iteration": [1, 1], "A × x": [1.0, 0.5], "A × y": [0.0, None]}
+    )
+    assert experiment_runs.answers_graded(grid, graders=2) == 1
+    assert experiment_runs.answers_graded(pl.DataFrame(), graders=2) == 0
