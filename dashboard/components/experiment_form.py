@@ -75,8 +75,7 @@ def _items_table(items: list[experiment.ProjectItem], chosen: list[str], kind: s
         return
     frame = pl.DataFrame(
         {
-            "id": [i.id for i in picked],
-            "name": [i.name for i in picked],
+            "name": [i.id if i.name == i.id else f"{i.name} ({i.id})" for i in picked],
             kind: [i.kind for i in picked],
             "description": [i.description or "—" for i in picked],
         }
@@ -84,9 +83,8 @@ def _items_table(items: list[experiment.ProjectItem], chosen: list[str], kind: s
     tables.grid(
         frame,
         column_config={
-            "id": st.column_config.TextColumn("Id", width="small"),
-            "name": st.column_config.TextColumn("Name", width="medium"),
-            kind: st.column_config.TextColumn(kind.capitalize(), width="small"),
+            "name": st.column_config.TextColumn("Name (id)", width="medium"),
+            kind: st.column_config.TextColumn(kind.capitalize(), width="medium"),
             "description": st.column_config.TextColumn("Description", width="large"),
         },
     )
@@ -257,7 +255,7 @@ def _try_graders(config: RunConfig, graders: list[str], sample_ids: list[str]) -
             "the warehouse."
         )
         for grader in graders:
-            name, button, result = st.columns([2, 1, 5], vertical_alignment="center")
+            name, button, result = st.columns([2, 2, 5], vertical_alignment="center")
             name.markdown(f"**{safe_text(grader)}**")
             if button.button("Test", key=f"{_KEY}try_{grader}", icon=":material/play_circle:"):
                 with result, st.spinner(f"Trying {grader} on {sample}…"):

@@ -88,14 +88,15 @@ def test_an_experiment_from_the_browser(served: str, width: int) -> None:
             main.get_by_role("button", name="Launch").click()
             scored = main.get_by_text("rows scored so far").first
             scored.wait_for(timeout=90_000)
-            scored.scroll_into_view_if_needed()
+            # the watch redraws every 2 s: scroll by its heading, which stays put
+            main.get_by_text("6 · Watch").first.scroll_into_view_if_needed()
             assert "— running" in main.inner_text(), "the grid fills in while the run goes"
             _shot(page, "watch", width)
             link = main.get_by_role("link", name="Open on the Leaderboard")
             link.wait_for(timeout=180_000)
-            link.scroll_into_view_if_needed()
+            main.get_by_text("6 · Watch").first.scroll_into_view_if_needed()
             _shot(page, "done", width)
-            link.click()
+            link.click(timeout=10_000)  # a locator: found again if a redraw replaced it
             page.get_by_test_id("stMain").get_by_text("Prompt families").first.wait_for(
                 timeout=90_000
             )
