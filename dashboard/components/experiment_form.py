@@ -191,16 +191,18 @@ class _Models:
     concurrency: int
 
 
-def _models(rules: Access) -> _Models:
+def _models(rules: Access, may_launch: bool) -> _Models:
     st.subheader("4 · Models")
     c1, c2 = st.columns(2)
     with c1:
         target = str(st.selectbox("Target model", rules.targets, key=f"{_KEY}target"))
-        _connection(target, "target")
+        if may_launch:  # a check spends a call on the server's key
+            _connection(target, "target")
         embedder = str(st.selectbox("Embedder", rules.embedders, key=f"{_KEY}embedder"))
     with c2:
         judge = str(st.selectbox("Judge", rules.judges, key=f"{_KEY}judge"))
-        _connection(judge, "judge")
+        if may_launch:
+            _connection(judge, "judge")
         others = [j for j in rules.judges if j != judge]
         jury = st.multiselect(
             "More judges (a jury)",
@@ -286,7 +288,7 @@ def experiment_form(rules: Access, user: str) -> None:
     candidates = _candidates(project)
     graders = _graders(project, may_launch)
     try_box = st.container()  # under the graders, filled once the config is known
-    models = _models(rules)
+    models = _models(rules, may_launch)
     if chosen is None:
         return
     test_set, sample_ids = chosen
@@ -309,7 +311,12 @@ def experiment_form(rules: Access, user: str) -> None:
         return
     if graders and may_launch:
         with try_box:
-            _try_graders(config, graders, sample_ids)
+            # A try calls the same target and judges as the run: the same lists apply.
+            refusal = experiment.launch_refusal(rules, config, project)
+            if refusal is None:
+                _try_graders(config, graders, sample_ids)
+            else:
+                st.caption(f"No try from here: {safe_text(refusal)}.")
     if not may_launch:
         st.info("The operator has not granted you launching runs on this dashboard.")
         return

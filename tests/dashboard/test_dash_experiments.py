@@ -262,3 +262,16 @@ def test_answers_graded_counts_answers_whose_every_grader_scored() -> None:
     )
     assert experiment_runs.answers_graded(grid, graders=2) == 1
     assert experiment_runs.answers_graded(pl.DataFrame(), graders=2) == 0
+
+
+def test_a_try_calls_only_what_the_operator_allows(app: AppFactory, lab: Paths) -> None:
+    project = experiment.project_folder(lab)
+    (project / "candidates" / "helper" / "pricey.md").write_text(
+        "---\nname: Pricey\nmodel: gpt-4o\n---\nBe rich.\n", encoding="utf-8"
+    )
+    at = _page(app, lab)
+    at.multiselect(key="exp_candidates").set_value(["helper-pricey"]).run()
+    at.multiselect(key="exp_graders").set_value(["exact"]).run()
+    assert not [b for b in at.button if b.key == "exp_try_exact"]
+    refused = [c.value for c in at.caption if c.value.startswith("No try from here")]
+    assert refused and "gpt-4o" in refused[0] and "not a target" in refused[0]
