@@ -32,7 +32,7 @@ def _controls(item: launcher.Launch, run_id: str | None) -> None:
             st.caption("Paused: samples in flight finish and are kept; nothing new starts.")
             if left.button("Continue", key=f"{_KEY}continue", icon=":material/play_arrow:"):
                 control.request_continue(paths, run_id)
-                st.rerun(scope="fragment")
+                st.rerun()
         elif left.button(
             "Pause",
             key=f"{_KEY}pause",
@@ -40,7 +40,7 @@ def _controls(item: launcher.Launch, run_id: str | None) -> None:
             help="Samples in flight finish and are kept; Continue picks up where it stood.",
         ):
             control.request_pause(paths, run_id)
-            st.rerun(scope="fragment")
+            st.rerun()
     if right.button(
         "Cancel",
         key=f"{_KEY}cancel",

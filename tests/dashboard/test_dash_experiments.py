@@ -17,6 +17,7 @@ from dashboard import experiment, experiment_runs, launcher
 from dashboard.access import default_access
 from engine.errors import InputError
 from engine.judges.connection import check_connection
+from engine.run import control
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory
 from tests.dashboard.fixture_home import build_empty_home
@@ -143,7 +144,10 @@ def test_estimate_then_launch_fills_the_grid_and_cancel_stops_it(
         at.run()
         shown = [f for f in at.dataframe if "sample_id" in f.value.columns]
         assert shown and len(shown[-1].value) >= 2
-        assert any(b.key == "exp_pause" for b in at.button)
+        at.button(key="exp_pause").click().run()
+        assert control.pause_requested(lab, str(run_id))
+        at.button(key="exp_continue").click().run()
+        assert not control.pause_requested(lab, str(run_id))
         at.button(key="exp_cancel").click().run()
         assert started.status() == "cancelled (resumable)"
         scored = experiment_runs.samples_scored(experiment_runs.live_grid(lab, str(run_id)))
@@ -183,6 +187,12 @@ def test_connection_good_key_bad_key_and_unreachable(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}")
     down = check_connection("openai:gpt-4o-mini", budget_s=5)
     assert not down.ok and down.line and "\n" not in down.line and KEY not in down.line
+    with LoopbackLLM() as claude:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        claude.script("OK")
+        spoke = check_connection("anthropic:claude-3-5-haiku-latest")
+        assert (spoke.ok, spoke.line, claude.requests[-1].path) == (True, "OK", "/v1/messages")
     monkeypatch.delenv("OPENAI_API_KEY")
     missing = check_connection("openai:gpt-4o-mini")
     assert not missing.ok and "OPENAI_API_KEY" in missing.line
@@ -275,3 +285,19 @@ def test_a_try_calls_only_what_the_operator_allows(app: AppFactory, lab: Paths) 
     assert not [b for b in at.button if b.key == "exp_try_exact"]
     refused = [c.value for c in at.caption if c.value.startswith("No try from here")]
     assert refused and "gpt-4o" in refused[0] and "not a target" in refused[0]
+
+
+def test_a_try_that_cannot_run_is_one_line(lab: Paths) -> None:
+    """The local judge cannot check a free-form rubric: the try says so, it never raises."""
+    project = experiment.project_folder(lab)
+    (project / "graders" / "tone.yaml").write_text(
+        "type: llm-rubric\noptions: {rubric: 'The tone is warm and empathetic.'}\n",
+        encoding="utf-8",
+    )
+    config = experiment.experiment_config(
+        test_set=lab.test_sets / "six.jsonl", name="x", judge="local", embedder="local",
+        target="recorded", iterations=1, concurrency=2, graders=["tone"], project=project,
+    )  # fmt: skip
+    tried = experiment_runs.try_grader(config, "tone", "q01")
+    assert not tried.ok and tried.score is None
+    assert "tone" in tried.reason and "\n" not in tried.reason
