@@ -52,7 +52,7 @@ def _controls(item: launcher.Launch, run_id: str | None) -> None:
         st.toast(f"{safe_text(item.spec.name)}: {status}")
 
 
-def _grid(run_id: str | None, spec: object) -> None:
+def _grid(run_id: str | None, spec: object, running: bool) -> None:
     if run_id is None:
         st.caption("Waiting for the run to start…")
         return
@@ -66,8 +66,9 @@ def _grid(run_id: str | None, spec: object) -> None:
     candidates = list(config.candidates or ()) if config is not None else []
     labels, legend = experiment_runs.short_labels(candidates, cells)
     scored = experiment_runs.samples_scored(grid)
+    when = " so far" if running else ""
     st.caption(
-        f"{scored} of {grid.height} rows scored so far · scores 0–1, a column per "
+        f"{scored} of {grid.height} rows scored{when} · scores 0–1, a column per "
         f"candidate × grader{f' ({legend})' if legend else ''}; empty: not scored yet, or "
         "the grader failed."
     )
@@ -154,4 +155,4 @@ def watch(may_control: bool) -> None:
     elif status.startswith(("failed", "stopped")):
         log = launcher.tail(item.log_path, 1500).strip().splitlines()
         st.error(safe_text(log[-1] if log else status))
-    _grid(run_id, item.spec)
+    _grid(run_id, item.spec, status in ("running", "cancelling"))

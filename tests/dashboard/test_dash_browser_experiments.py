@@ -86,7 +86,7 @@ def test_an_experiment_from_the_browser(served: str, width: int) -> None:
             assert "calls" in text and "$" in text, text
             _shot(page, "estimate", width)
             main.get_by_role("button", name="Launch").click()
-            scored = main.get_by_text("rows scored so far").first
+            scored = main.get_by_text("rows scored so far").first  # only while it runs
             scored.wait_for(timeout=90_000)
             # the watch redraws every 2 s: scroll by its heading, which stays put
             main.get_by_text("6 · Watch").first.scroll_into_view_if_needed()
