@@ -119,7 +119,8 @@ class Access:
         return user is not None and _granted(self.reviewers, user, default=True)
 
     def refusal(self, config: RunConfig) -> str | None:
-        """Why ``config`` may not be launched from the dashboard; None when it may."""
+        """Why ``config``'s own settings may not be launched from the dashboard; None when
+        they may."""
         for what, spec, allowed in (
             ("judge", config.judge, self.judges),
             ("embedder", config.embedder, self.embedders),
@@ -129,8 +130,13 @@ class Access:
                 return f"the {what} {spec!r} is not one this dashboard may launch"
         if config.verifier not in LOCAL_VERIFIERS and config.verifier not in self.judges:
             return f"the verifier {config.verifier!r} is not one this dashboard may launch"
-        if config.candidates is not None or config.executor != "local":
-            return "candidates and Ray runs are launched from the command line"
+        for spec in config.jury:
+            if spec not in self.judges:
+                return f"the judge {spec!r} is not one this dashboard may launch"
+        if config.executor != "local":
+            return "Ray runs are launched from the command line"
+        # What a run's candidate and grader files call is checked against these lists by
+        # ``dashboard.experiment.launch_refusal``, the one check every launch passes.
         return None
 
 

@@ -207,7 +207,7 @@ def _signal(pid: int, sig: int) -> None:
         os.kill(pid, sig)
 
 
-def _run_arguments(
+def run_arguments(
     paths: Paths,
     config_file: Path,
     only: tuple[str, ...] = (),
@@ -266,7 +266,7 @@ def estimate(
             command = compare_arguments(paths, spec, estimate=True)
         else:
             config = write_config(spec, Path(folder) / "run-config.json")
-            command = _run_arguments(paths, config, only, estimate=True)
+            command = run_arguments(paths, config, only, estimate=True)
         code, out, err = run_captured(command, timeout_s)
     if code is None:
         return False, f"the estimate took longer than {timeout_s:.0f} s"
@@ -304,7 +304,7 @@ def launch(
         command = compare_arguments(paths, spec)
     else:
         config = write_config(spec, folder / f"{launch_id}.config.json")
-        command = _run_arguments(paths, config, only, resume=resume)
+        command = run_arguments(paths, config, only, resume=resume)
     env = {**os.environ, "EVALHOUSE_HOME": str(paths.home.resolve())}
     pid = launch_detached(
         command,

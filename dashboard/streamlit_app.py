@@ -52,6 +52,12 @@ PAGES = [
         icon=":material/link:",
         url_path="attribution",
     ),
+    st.Page(
+        "app_pages/experiments.py",
+        title="Experiments",
+        icon=":material/science:",
+        url_path="experiments",
+    ),
     st.Page("app_pages/runs.py", title="Runs", icon=":material/list:", url_path="runs"),
     st.Page(
         "app_pages/agreement.py",

@@ -32,9 +32,10 @@ if not lineage_runs.is_empty():
         ).alias("Candidate"),
         pl.col("parent").alias("Parent"),
         pl.col("variant_label").alias("Variant"),
-        pl.col("edit").alias("Edit"),
+        # the score before the (long) edit, so it stays in sight on a 1024 px screen
         pl.col("score").alias("Score"),
         pl.col("delta").alias("Δ vs parent"),
+        pl.col("edit").alias("Edit"),
     )
     tables.grid(
         family,

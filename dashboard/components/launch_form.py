@@ -9,10 +9,11 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data, launcher
+from dashboard import data, experiment, launcher
 from dashboard.access import Access
 from dashboard.components.run_control import launched_runs
 from dashboard.components.safe import safe_text
+from engine.errors import InputError
 from engine.models import RunConfig, option_bounds
 from engine.settings import Paths
 from warehouse import queries as q
@@ -83,18 +84,19 @@ def _spec_from_form(rules: Access) -> RunConfig | None:
     c1, c2 = st.columns(2)
     iterations = _number("Iterations", "iterations", c1)
     concurrency = _number("Concurrency", "concurrency", c2)
-    if not name.strip():
-        st.caption("Give the run a name.")
+    try:
+        return experiment.experiment_config(
+            test_set=paths.test_sets / test_set,
+            name=name,
+            judge=str(judge),
+            embedder=str(embedder),
+            target=str(target),
+            iterations=iterations,
+            concurrency=concurrency,
+        )
+    except InputError as exc:
+        st.caption(f"{safe_text(exc)[:1].upper()}{safe_text(exc)[1:]}.")
         return None
-    return RunConfig(
-        test_set=str(paths.test_sets / test_set),
-        name=name.strip(),
-        judge=str(judge),
-        embedder=str(embedder),
-        target=str(target),
-        iterations=iterations,
-        concurrency=concurrency,
-    )
 
 
 def estimate_then_launch(
@@ -107,11 +109,11 @@ def estimate_then_launch(
 ) -> None:
     """Estimate first; the Launch button appears once the estimate of this spec is shown.
     A spec the operator does not allow is refused before either."""
-    refusal = rules.refusal(spec)
+    paths = data.home_paths()
+    refusal = experiment.launch_refusal(rules, spec, experiment.project_folder(paths))
     if refusal is not None:
         st.caption(f"Not launched from here: {safe_text(refusal)}.")
         return
-    paths = data.home_paths()
     estimates: dict[str, tuple[bool, str]] = st.session_state.setdefault("launch_estimates", {})
     shown = f"{spec.model_dump_json()} only={','.join(only)}"  # what was estimated
     if st.button("Estimate", key=f"{key}_estimate", icon=":material/calculate:"):

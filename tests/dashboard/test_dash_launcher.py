@@ -30,7 +30,7 @@ def test_a_launch_runs_exactly_the_form_s_config(tmp_path: Path) -> None:
         target="recorded", iterations=3, concurrency=7, retries=4, max_failed_fraction=0.25,
     )  # fmt: skip
     file = launcher.write_config(config, tmp_path / "launch.json")
-    command = launcher._run_arguments(paths, file, ("a", "b"), estimate=True)
+    command = launcher.run_arguments(paths, file, ("a", "b"), estimate=True)
     assert command[: len(evalhouse_command())] == evalhouse_command()
     tail = command[len(evalhouse_command()) :]
     assert tail == [

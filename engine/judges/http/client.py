@@ -249,6 +249,11 @@ class HttpJudgeClient:
             raise JudgeGaveUp(redact(f"{label}: {err}")) from None
         return sent.value
 
+    async def say(self, text: str) -> ChatReply:
+        """One live call with ``text`` as the user message: no cache, no repair, no cost
+        recorded (a connection check, not a judgement). Raises JudgeGaveUp, masked."""
+        return await self._post([{"role": "user", "content": text}], "")
+
     def _usage(self, reply: ChatReply, *, batch: bool = False) -> Usage:
         return Usage(
             input_tokens=reply.input_tokens,
