@@ -12,7 +12,10 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import data, launcher, live_runs
+from dashboard.components.identity import access
 from dashboard.components.safe import safe_text
+from dashboard.experiment import launch_refusal, project_folder
+from engine.models import RunConfig
 from engine.run import control
 
 REFRESH_S = 2.0
@@ -53,7 +56,14 @@ def _cancel_button(key: str) -> bool:
 
 
 def resume_button(item: launcher.Launch, run_id: str) -> None:
-    """Resume a cancelled launch: the same config, scoring only what the run lacks."""
+    """Resume a cancelled launch: the same config, scoring only what the run lacks, if the
+    operator's lists still allow it (they may have changed since the launch)."""
+    if isinstance(item.spec, RunConfig):
+        paths = data.home_paths()
+        refusal = launch_refusal(access(), item.spec, project_folder(paths))
+        if refusal is not None:
+            st.caption(f"Not resumed from here: {safe_text(refusal)}.")
+            return
     if st.button(
         "Resume",
         key=f"launch_resume_{item.launch_id}",
