@@ -42,6 +42,7 @@ from pydantic import (
 from engine.errors import InputError
 from engine.files import MAX_SPEC_BYTES, UserFileError, read_user_bytes
 from engine.graders.options import (
+    ANALYSIS_TYPES,
     BUILTIN_TYPES,
     JUDGED_TYPES,
     OPTION_MODELS,
@@ -52,8 +53,10 @@ from engine.graders.options import (
     BuiltinOptions,
     JsonSchemaOptions,
     Options,
+    PythonOptions,
     check_json_schema,
 )
+from engine.graders.python_spec import hoist, resolve_function
 
 GRADER_TYPES: tuple[str, ...] = (
     *RULE_TYPES,
@@ -61,6 +64,9 @@ GRADER_TYPES: tuple[str, ...] = (
     *OVERLAP_OPTIONS,
     "llm-rubric",
     *BUILTIN_TYPES,
+    "factual-correctness",
+    "nli",
+    "python",
 )
 """Every grader type a file may name."""
 
@@ -97,6 +103,12 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "answer-relevance": 0.8,
     "context-recall": 0.7,
     "context-relevance": 0.7,
+    # Ragas' factual correctness reads as the harness's other claim graders (0.7).
+    "factual-correctness": 0.7,
+    # As claim-faithfulness: a fifth of the answer may go unsupported.
+    "nli": 0.8,
+    # A function returning True/False scores 1/0; half is the natural bar for a share.
+    "python": 0.5,
 }
 """Threshold of each scored type when the file gives none."""
 
@@ -198,19 +210,20 @@ JUDGE_KEYS: dict[str, str] = {
 "model per grader": ``config: {model: gpt-4.1-mini, temperature: 0.1}``) and the field
 each one sets."""
 
-CALLS_JUDGE: tuple[str, ...] = ("llm-rubric", *JUDGED_TYPES)
+CALLS_JUDGE: tuple[str, ...] = ("llm-rubric", *JUDGED_TYPES, "factual-correctness", "nli")
 """Grader types that call a judge, and so may name their own."""
 
 
 def builtin_spec(name: str) -> GraderSpec:
-    """The spec of a built-in evaluation addressed by name, with its default threshold."""
-    if name not in BUILTIN_TYPES:
+    """The spec of a built-in evaluation (or analysis grader) addressed by name, with its
+    default options and threshold."""
+    if name not in BUILTIN_TYPES and name not in ANALYSIS_TYPES:
         raise KeyError(name)
     return GraderSpec(
         id=name,
         type=name,
-        options=BuiltinOptions(),
-        threshold=DEFAULT_THRESHOLDS[name],
+        options=OPTION_MODELS[name]() if name in ANALYSIS_TYPES else BuiltinOptions(),
+        threshold=DEFAULT_THRESHOLDS.get(name),
         name=name,
     )
 
@@ -331,6 +344,7 @@ def _normalise(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], list[Gra
                         GraderProblem(file, f"options.{key}", f"{field} is given twice")
                     )
                 data[field] = options.pop(key)
+        problems += [GraderProblem(file, f, r) for f, r in hoist(data, options)]
         data["options"] = options
         if data.get("type") == "promptfoo":
             problems += _promptfoo_type(data, options, file)
@@ -417,6 +431,11 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
             options = _load_schema_file(options, base_dir)
         except ValueError as err:
             problems.append(GraderProblem(file, "options.schema_path", str(err)))
+    if isinstance(options, PythonOptions):
+        try:
+            options = resolve_function(options, base_dir)
+        except ValueError as err:
+            problems.append(GraderProblem(file, "function", str(err)))
     if problems or options is None:
         raise GraderFileError(problems)
     threshold = header.threshold
