@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from pathlib import Path
 
@@ -246,3 +247,20 @@ def test_four_misbehaving_samples_are_four_error_rows_and_the_run_completes(
     assert by[("tone", "seven")]["reason"].endswith("returned int 7: the score 7 is outside 0-1")
     assert "returned str 'great'" in by[("tone", "string")]["reason"]
     assert by[("tone", "sleeps")]["reason"].endswith("did not return within 1s; it was stopped")
+
+
+def test_the_documented_python_grader_runs(tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "judges-and-verifiers.md").read_text(
+        encoding="utf-8"
+    )
+    grader_file = re.search(r"```yaml\n# graders/tone\.yaml\n(.*?)```", doc, re.S)
+    module = re.search(r"```python\n# graders/tone\.py\n(.*?)```", doc, re.S)
+    assert grader_file is not None and module is not None
+    project = _project(tmp_path, {"tone.yaml": grader_file.group(1)}, {"tone.py": module.group(1)})
+    (grader,) = load_graders(project / "graders")
+    assert isinstance(grader, PythonGrader)
+    try:
+        assert _grade(grader, CASE, "That is obviously $20.") == (0.0, "rude wording")
+        assert _grade(grader, CASE, "Pro costs $20.") == (1.0, "polite")
+    finally:
+        grader.close()
