@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.candidates.plan import project_digest
 from engine.graders import GradeInput, GraderConfigError, GraderError, load_graders
 from engine.graders.python_grader import PythonGrader
 from engine.graders.python_worker import interpret
@@ -264,3 +265,15 @@ def test_the_documented_python_grader_runs(tmp_path: Path) -> None:
         assert _grade(grader, CASE, "Pro costs $20.") == (1.0, "polite")
     finally:
         grader.close()
+
+
+def test_the_python_of_a_grader_is_part_of_the_project_digest(tmp_path: Path) -> None:
+    project = _project(
+        tmp_path,
+        {"overlap.yaml": "type: python\nfunction: graders/overlap.py:score\n"},
+        {"overlap.py": GOOD},
+    )
+    before = project_digest(project)
+    (project / "graders" / "overlap.py").write_text(GOOD + "\n# edited\n", encoding="utf-8")
+    # a resume must not grade with edited code
+    assert project_digest(project) != before
