@@ -11,15 +11,18 @@ import is refused before any output is generated.
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+import contextlib
 import os
 import queue
+import socket
+import subprocess
+import sys
 import threading
 import weakref
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from engine.graders import python_worker
 from engine.graders.base import (
     GradeInput,
     Grader,
@@ -29,29 +32,37 @@ from engine.graders.base import (
     passes,
 )
 from engine.graders.options import PythonOptions
-from engine.graders.python_worker import serve
 from engine.graders.spec import GraderSpec
+
+_RUN_WORKER = "import runpy, sys; runpy.run_path(sys.argv.pop(1), run_name='__main__')"
+# The worker's file run by path: it imports the standard library only, where ``-m`` would
+# import the engine's packages first (half a second more per worker).
 
 START_TIMEOUT_S = 60.0
 """Longest a worker may take to start and import the grader's module (a loaded machine)."""
 MAX_WORKERS = 4
 """Worker processes per python grader at most: enough for the run's concurrent samples on
 a small machine; a grader is seldom the slow part of a sample."""
-_CONTEXT = multiprocessing.get_context("spawn")
-# spawn, not fork: the run has threads (HTTP clients, the lake writer) that a fork would
-# copy mid-operation.
 
 
 class _Worker:
     """One process that imports the function and answers one sample at a time."""
 
     def __init__(self, path: str, name: str) -> None:
-        self._conn, child = _CONTEXT.Pipe()
-        self._process: BaseProcess = _CONTEXT.Process(
-            target=serve, args=(child, path, name), daemon=True, name=f"grader {name}"
+        # A fresh interpreter, not a fork (the run has threads a fork would copy
+        # mid-operation) nor multiprocessing's spawn (which re-runs the caller's main
+        # module): it imports the worker module and the grader's file, nothing else.
+        # Its standard output is standard error: prints never reach the run id line.
+        ours, theirs = socket.socketpair()
+        command = [sys.executable, "-c", _RUN_WORKER, str(Path(python_worker.__file__))]
+        self._process = subprocess.Popen(
+            [*command, str(theirs.fileno()), path, name],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=sys.stderr.fileno() if _has_fileno(sys.stderr) else subprocess.DEVNULL,
         )
-        self._process.start()
-        child.close()
+        theirs.close()
+        self._conn = Connection(ours.detach())
 
     def wait_ready(self) -> None:
         """Wait for the import. Raises GraderError (with the reason) when it failed."""
@@ -80,8 +91,10 @@ class _Worker:
         try:
             message = conn.recv()
         except (EOFError, OSError):
-            self._process.join(1.0)
-            code = self._process.exitcode
+            try:
+                code: int | None = self._process.wait(1.0)
+            except subprocess.TimeoutExpired:
+                code = None
             self.stop()
             raise GraderError(f"the grader's worker process exited (code {code})") from None
         assert isinstance(message, tuple)
@@ -90,14 +103,22 @@ class _Worker:
     @property
     def alive(self) -> bool:
         """Whether the process can take another call."""
-        return self._process.is_alive()
+        return self._process.poll() is None
 
     def stop(self) -> None:
         """Kill the process (a call past its limit may ignore gentler signals)."""
-        if self._process.is_alive():
+        if self._process.poll() is None:
             self._process.kill()
-        self._process.join(5.0)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(5.0)
         self._conn.close()
+
+
+def _has_fileno(stream: object) -> bool:
+    try:
+        return isinstance(stream.fileno(), int)  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 class _Workers:

@@ -192,3 +192,13 @@ def serve(conn: Connection, path: str, name: str) -> None:
         except (EOFError, OSError):
             return
         conn.send(call(function, keywords, fields))
+
+
+def main(argv: list[str]) -> None:
+    """``python -m engine.graders.python_worker FD PATH NAME``: serve on the socket FD."""
+    fd, path, name = argv
+    serve(Connection(int(fd)), path, name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
