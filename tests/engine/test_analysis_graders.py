@@ -189,3 +189,25 @@ def test_the_analysis_graders_are_addressed_by_name() -> None:
         ("factual-correctness", 0.7),
         ("nli", 0.8),
     ]
+
+
+def test_the_estimate_counts_the_judge_calls_of_the_claim_graders() -> None:
+    from engine.scorers.graders import judged_calls
+
+    two = TestCase(
+        id="c", query="Pro?", expected_answer=ExpectedAnswer(text="Pro costs $20. It has SSO.")
+    )
+    # two extractions, then 2 output claims and 2 expected claims verified
+    assert judged_calls("factual-correctness", two) == 2 + 2 + 2
+    assert judged_calls("nli", two) == 2
+    given = two.model_copy(
+        update={
+            "expected_answer": ExpectedAnswer(
+                text="Pro costs $20. It has SSO.",
+                claims=(ExpectedClaim(id="a", text="Pro costs $20"),
+                        ExpectedClaim(id="b", text="Pro has SSO")),
+            )
+        }
+    )  # fmt: skip
+    assert judged_calls("factual-correctness", given) == 1 + 2 + 2
+    assert judged_calls("is-refusal", two) == 0
