@@ -23,7 +23,6 @@ one line ``<file>: field '<field>': <reason>`` of a single ``GraderFileError``.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,9 +53,9 @@ from engine.graders.options import (
     JsonSchemaOptions,
     Options,
     PythonOptions,
-    check_json_schema,
 )
 from engine.graders.python_spec import hoist, resolve_function
+from engine.graders.schema_file import load_schema_file
 
 GRADER_TYPES: tuple[str, ...] = (
     *RULE_TYPES,
@@ -428,7 +427,7 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
         )
     if isinstance(options, JsonSchemaOptions) and options.schema_path is not None:
         try:
-            options = _load_schema_file(options, base_dir)
+            options = load_schema_file(options, base_dir)
         except ValueError as err:
             problems.append(GraderProblem(file, "options.schema_path", str(err)))
     if isinstance(options, PythonOptions):
@@ -453,29 +452,6 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
         judge=header.judge.strip() if header.judge is not None else None,
         judge_temperature=header.judge_temperature,
     )
-
-
-def _load_schema_file(options: JsonSchemaOptions, base_dir: Path | None) -> JsonSchemaOptions:
-    assert options.schema_path is not None
-    path = Path(options.schema_path)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ValueError(
-            f"cannot read schema file {options.schema_path!r}: {err.strerror}"
-        ) from err
-    try:
-        schema = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as err:
-        raise ValueError(
-            f"schema file {options.schema_path!r} is not valid JSON/YAML: {err}"
-        ) from err
-    if not isinstance(schema, dict):
-        raise ValueError(f"schema file {options.schema_path!r} does not hold a JSON object")
-    check_json_schema(schema)
-    return options.model_copy(update={"json_schema": schema})
 
 
 def read_grader_file(path: Path) -> GraderSpec:
