@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from dashboard.upload_guard import uploaded_python
 from engine.models import RunConfig
 from engine.processes import evalhouse_command, launch_detached, run_captured
 from engine.reanalysis import GENERATED_PREFIX
@@ -261,6 +262,8 @@ def estimate(
     timeout_s: float = 60.0,
 ) -> tuple[bool, str]:
     """``evalhouse run ... --estimate`` (or ``compare-runs``): (succeeded, what it printed)."""
+    if isinstance(spec, RunConfig) and (refused := uploaded_python(paths, spec)) is not None:
+        return False, refused
     with tempfile.TemporaryDirectory(prefix="evalhouse-estimate-") as folder:
         if isinstance(spec, CompareSpec):
             command = compare_arguments(paths, spec, estimate=True)
@@ -289,11 +292,14 @@ def launch(
     resume: str | None = None,
 ) -> Launch:
     """Start ``evalhouse run`` (or ``compare-runs``) detached from the dashboard and record
-    the launch. Paths are stored absolute: the run starts in the home folder, and the
-    warehouse keeps the test set path for the Sample page, wherever the dashboard is started
-    from later."""
+    the launch (ValueError, nothing started: a python grader whose code was uploaded).
+    Paths are stored absolute: the run starts in the home folder, and the warehouse keeps
+    the test set path for the Sample page, wherever the dashboard is started from later."""
     if isinstance(spec, RunConfig):
         spec = spec.model_copy(update={"test_set": str(Path(spec.test_set).expanduser().resolve())})
+        refused = uploaded_python(paths, spec)
+        if refused is not None:
+            raise ValueError(refused)
     folder = _folder(paths, spec)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -45,6 +45,13 @@ def _no_catalog_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("EVALHOUSE_CATALOG_DATA", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_step_summary_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run in GitHub Actions see its GITHUB_STEP_SUMMARY: without this, every
+    ``check`` a test runs would append to the job's real summary."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     """A PostgreSQL server for DuckLake catalogs (``EVALHOUSE_TEST_PG``, else a throwaway

@@ -46,6 +46,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.progress",
             "engine.cache_db",
             "engine.gate",
+            "engine.gate_markdown",
             "engine.http",
             "engine.lake",
             "engine.ratings",

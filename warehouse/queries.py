@@ -249,6 +249,16 @@ def grader_errors(
     return [(str(g), int(n), int(e)) for g, n, e in frame.iter_rows()]
 
 
+@named_query
+def check_worst_samples(
+    wh: Warehouse, run_id: str, candidate: str | None = None, limit: int = 5
+) -> pl.DataFrame:
+    """The ``limit`` worst samples of a run for ``check``'s summary: per sample and
+    candidate its errors, grader failures, rubric failures, mean accuracy (0-100) and mean
+    grader score (0-1), worst first, with the first error or grader failure as ``why``."""
+    return wh.named("check_worst_samples", run_id=run_id, candidate=candidate, limit=limit)
+
+
 # ----------------------------------------------------------------------------- overview
 
 

@@ -164,11 +164,12 @@ def lineage_records(run_id: str, plan: CandidatePlan | None) -> list[CandidateLi
 
 
 def project_digest(project: Path) -> str:
-    """sha256 over the names and bytes of every candidate and grader file of ``project``."""
+    """sha256 over the names and bytes of every candidate and grader file of ``project``,
+    the Python under ``graders/`` included (a python grader's code grades as its file)."""
     digest = hashlib.sha256()
     files = sorted(
         p
-        for pattern in ("candidates/**/*.md", "graders/*.yaml", "graders/*.yml")
+        for pattern in ("candidates/**/*.md", "graders/*.yaml", "graders/*.yml", "graders/**/*.py")
         for p in project.glob(pattern)
         if p.is_file()
     )

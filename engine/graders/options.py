@@ -18,8 +18,16 @@ from pydantic import (
 
 CaseMode = Literal["sensitive", "insensitive"]
 
-RULE_TYPES: tuple[str, ...] = ("exact-match", "contains", "regex", "json-schema")
+RULE_TYPES: tuple[str, ...] = ("exact-match", "contains", "regex", "json-schema", "is-refusal")
 """Deterministic graders: pass/fail by their rule, no threshold."""
+
+ANALYSIS_TYPES: tuple[str, ...] = ("is-refusal", "factual-correctness", "nli")
+"""Graders built on evalhouse's own analysis (the abstention detector, claim extraction and
+the verifier), addressable by name without a file, like ``BUILTIN_TYPES``."""
+
+PYTHON_TIMEOUT_S = 5.0
+"""Default per-call time limit of a ``python`` grader: generous for a function that reads
+text, short enough that a stuck one costs a run seconds, not minutes."""
 
 BUILTIN_TYPES: tuple[str, ...] = (
     "accuracy",
@@ -205,6 +213,45 @@ class BuiltinOptions(Options):
     """Built-in evaluations: no options beyond ``threshold``."""
 
 
+class IsRefusalOptions(Options):
+    """``is-refusal``: passes when the output declines to answer (the abstention detector)."""
+
+
+class FactualCorrectnessOptions(Options):
+    """``factual-correctness``: claims of the output against claims of the expected answer."""
+
+    mode: Literal["f1", "precision", "recall"] = "f1"
+    """Which figure is the score: F1 (Ragas' default), precision or recall."""
+
+
+class NliOptions(Options):
+    """``nli``: each output sentence verified against the contexts; no options."""
+
+
+class PythonOptions(Options):
+    """``python``: a function of the project scores the output."""
+
+    function: str
+    """``FILE.py:NAME``, the file relative to the project folder or to the grader file."""
+    timeout_s: float = Field(default=PYTHON_TIMEOUT_S, gt=0.0, le=600.0, allow_inf_nan=False)
+    """Per-call time limit in seconds; a call past it is stopped and becomes an error row."""
+    module_path: str | None = Field(default=None, exclude=True)
+    """The function's file, resolved and checked when the grader file is read (not
+    written in files: set by the loader)."""
+
+    @field_validator("function")
+    @classmethod
+    def _file_and_name(cls, value: str) -> str:
+        file, sep, name = value.rpartition(":")
+        if not sep or not file.strip() or not name.strip():
+            raise ValueError(f"{value!r} is not FILE.py:FUNCTION (e.g. graders/tone.py:score)")
+        if not file.endswith(".py"):
+            raise ValueError(f"{file!r} is not a Python file (.py)")
+        if not name.isidentifier():
+            raise ValueError(f"{name!r} is not a Python function name")
+        return value
+
+
 # --------------------------------------------------------------------------- text overlap
 
 
@@ -278,6 +325,10 @@ OPTION_MODELS: dict[str, type[Options]] = {
     "llm-rubric": RubricOptions,
     **OVERLAP_OPTIONS,
     **{name: BuiltinOptions for name in BUILTIN_TYPES},
+    "is-refusal": IsRefusalOptions,
+    "factual-correctness": FactualCorrectnessOptions,
+    "nli": NliOptions,
+    "python": PythonOptions,
 }
 """The options model of each grader type."""
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.embedders.base import Embedder
+from engine.graders.analysis import FactualCorrectnessGrader, IsRefusalGrader, NliGrader
 from engine.graders.base import Grader, GraderConfigError, GraderJudges
 from engine.graders.builtin import BuiltinGrader
 from engine.graders.deterministic import (
@@ -23,8 +24,9 @@ from engine.graders.deterministic import (
     RegexGrader,
 )
 from engine.graders.judged import JUDGED_GRADERS
-from engine.graders.options import BUILTIN_TYPES, OVERLAP_OPTIONS
+from engine.graders.options import ANALYSIS_TYPES, BUILTIN_TYPES, OVERLAP_OPTIONS
 from engine.graders.overlap import OverlapGrader
+from engine.graders.python_grader import PythonGrader
 from engine.graders.rubric import RubricGrader, where
 from engine.graders.semantic import SemanticSimilarityGrader
 from engine.graders.spec import GraderSpec, builtin_spec, read_grader_folder
@@ -68,6 +70,14 @@ def build_grader(
         return BuiltinGrader(spec)
     if kind in JUDGED_GRADERS:
         return JUDGED_GRADERS[kind](spec, judge)
+    if kind == "is-refusal":
+        return IsRefusalGrader(spec)
+    if kind == "factual-correctness":
+        return FactualCorrectnessGrader(spec, judge)
+    if kind == "nli":
+        return NliGrader(spec, judge)
+    if kind == "python":
+        return PythonGrader(spec)
     raise GraderConfigError(f"grader {spec.id!r}: no implementation for type {kind!r}")
 
 
@@ -97,7 +107,7 @@ def resolve_specs(folder: Path | None, names: Sequence[str] | None = None) -> li
     for name in dict.fromkeys(n.strip() for n in names if n.strip()):
         if name in specs:
             out.append(specs[name])
-        elif name in BUILTIN_TYPES:
+        elif name in BUILTIN_TYPES or name in ANALYSIS_TYPES:
             out.append(builtin_spec(name))
         else:
             unknown.append(name)
@@ -107,7 +117,7 @@ def resolve_specs(folder: Path | None, names: Sequence[str] | None = None) -> li
         raise GraderConfigError(
             f"unknown grader{'s' if len(unknown) > 1 else ''} {listed}: {place}, and "
             f"{'they are' if len(unknown) > 1 else 'it is'} not built-in "
-            f"(built-ins: {', '.join(BUILTIN_TYPES)})"
+            f"(built-ins: {', '.join((*BUILTIN_TYPES, *ANALYSIS_TYPES))})"
         )
     return out
 

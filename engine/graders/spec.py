@@ -23,7 +23,6 @@ one line ``<file>: field '<field>': <reason>`` of a single ``GraderFileError``.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from pydantic import (
 from engine.errors import InputError
 from engine.files import MAX_SPEC_BYTES, UserFileError, read_user_bytes
 from engine.graders.options import (
+    ANALYSIS_TYPES,
     BUILTIN_TYPES,
     JUDGED_TYPES,
     OPTION_MODELS,
@@ -52,8 +52,10 @@ from engine.graders.options import (
     BuiltinOptions,
     JsonSchemaOptions,
     Options,
-    check_json_schema,
+    PythonOptions,
 )
+from engine.graders.python_spec import hoist, resolve_function
+from engine.graders.schema_file import load_schema_file
 
 GRADER_TYPES: tuple[str, ...] = (
     *RULE_TYPES,
@@ -61,6 +63,9 @@ GRADER_TYPES: tuple[str, ...] = (
     *OVERLAP_OPTIONS,
     "llm-rubric",
     *BUILTIN_TYPES,
+    "factual-correctness",
+    "nli",
+    "python",
 )
 """Every grader type a file may name."""
 
@@ -97,6 +102,12 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "answer-relevance": 0.8,
     "context-recall": 0.7,
     "context-relevance": 0.7,
+    # Ragas' factual correctness reads as the harness's other claim graders (0.7).
+    "factual-correctness": 0.7,
+    # As claim-faithfulness: a fifth of the answer may go unsupported.
+    "nli": 0.8,
+    # A function returning True/False scores 1/0; half is the natural bar for a share.
+    "python": 0.5,
 }
 """Threshold of each scored type when the file gives none."""
 
@@ -198,19 +209,20 @@ JUDGE_KEYS: dict[str, str] = {
 "model per grader": ``config: {model: gpt-4.1-mini, temperature: 0.1}``) and the field
 each one sets."""
 
-CALLS_JUDGE: tuple[str, ...] = ("llm-rubric", *JUDGED_TYPES)
+CALLS_JUDGE: tuple[str, ...] = ("llm-rubric", *JUDGED_TYPES, "factual-correctness", "nli")
 """Grader types that call a judge, and so may name their own."""
 
 
 def builtin_spec(name: str) -> GraderSpec:
-    """The spec of a built-in evaluation addressed by name, with its default threshold."""
-    if name not in BUILTIN_TYPES:
+    """The spec of a built-in evaluation (or analysis grader) addressed by name, with its
+    default options and threshold."""
+    if name not in BUILTIN_TYPES and name not in ANALYSIS_TYPES:
         raise KeyError(name)
     return GraderSpec(
         id=name,
         type=name,
-        options=BuiltinOptions(),
-        threshold=DEFAULT_THRESHOLDS[name],
+        options=OPTION_MODELS[name]() if name in ANALYSIS_TYPES else BuiltinOptions(),
+        threshold=DEFAULT_THRESHOLDS.get(name),
         name=name,
     )
 
@@ -331,6 +343,7 @@ def _normalise(raw: dict[str, Any], file: str) -> tuple[dict[str, Any], list[Gra
                         GraderProblem(file, f"options.{key}", f"{field} is given twice")
                     )
                 data[field] = options.pop(key)
+        problems += [GraderProblem(file, f, r) for f, r in hoist(data, options)]
         data["options"] = options
         if data.get("type") == "promptfoo":
             problems += _promptfoo_type(data, options, file)
@@ -414,9 +427,14 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
         )
     if isinstance(options, JsonSchemaOptions) and options.schema_path is not None:
         try:
-            options = _load_schema_file(options, base_dir)
+            options = load_schema_file(options, base_dir)
         except ValueError as err:
             problems.append(GraderProblem(file, "options.schema_path", str(err)))
+    if isinstance(options, PythonOptions):
+        try:
+            options = resolve_function(options, base_dir)
+        except ValueError as err:
+            problems.append(GraderProblem(file, "function", str(err)))
     if problems or options is None:
         raise GraderFileError(problems)
     threshold = header.threshold
@@ -434,29 +452,6 @@ def parse_grader(raw: Any, file: str, default_id: str, base_dir: Path | None) ->
         judge=header.judge.strip() if header.judge is not None else None,
         judge_temperature=header.judge_temperature,
     )
-
-
-def _load_schema_file(options: JsonSchemaOptions, base_dir: Path | None) -> JsonSchemaOptions:
-    assert options.schema_path is not None
-    path = Path(options.schema_path)
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ValueError(
-            f"cannot read schema file {options.schema_path!r}: {err.strerror}"
-        ) from err
-    try:
-        schema = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as err:
-        raise ValueError(
-            f"schema file {options.schema_path!r} is not valid JSON/YAML: {err}"
-        ) from err
-    if not isinstance(schema, dict):
-        raise ValueError(f"schema file {options.schema_path!r} does not hold a JSON object")
-    check_json_schema(schema)
-    return options.model_copy(update={"json_schema": schema})
 
 
 def read_grader_file(path: Path) -> GraderSpec:

@@ -138,16 +138,26 @@ def judged_calls(spec_type: str, case: TestCase, *, batched: bool = False) -> in
     rubric, G-Eval (its steps call is paid once per run), factuality, answer relevance and
     context relevance; one claim extraction (unless the case gives claims) plus one
     verification per expected claim for context recall (``batched``: one per
-    ``engine.judges.http.batched.CLAIMS_PER_CALL`` claims); none for the other types."""
+    ``engine.judges.http.batched.CLAIMS_PER_CALL`` claims); for factual correctness two
+    extractions and a verification per claim on each side, for nli one per output sentence
+    (both sides counted as long as the expected answer); none for the other types."""
     if spec_type in ("llm-rubric", "g-eval", "factuality", "answer-relevance"):
         return 1
     if spec_type == "context-relevance":
         return 1 if case.effective_context else 0
+    given = len(case.expected_answer.claims)
+    claims = given or max(1, len(split_sentences(case.expected_answer.text)))
+    verify = batch_calls(claims) if batched else claims
     if spec_type == "context-recall":
-        given = len(case.expected_answer.claims)
-        claims = given or max(1, len(split_sentences(case.expected_answer.text)))
-        verify = batch_calls(claims) if batched else claims
         return verify if given else 1 + verify
+    if spec_type == "factual-correctness":
+        # the output's claims (one extraction) and the expected answer's (one more unless
+        # given), each side verified against the other; the output is taken to hold about
+        # as many claims as the expected answer
+        return (1 if given else 2) + 2 * verify
+    if spec_type == "nli":
+        # one verification per output sentence, about as many as the expected answer's
+        return verify
     return 0
 
 

@@ -68,8 +68,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "95%% interval of the change, a paired bootstrap over samples, lies below zero)",
     )
     p.add_argument("--candidate", help="check one candidate of a multi-candidate run")
-    p.add_argument("--format", choices=["table", "junit"], default="table")
-    p.add_argument("--output", type=Path, help="JUnit file (default evalhouse-check-RUN.xml)")
+    p.add_argument(
+        "--format",
+        choices=["table", "junit", "markdown"],
+        default="table",
+        help="table (default), junit (a JUnit XML file) or markdown (a pull-request comment: "
+        "verdict, thresholds, regressions, worst samples); with $GITHUB_STEP_SUMMARY set the "
+        "Markdown is also appended there, whatever the format",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        help="JUnit file (default evalhouse-check-RUN.xml) or Markdown file (default: "
+        "standard output); - for standard output",
+    )
     p.set_defaults(func=run)
 
 
@@ -248,12 +260,41 @@ def run(args: argparse.Namespace) -> int:
         changes=changes if args.fail_beyond_noise else None,
     )
     from engine.outputs import is_stdout, write_output
+    from evalhouse.commands import check_summary
 
-    # With the JUnit file on standard output, the table goes to the person instead.
+    markdown = None
+    if check_summary.wanted(args):
+        markdown = check_summary.build(
+            args,
+            warehouse,
+            checks,
+            regressions,
+            regression_metrics,
+            lambda metric: regressed_samples(
+                warehouse,
+                args.run_id,
+                args.baseline,
+                metric=metric,
+                tolerance=args.tolerance,
+                candidate=args.candidate,
+            ),
+            max_regressions,
+            changes,
+        )
+    markdown_out = args.format == "markdown" and (args.output is None or is_stdout(args.output))
+    # With the JUnit file or the Markdown on standard output, the table goes to the person.
     junit_out = args.format == "junit" and is_stdout(args.output)
-    print(render_table(checks), file=sys.stderr if junit_out else sys.stdout)
+    person = sys.stderr if junit_out or markdown_out else sys.stdout
+    print(render_table(checks), file=person)
     if changes:
-        print(render_changes(changes, args.baseline), file=sys.stderr if junit_out else sys.stdout)
+        print(render_changes(changes, args.baseline), file=person)
+    if markdown is not None and args.format == "markdown":
+        target_md = args.output or Path("-")
+        write_output(target_md, markdown)
+        if not is_stdout(target_md):
+            err(f"Markdown summary written to {target_md}")
+    if markdown is not None and (summary := check_summary.append_step_summary(markdown)):
+        err(f"Markdown summary appended to {summary} ({check_summary.STEP_SUMMARY})")
     if args.format == "junit":
         target = args.output or Path(f"evalhouse-check-{args.run_id}.xml")
         write_output(target, junit_xml(checks, suite=f"check {args.run_id}"))

@@ -29,10 +29,10 @@ PROJECT = DATA / "project" / "graders"
 BAD = DATA / "bad_graders"
 
 TYPES = (
-    "exact-match, contains, regex, json-schema, semantic-similarity, rouge-l, bleu, chrf, "
-    "levenshtein, llm-rubric, accuracy, completeness, attribution, faithfulness, "
-    "answer-synthesis, claim-faithfulness, rag, g-eval, factuality, answer-relevance, "
-    "context-recall, context-relevance"
+    "exact-match, contains, regex, json-schema, is-refusal, semantic-similarity, rouge-l, "
+    "bleu, chrf, levenshtein, llm-rubric, accuracy, completeness, attribution, faithfulness, "
+    "answer-synthesis, claim-faithfulness, rag, factual-correctness, nli, python, g-eval, "
+    "factuality, answer-relevance, context-recall, context-relevance"
 )
 
 BAD_FILES: dict[str, list[str]] = {
@@ -167,7 +167,7 @@ def test_unknown_names_are_refused_together() -> None:
     assert str(caught.value) == (
         f"unknown graders 'helpful', 'toxicity': no file in {PROJECT} has that id, and they "
         "are not built-in (built-ins: accuracy, completeness, attribution, faithfulness, "
-        "answer-synthesis, claim-faithfulness, rag)"
+        "answer-synthesis, claim-faithfulness, rag, is-refusal, factual-correctness, nli)"
     )
 
 
