@@ -29,7 +29,9 @@ def group_label(field: str) -> str:
 def _check_group(group: str) -> str:
     if group in GROUP_FIELDS or (group.startswith(META_PREFIX) and len(group) > len(META_PREFIX)):
         return group
-    raise ValueError(f"unknown group {group!r}; expected one of {', '.join(GROUP_FIELDS)} or meta:<field>")
+    raise ValueError(
+        f"unknown group {group!r}; expected one of {', '.join(GROUP_FIELDS)} or meta:<field>"
+    )
 
 
 @named_query
