@@ -60,14 +60,15 @@ if mode == "Two runs":
     )
     # Braintrust's "add comparison": more runs as columns, each against the one baseline.
     addable = [r for r in run_ids if r not in (challenger, baseline)]
-    added = st.multiselect(
-        "Add runs",
-        addable,
-        default=url_list("add", addable),
-        format_func=lambda r: labels.get(r, r),
-        key=f"compare_add_{challenger}_{baseline}",
-        help="Each added run gets its own score and Δ columns against the baseline.",
-    )
+    if addable:
+        added = st.multiselect(
+            "Add runs",
+            addable,
+            default=url_list("add", addable),
+            format_func=lambda r: labels.get(r, r),
+            key=f"compare_add_{challenger}_{baseline}",
+            help="Each added run gets its own score and Δ columns against the baseline.",
+        )
 else:
     multi = [r for r in run_ids if len(data.query(q.run_filters, r)["candidate"]) > 1]
     if not multi:
@@ -207,7 +208,7 @@ if group != "domain":
     ct.show_group_table(ct.group_table(groups, compared), compared, labels, title, every=every)
 
 st.subheader("Per sample")
-f1, f2, f3, f4 = st.columns([2, 2, 1, 1])
+f1, f2, f3 = st.columns([2, 2, 1])
 statuses = ["", "regressed", "improved", "unchanged", "not scored"]
 status = f1.selectbox(
     "Status",
@@ -234,7 +235,7 @@ if group != "domain":
         format_func=lambda v: v or "All",
         key=f"compare_in_{group}",
     )
-different_only = f4.checkbox(
+different_only = st.checkbox(
     "Different only",
     value=st.query_params.get("diff") == "1",
     key="compare_different",
