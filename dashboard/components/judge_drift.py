@@ -58,7 +58,7 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
             f"'{safe_text(judges['series'])}'` to measure the judge on the series' anchors."
         )
         return
-    number, interval = 60, 100  # px: "-50.0" and "[-54.0, -46.0]"
+    number, interval = 60, 96  # px: "-50.0" and "[-54.0, -46.0]"
     tables.grid(
         split_table(split),
         # The system change first, short headers in fixed narrow widths: at 1024 px the
@@ -73,7 +73,7 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
             "Anchors",
         ),
         column_config={
-            "Metric": st.column_config.TextColumn("Metric", width=110, pinned=True),
+            "Metric": st.column_config.TextColumn("Metric", width=130, pinned=True),
             "System change": st.column_config.NumberColumn(
                 "System Δ",
                 help="Observed Δ minus the judge's drift",
