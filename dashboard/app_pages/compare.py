@@ -18,6 +18,7 @@ from dashboard.components.links import sample_picker
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.quick_review import quick_review
 from dashboard.components.reanalysis_note import show_reanalysis_relation
+from dashboard.components.safe import safe_text
 from dashboard.components.side_by_side import side_by_side
 from dashboard.components.url_state import changed, set_url, url_index, url_int, url_list
 from warehouse import compare_queries as cq
@@ -190,7 +191,7 @@ download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compar
 
 if group != "domain":
     title = cq.group_label(group)
-    st.subheader(f"Per {title}")
+    st.subheader(f"Per {safe_text(title)}")  # a metadata field's name is data
     st.caption(
         "Mean score of the paired samples and its change against the baseline, per run"
         + ("; a sample with several tags counts in each." if group == "tag" else ".")
@@ -229,7 +230,7 @@ group_value = ""
 if group != "domain":
     values = ["", *(v for v in groups["group_value"].unique(maintain_order=True) if v is not None)]
     group_value = f2.selectbox(
-        cq.group_label(group),
+        safe_text(cq.group_label(group)),
         values,
         index=url_index("in_group", values),
         format_func=lambda v: v or "All",

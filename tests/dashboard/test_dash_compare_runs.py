@@ -5,9 +5,11 @@ r3 an added run that scored only the two acme samples, over two iterations)."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory, table
+from tests.warehouse.test_compare_queries import ODD_FIELD, compare_home
 
 
 def _caption(at: object) -> str:
@@ -91,3 +93,18 @@ def test_mover_link_lands_on_its_samples_largest_drop_first(
     assert {r["domain"] for r in rows} == {"acme.example"}
     deltas = [r["delta"] for r in rows]
     assert deltas == sorted(deltas) and deltas[0] == -20.0
+
+
+def test_group_by_a_metadata_field_shows_its_name_as_text(
+    app: AppFactory, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    home = compare_home(tmp_path_factory.mktemp("compare-meta") / "home")
+    at = app(home, "compare", run="new", baseline="base", group=f"meta:{ODD_FIELD}")
+    assert at.selectbox(key="compare_group").value == f"meta:{ODD_FIELD}"
+    heading = next(h.value for h in at.subheader if "metadata" in h.value)
+    # the field's name is data: its Markdown and HTML come out escaped, never rendered
+    assert "**<b>" not in heading and "\\*\\*\\<b" in heading
+    groups = {r["group_value"]: r for r in table(at, "baseline_mean")}
+    assert set(groups) == {"x", "y", "(none)"}
+    # s1 80 -> 60 and s3 50 -> 90 share "x"
+    assert groups["x"]["delta_new"] == 10.0

@@ -16,6 +16,9 @@ from tests.factories import result_record, run_record
 from warehouse import compare_queries as cq
 from warehouse.queries import Warehouse
 
+ODD_FIELD = "$.a/b~ **<b>x</b>**"
+"""A metadata field whose name reads like a JSON path, and like Markdown and HTML."""
+
 # sample -> (region, odd field, baseline accuracy, new accuracy, other accuracy)
 SAMPLES = {
     "s1": ("eu", "x", 80.0, 60.0, 85.0),
@@ -25,13 +28,15 @@ SAMPLES = {
 }
 
 
-def _home(root: Path) -> Paths:
+def compare_home(root: Path) -> Paths:
+    """A home whose runs ``base``, ``new`` and ``other`` scored ``SAMPLES``; the cases of
+    ``new`` carry the metadata."""
     paths = resolve_paths(root)
     for run_id in ("base", "new", "other"):
         write_part(paths.lake, "runs", run_id, 0, [run_record(run_id)])
     cases = []
     for sample, (region, odd, *_) in SAMPLES.items():
-        meta = {} if region is None else {"region": region, "$.a/b~": odd}
+        meta = {} if region is None else {"region": region, ODD_FIELD: odd}
         case = {"id": sample, "domain": "d.example", "query": "q", "metadata": meta}
         cases.append(
             CaseRecord(
@@ -57,11 +62,11 @@ def _home(root: Path) -> Paths:
 
 @pytest.fixture(scope="module")
 def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    return Warehouse(_home(tmp_path_factory.mktemp("compare") / "home").warehouse)
+    return Warehouse(compare_home(tmp_path_factory.mktemp("compare") / "home").warehouse)
 
 
 def test_group_fields_list_the_metadata(wh: Warehouse) -> None:
-    assert cq.compare_group_fields(wh, "new") == ["domain", "meta:$.a/b~", "meta:region"]
+    assert cq.compare_group_fields(wh, "new") == ["domain", f"meta:{ODD_FIELD}", "meta:region"]
 
 
 def test_groups_by_a_metadata_field_per_run(wh: Warehouse) -> None:
@@ -78,7 +83,7 @@ def test_groups_by_a_metadata_field_per_run(wh: Warehouse) -> None:
     assert got[(None, "new")]["samples"] == 1
     # a field name that reads like a JSON path is still one field
     odd = cq.compare_groups(
-        wh, ("new",), "base", metric="accuracy", tolerance=5.0, group="meta:$.a/b~"
+        wh, ("new",), "base", metric="accuracy", tolerance=5.0, group=f"meta:{ODD_FIELD}"
     )
     assert sorted(v for v in odd["group_value"] if v is not None) == ["x", "y"]
 
