@@ -158,15 +158,19 @@ with verdict_slot:
         tables.grid(
             movers,
             key="overview_verdict",
+            # Fixed narrow widths: at 1024 px the link's text and the interval were cut.
             column_config={
-                "Δ": st.column_config.NumberColumn(format="%+.1f", width="small"),
-                "Change": st.column_config.TextColumn(width="small"),
+                "Domain": st.column_config.TextColumn(width=120),
+                "Metric": st.column_config.TextColumn(width=110),
+                "Δ": st.column_config.NumberColumn(format="%+.1f", width=60),
+                "95% interval": st.column_config.TextColumn(width=100),
+                "Change": st.column_config.TextColumn(width=64),
                 "Also moved": st.column_config.TextColumn(width="medium"),
                 "Samples": st.column_config.LinkColumn(
                     "Samples",
-                    display_text="Open in Compare",
+                    display_text="Compare ↗",
                     help="Compare filtered to this domain and metric, largest drop first",
-                    width="small",
+                    width=84,
                 ),
             },
         )

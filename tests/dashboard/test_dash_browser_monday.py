@@ -101,7 +101,7 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             page.screenshot(path=str(ARTIFACTS / f"monday-movers-{width}.png"), full_page=True)
             movers_cut = scrolled_tables(page, width)
             cut += [f"movers overview: {c}" for c in movers_cut]
-            # the grid draws on a canvas: click the first row's "Open in Compare" where it
+            # the grid draws on a canvas: click the first row's "Compare ↗" link where it
             # is drawn, in the movers table's first column (a 35 px header, 35 px rows)
             movers = main.get_by_test_id("stDataFrame").first
             movers.wait_for(timeout=30_000)
