@@ -315,9 +315,12 @@ tables.show(
     group_value=st.column_config.TextColumn(cq.group_label(group), width=110),
     # the domain is the filter's, or behind "All columns"
     domain=st.column_config.TextColumn("Domain", width=120) if every or grouped else None,
+    # with runs added, the answers (of two of the runs only) are behind "All columns"
     answer=st.column_config.TextColumn(
         "Answer", help="Baseline → challenger (one word when both are the same)", width="medium"
-    ),
+    )
+    if every or not added
+    else None,
     **ct.added_run_columns(added, labels),
 )
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")

@@ -138,6 +138,17 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             compare.screenshot(path=str(ARTIFACTS / f"monday-compare-samples-{width}.png"))
             compare.close()
 
+            # an ad-hoc run added as columns, only the samples that differ
+            page.goto(f"{week_url}/compare?run=w2&baseline=w1&add=z1&diff=1")
+            main = page.get_by_test_id("stMain")
+            main.get_by_text("Per sample").first.wait_for(timeout=90_000)
+            page.wait_for_timeout(1500)
+            main.get_by_text("Per sample").first.scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(ARTIFACTS / f"monday-compare-added-{width}.png"))
+            added_cut = scrolled_tables(page, width)
+            cut += [f"compare, a run added: {c}" for c in added_cut]
+
             page.goto(f"{mover_url}/sample?run=w2")
             page.get_by_test_id("stMain").get_by_text("result rows").first.wait_for(timeout=90_000)
             page.wait_for_timeout(1500)
@@ -154,3 +165,4 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
     assert not week_cut, week_cut
     assert not [c for c in movers_cut if c.startswith("table 1 ")], movers_cut
     assert not compare_cut, compare_cut
+    assert not added_cut, added_cut
