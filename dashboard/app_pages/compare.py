@@ -166,7 +166,7 @@ every = st.toggle(
 # columns after the counts scrolled out of sight.
 first = ["domain", "mean_delta", "worst_delta", "regressed", "improved"]
 boxes = ["q1_delta", "median_delta", "q3_delta", "best_delta"]
-domain_table = counts.select(*first, pl.exclude(*first, *boxes))
+domain_table = counts.select(*first, pl.exclude(*first))  # the boxes only in the CSV
 if added:
     by_domain = data.query(
         cq.compare_groups, tuple(added), baseline, metric=metric, tolerance=tolerance
@@ -186,8 +186,9 @@ tables.show(
     unchanged=narrow("Same", help="Samples within the tolerance", width=56) if every else None,
     not_scored=narrow("Not scored", width=ct.NUMBER_WIDTH) if every else None,
     **ct.added_run_columns(added, labels),
+    **dict.fromkeys(boxes),
 )
-download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
+download_csv(domain_table, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
 
 if group != "domain":
     title = cq.group_label(group)
@@ -322,6 +323,7 @@ tables.show(
     if every or not added
     else None,
     **ct.added_run_columns(added, labels),
+    **dict.fromkeys(boxes),
 )
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)
