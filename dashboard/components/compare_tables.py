@@ -41,7 +41,8 @@ def added_run_columns(runs: list[str], labels: dict[str, str]) -> dict[str, Any]
         label = labels.get(run, run)
         short = run_header(label)
         out[f"score_{run}"] = _score(short, f"{label}: score (0-100)")
-        out[f"delta_{run}"] = _delta(f"{short} Δ", f"{label}: change against the baseline")
+        # "Δ" alone: the run's name heads the score column just before it
+        out[f"delta_{run}"] = _delta("Δ", f"{label}: change against the baseline")
     return out
 
 

@@ -133,9 +133,10 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             assert "samples" in caption
             compare_cut = scrolled_tables(compare, width)
             cut += [f"compare: {c}" for c in compare_cut]
-            compare_main.get_by_text("Per sample").first.scroll_into_view_if_needed()
-            compare.wait_for_timeout(500)
-            compare.screenshot(path=str(ARTIFACTS / f"monday-compare-samples-{width}.png"))
+            # the per-sample table (the page's second), below the fold of the page's shot
+            compare_main.get_by_test_id("stDataFrame").nth(1).screenshot(
+                path=str(ARTIFACTS / f"monday-compare-samples-{width}.png")
+            )
             compare.close()
 
             # an ad-hoc run added as columns, only the samples that differ
@@ -143,9 +144,10 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             main = page.get_by_test_id("stMain")
             main.get_by_text("Per sample").first.wait_for(timeout=90_000)
             page.wait_for_timeout(1500)
-            main.get_by_text("Per sample").first.scroll_into_view_if_needed()
-            page.wait_for_timeout(500)
             page.screenshot(path=str(ARTIFACTS / f"monday-compare-added-{width}.png"))
+            main.get_by_test_id("stDataFrame").nth(1).screenshot(
+                path=str(ARTIFACTS / f"monday-compare-added-samples-{width}.png")
+            )
             added_cut = scrolled_tables(page, width)
             cut += [f"compare, a run added: {c}" for c in added_cut]
 
