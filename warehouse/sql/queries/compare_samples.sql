@@ -12,7 +12,10 @@ WITH scored AS (
     -- the chosen metric of every side, in its 0-100 form (view result_scores:
     -- <metric>_100 for the metrics not on 0-100 already), or the
     -- grader named by $metric = 'grader:<id>'
-    SELECT run_id, candidate, sample_id, domain, ai_provider, tags, query, iteration, answer,
+    -- the provider and the tags only when grouped by them (carrying lists costs time)
+    SELECT run_id, candidate, sample_id, domain,
+           CASE WHEN $group = 'provider' THEN ai_provider END AS ai_provider,
+           CASE WHEN $group = 'tag' THEN tags END AS tags, query, iteration, answer,
            CASE $metric
                WHEN 'accuracy' THEN accuracy
                WHEN 'completeness' THEN completeness
@@ -33,8 +36,10 @@ WITH scored AS (
       AND NOT starts_with($metric, 'grader:')
     UNION ALL
     -- a grader's score (0-1) x 100; a sample the grader did not score counts as not scored
-    SELECT r.run_id, r.candidate, r.sample_id, r.domain, r.ai_provider, r.tags, r.query,
-           r.iteration, r.answer, g.score * 100
+    SELECT r.run_id, r.candidate, r.sample_id, r.domain,
+           CASE WHEN $group = 'provider' THEN r.ai_provider END,
+           CASE WHEN $group = 'tag' THEN r.tags END, r.query, r.iteration, r.answer,
+           g.score * 100
     FROM result_scores AS r
     LEFT JOIN grader_scores AS g
         ON g.run_id = r.run_id AND g.iteration = r.iteration AND g.sample_id = r.sample_id
