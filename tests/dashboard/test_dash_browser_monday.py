@@ -139,8 +139,8 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             )
             compare.close()
 
-            # an ad-hoc run added as columns, only the samples that differ
-            page.goto(f"{week_url}/compare?run=w2&baseline=w1&add=z1&diff=1")
+            # an ad-hoc run added as columns (it shares no sample: its cells are n/a)
+            page.goto(f"{week_url}/compare?run=w2&baseline=w1&add=z1")
             main = page.get_by_test_id("stMain")
             main.get_by_text("Per sample").first.wait_for(timeout=90_000)
             page.wait_for_timeout(1500)
