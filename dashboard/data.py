@@ -27,6 +27,7 @@ from engine.ratings import bradley_terry
 from engine.reliability import Level, krippendorff_alpha
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
+from warehouse import compare_queries as _compare_queries  # noqa: F401 (registers them)
 from warehouse import queries as q
 from warehouse import reliability_queries as rq
 from warehouse.catalog import catalog_from_env
@@ -131,6 +132,7 @@ SPINNERS: dict[str, str] = {
     "analyst_sql": "Running the query…",
     "trends": "Loading trends…",
     "compare_counts": "Comparing…",
+    "compare_groups": "Comparing…",
     "most_missed_claims": "Finding the most-missed claims…",
     "attribution_trend": "Loading the attribution trend…",
 }

@@ -129,7 +129,8 @@ class SampleRef:
         }
 
 
-def _check_metric(metric: str) -> str:
+def check_metric(metric: str) -> str:
+    """``metric`` when it is one of ``ALL_METRICS`` or a grader's; else ValueError."""
     if metric.startswith(GRADER_PREFIX) and len(metric) > len(GRADER_PREFIX):
         return metric
     if metric not in ALL_METRICS:
@@ -555,45 +556,11 @@ def compare_counts(
         "compare_counts",
         run_id=run_id,
         baseline_run_id=baseline_run_id,
-        metric=_check_metric(metric),
+        metric=check_metric(metric),
         tolerance=float(tolerance),
         candidate=candidate,
         baseline_candidate=baseline_candidate,
         shared_only=shared_only,
-    )
-
-
-@named_query
-def compare_samples(
-    wh: Warehouse,
-    run_id: str,
-    baseline_run_id: str,
-    *,
-    metric: str,
-    tolerance: float,
-    candidate: str | None = None,
-    baseline_candidate: str | None = None,
-    shared_only: bool = False,
-    status: str | None = None,
-    domain: str | None = None,
-    limit: int = PAGE_SIZE,
-    offset: int = 0,
-) -> pl.DataFrame:
-    """One page of paired samples, largest regression first, with ``total_rows``; with
-    ``shared_only``, only the cases both runs scored with the same content."""
-    return wh.named(
-        "compare_samples",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        metric=_check_metric(metric),
-        tolerance=float(tolerance),
-        candidate=candidate,
-        baseline_candidate=baseline_candidate,
-        shared_only=shared_only,
-        status=status,
-        domain=domain,
-        limit=limit,
-        offset=offset,
     )
 
 

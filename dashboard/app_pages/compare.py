@@ -1,6 +1,8 @@
 """Compare runs: baseline vs challenger per sample (improved, regressed, unchanged), per
-domain counts, largest regressions first. Also two candidates of one run. Head to head: the
-latest pairwise judgment of the two sides, and a button that launches one."""
+domain counts, largest regressions first; more runs added as columns against the same
+baseline, samples grouped by any field, and only the samples that differ. Also two
+candidates of one run. Head to head: the latest pairwise judgment of the two sides, and a
+button that launches one."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import charts, data
+from dashboard.components import compare_tables as ct
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.head_to_head import head_to_head
@@ -15,9 +18,11 @@ from dashboard.components.links import sample_picker
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.quick_review import quick_review
 from dashboard.components.reanalysis_note import show_reanalysis_relation
+from dashboard.components.safe import safe_text
 from dashboard.components.side_by_side import side_by_side
 from dashboard.components.testset_versions import shared_cases_only
-from dashboard.components.url_state import changed, set_url, url_index, url_int
+from dashboard.components.url_state import changed, set_url, url_index, url_int, url_list
+from warehouse import compare_queries as cq
 from warehouse import queries as q
 from warehouse.queries import ALL_METRICS, PAGE_SIZE, SampleRef, metric_label
 
@@ -36,6 +41,7 @@ mode = st.radio(
     key="compare_mode",
 )
 candidate = baseline_candidate = previous = None
+added: list[str] = []
 if mode == "Two runs":
     c1, c2 = st.columns(2)
     challenger = pick_run(runs, "compare_run", container=c1, label="Challenger")
@@ -54,6 +60,17 @@ if mode == "Two runs":
             key=f"compare_baseline_{challenger}",
         )
     )
+    # Braintrust's "add comparison": more runs as columns, each against the one baseline.
+    addable = [r for r in run_ids if r not in (challenger, baseline)]
+    if addable:
+        added = st.multiselect(
+            "Add runs",
+            addable,
+            default=url_list("add", addable),
+            format_func=lambda r: labels.get(r, r),
+            key=f"compare_add_{challenger}_{baseline}",
+            help="Each added run gets its own score and Δ columns against the baseline.",
+        )
 else:
     multi = [r for r in run_ids if len(data.query(q.run_filters, r)["candidate"]) > 1]
     if not multi:
@@ -78,7 +95,7 @@ if candidate is None:
     show_reanalysis_relation(challenger, baseline)
 shared_only = shared_cases_only(challenger, baseline)
 
-c1, c2 = st.columns(2)
+c1, c2, c3 = st.columns([2, 1, 2])
 metrics = [*ALL_METRICS, *data.query(q.run_graders, (challenger, baseline))]
 metric = c1.selectbox(
     "Metric (0-100 form)",
@@ -96,6 +113,17 @@ tolerance = c2.number_input(
     format="%.1f",  # points on 0-100: the one decimal of that scale
     key="compare_tolerance",
 )
+group_fields = data.query(cq.compare_group_fields, challenger)
+group = str(
+    c3.selectbox(
+        "Group by",
+        group_fields,
+        index=url_index("group", group_fields),
+        format_func=cq.group_label,
+        key="compare_group",
+    )
+)
+compared = [challenger, *added]
 
 counts = data.query(
     q.compare_counts,
@@ -131,14 +159,61 @@ if counts["median_delta"].drop_nulls().len():
             title="change per sample (points)",
         )
     )
-# The change first: at 1024 px the columns after the counts scrolled out of sight.
+every = st.toggle(
+    "All columns",
+    value=st.query_params.get("columns") == "all",
+    key="compare_all_columns",
+    help="Also the sample counts, unchanged, not scored and the answers' domain.",
+)
+# The change first and the rarely needed counts behind "All columns": at 1024 px the
+# columns after the counts scrolled out of sight.
 first = ["domain", "mean_delta", "worst_delta", "regressed", "improved"]
 boxes = ["q1_delta", "median_delta", "q3_delta", "best_delta"]
-tables.show(counts.select(*first, pl.exclude(*first, *boxes)))
-download_csv(counts, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
+domain_table = counts.select(*first, pl.exclude(*first))  # the boxes only in the CSV
+if added:
+    by_domain = data.query(
+        cq.compare_groups, tuple(added), baseline, metric=metric, tolerance=tolerance
+    )
+    domain_table = domain_table.join(
+        ct.per_run_columns(by_domain, added, "domain"), on="domain", how="left"
+    )
+narrow = st.column_config.NumberColumn
+tables.show(
+    domain_table,
+    domain=st.column_config.TextColumn("Domain", width=130, pinned=True),
+    mean_delta=narrow("Mean Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
+    worst_delta=narrow("Worst Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
+    regressed=narrow("Regr.", help="Samples regressed beyond the tolerance", width=56),
+    improved=narrow("Impr.", help="Samples improved beyond the tolerance", width=56),
+    samples=narrow("Samples", width=ct.NUMBER_WIDTH) if every else None,
+    unchanged=narrow("Same", help="Samples within the tolerance", width=56) if every else None,
+    not_scored=narrow("Not scored", width=ct.NUMBER_WIDTH) if every else None,
+    **ct.added_run_columns(added, labels),
+    **dict.fromkeys(boxes),
+)
+download_csv(domain_table, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
+
+if group != "domain":
+    title = cq.group_label(group)
+    st.subheader(f"Per {safe_text(title)}")  # a metadata field's name is data
+    st.caption(
+        "Mean score of the paired samples and its change against the baseline, per run"
+        + ("; a sample with several tags counts in each." if group == "tag" else ".")
+    )
+    groups = data.query(
+        cq.compare_groups,
+        tuple(compared),
+        baseline,
+        metric=metric,
+        tolerance=tolerance,
+        group=group,
+        candidate=candidate,
+        baseline_candidate=baseline_candidate,
+    )
+    ct.show_group_table(ct.group_table(groups, compared), compared, labels, title, every=every)
 
 st.subheader("Per sample")
-f1, f2, f3 = st.columns(3)
+f1, f2, f3 = st.columns([2, 2, 1])
 statuses = ["", "regressed", "improved", "unchanged", "not scored"]
 status = f1.selectbox(
     "Status",
@@ -155,6 +230,23 @@ domain = f2.selectbox(
     format_func=lambda d: d or "All domains",
     key="compare_domain",
 )
+group_value = ""
+if group != "domain":
+    values = ["", *(v for v in groups["group_value"].unique(maintain_order=True) if v is not None)]
+    group_value = f2.selectbox(
+        safe_text(cq.group_label(group)),
+        values,
+        index=url_index("in_group", values),
+        format_func=lambda v: v or "All",
+        key=f"compare_in_{group}",
+    )
+different_only = st.checkbox(
+    "Different only",
+    value=st.query_params.get("diff") == "1",
+    key="compare_different",
+    help="Only samples whose score moved beyond the tolerance, or whose answer differs, "
+    "in any compared run.",
+)
 page_no = f3.number_input("Page", min_value=1, value=url_int("page"), step=1, key="compare_page")
 set_url(
     mode="candidates" if mode != MODES[0] else None,
@@ -162,13 +254,18 @@ set_url(
     baseline=None if mode != MODES[0] or baseline == previous else baseline,
     baseline_candidate=baseline_candidate,
     candidate=candidate,
+    add=added,
     metric=None if metric == ALL_METRICS[0] else metric,
+    group=None if group == "domain" else group,
+    columns="all" if every else None,
     status=status,
     domain=domain,
+    diff="1" if different_only else None,
+    in_group=group_value,
     page=int(page_no),
 )
 samples = data.query(
-    q.compare_samples,
+    cq.compare_samples,
     challenger,
     baseline,
     metric=metric,
@@ -176,16 +273,26 @@ samples = data.query(
     candidate=candidate,
     baseline_candidate=baseline_candidate,
     shared_only=shared_only,
+    added=tuple(added),
     status=status or None,
     domain=domain or None,
+    group=group,
+    group_value=group_value or None,
+    different_only=different_only,
     offset=(int(page_no) - 1) * PAGE_SIZE,
 )
 total = int(samples["total_rows"][0]) if samples.height else 0
-st.caption(f"{total} samples, largest regression first; page {page_no}")
-shown = samples.drop("total_rows")
-# The change and both scores right after the sample, in narrow columns, and the two answer
-# labels as one: at 1024 px the query pushed the numbers out of sight (the query is in the
-# CSV and side by side below).
+pages = max(1, -(-total // PAGE_SIZE))
+st.caption(
+    f"{total} samples{' that differ' if different_only else ''}, largest regression first;"
+    f" page {page_no} of {pages}"
+)
+shown = ct.sample_added_columns(samples.drop("total_rows"), added)
+# The change and both scores right after the sample, in narrow columns under short labels,
+# then each added run's, and the two answer labels as one: at 1024 px the query pushed the
+# numbers out of sight (the query is in the CSV and side by side below).
+added_cols = [c for r in added for c in (f"score_{r}", f"delta_{r}")]
+grouped = group != "domain"
 tables.show(
     shown.select(
         "sample_id",
@@ -193,6 +300,8 @@ tables.show(
         "status",
         "baseline_score",
         "challenger_score",
+        *added_cols,
+        *(["group_value"] if grouped else []),
         "domain",
         pl.when(pl.col("baseline_answer") == pl.col("challenger_answer"))
         .then(pl.col("challenger_answer"))
@@ -200,14 +309,25 @@ tables.show(
         .alias("answer"),
     ),
     sample_id=st.column_config.TextColumn("Sample ID", pinned=True),
-    delta=st.column_config.Column("Δ", width="small"),
-    status=st.column_config.TextColumn("Status", width=90),
-    baseline_score=st.column_config.Column("Base", help="Baseline score (0-100)", width="small"),
-    challenger_score=st.column_config.Column("New", help="Challenger score (0-100)", width="small"),
-    domain=st.column_config.TextColumn("Domain", width=130),
-    answer=st.column_config.TextColumn(
-        "Answer", help="Baseline → challenger (one word when both are the same)", width=150
+    delta=st.column_config.NumberColumn("Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
+    status=st.column_config.TextColumn("Status", width=84),
+    baseline_score=st.column_config.NumberColumn(
+        "Base", help="Baseline score (0-100)", format="%.1f", width=ct.NUMBER_WIDTH
     ),
+    challenger_score=st.column_config.NumberColumn(
+        "New", help="Challenger score (0-100)", format="%.1f", width=ct.NUMBER_WIDTH
+    ),
+    group_value=st.column_config.TextColumn(cq.group_label(group), width=110),
+    # the domain is the filter's, or behind "All columns"
+    domain=st.column_config.TextColumn("Domain", width=120) if every or grouped else None,
+    # with runs added, the answers (of two of the runs only) are behind "All columns"
+    answer=st.column_config.TextColumn(
+        "Answer", help="Baseline → challenger (one word when both are the same)", width="medium"
+    )
+    if every or not added
+    else None,
+    **ct.added_run_columns(added, labels),
+    **dict.fromkeys(boxes),
 )
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)

@@ -165,15 +165,19 @@ with verdict_slot:
         tables.grid(
             movers,
             key="overview_verdict",
+            # Fixed narrow widths: at 1024 px the link's text and the interval were cut.
             column_config={
-                "Δ": st.column_config.NumberColumn(format="%+.1f", width="small"),
-                "Change": st.column_config.TextColumn(width="small"),
+                "Domain": st.column_config.TextColumn(width=120),
+                "Metric": st.column_config.TextColumn(width=110),
+                "Δ": st.column_config.NumberColumn(format="%+.1f", width=60),
+                "95% interval": st.column_config.TextColumn(width=100),
+                "Change": st.column_config.TextColumn(width=64),
                 "Also moved": st.column_config.TextColumn(width="medium"),
                 "Samples": st.column_config.LinkColumn(
                     "Samples",
-                    display_text="Open in Compare",
+                    display_text="Compare ↗",
                     help="Compare filtered to this domain and metric, largest drop first",
-                    width="small",
+                    width=84,
                 ),
             },
         )
@@ -193,20 +197,27 @@ st.caption(
     f"{METHOD_CAPTION} excludes zero. Grey Δ: within noise or no verdict. Abstained: share "
     "of the domain's answers that were empty or declined (counted as not passed)."
 )
+every_column = st.toggle(
+    "All columns",
+    key="overview_all_columns",
+    help="Also the tier, the sample and error counts and the abstention rate.",
+)
 tables.grid(
     tables.overview_styled(frame, tiers, only_beyond=only_beyond),
     key="overview_table",
-    # Short labels and narrow number columns (the long names in tooltips): at 1024 px with
-    # the sidebar open the noise interval scrolled out of sight behind wide headers.
+    # The change and its noise verdict right after the metric, in fixed narrow widths, and
+    # the counts behind "All columns": at 1024 px with the sidebar open the noise interval
+    # scrolled out of sight.
+    column_order=tables.OVERVIEW_COLUMNS if every_column else tables.OVERVIEW_SHORT,
     column_config={
-        "Domain": st.column_config.TextColumn(pinned=True),
-        "Score": st.column_config.Column(width="small"),
+        "Domain": st.column_config.TextColumn(pinned=True, width=110),
+        "Score": st.column_config.Column(width=56),
         "Tier": st.column_config.Column(width="small"),
-        "Δ": st.column_config.Column(width="small"),
-        "Metric": st.column_config.TextColumn(width=130),
+        "Δ": st.column_config.Column(width=64),
+        "Metric": st.column_config.TextColumn(width=110),
         # medium, not large: the verdict and its interval ("within noise [+0.0, +0.0]")
         "Noise": st.column_config.TextColumn(
-            "Noise", help="95% interval of Δ: beyond noise when it excludes zero", width="medium"
+            "Noise", help="95% interval of Δ: beyond noise when it excludes zero", width=200
         ),
         "Samples": st.column_config.Column("n", help="Samples", width="small"),
         "Errors": st.column_config.Column("Err.", help="Samples with an error", width="small"),

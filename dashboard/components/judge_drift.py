@@ -63,16 +63,39 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
             f"'{safe_text(judges['series'])}'` to measure the judge on the series' anchors."
         )
         return
+    number, interval = 60, 96  # px: "-50.0" and "[-54.0, -46.0]"
     tables.grid(
         split_table(split),
-        # small columns: at 1024 px the system change scrolled off a table of wide ones
+        # The system change first, short headers in fixed narrow widths: at 1024 px the
+        # system change scrolled off a table of wide ones.
+        column_order=(
+            "Metric",
+            "System change",
+            "System 95%",
+            "Observed Δ",
+            "Judge drift",
+            "Drift 95%",
+            "Anchors",
+        ),
         column_config={
-            **{
-                c: st.column_config.NumberColumn(c, format="%+.1f", width="small")
-                for c in ("Observed Δ", "Judge drift", "System change")
-            },
-            **{c: st.column_config.TextColumn(c, width="small") for c in ("Drift 95%", "Anchors")},
-            "System 95%": st.column_config.TextColumn("System 95%", width="small"),
+            "Metric": st.column_config.TextColumn("Metric", width=130, pinned=True),
+            "System change": st.column_config.NumberColumn(
+                "System Δ",
+                help="Observed Δ minus the judge's drift",
+                format="%+.1f",
+                width=number,
+            ),
+            "System 95%": st.column_config.TextColumn("System 95%", width=interval),
+            "Observed Δ": st.column_config.NumberColumn(
+                "Observed", help="Observed Δ", format="%+.1f", width=number
+            ),
+            "Judge drift": st.column_config.NumberColumn(
+                "Drift", help="Judge drift", format="%+.1f", width=number
+            ),
+            "Drift 95%": st.column_config.TextColumn("Drift 95%", width=interval),
+            "Anchors": st.column_config.NumberColumn(
+                "n", help="Anchors: answers both judges scored", width=44
+            ),
         },
     )
     st.caption(

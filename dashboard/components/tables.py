@@ -31,6 +31,10 @@ OVERVIEW_COLUMNS = (
 """The Overview table, one row per domain and metric: a new metric adds rows, never a
 column, so the key columns stay on screen at 1440 px."""
 
+OVERVIEW_SHORT = ("Domain", "Metric", "Score", "Δ", "Noise")
+"""The Overview table's columns shown by default, in this order: the change and its noise
+verdict stay in sight at 1024 px; the others are behind "All columns"."""
+
 
 def human_label(column: str) -> str:
     """``mean_delta`` -> ``Mean Δ``; ``found_percent`` -> ``Found %`` (column headers)."""
@@ -239,11 +243,11 @@ def scores_first(frame: pl.DataFrame, first: Iterable[str] = FINDER_FIRST) -> pl
 
 def finder_columns() -> dict[str, Any]:
     """Column configs of the sample finder: the sample pinned, the scores narrow under
-    short labels (their full names in tooltips)."""
+    short labels (their full names in tooltips), so that they stay in sight at 1024 px."""
     import streamlit as st
 
     def score(label: str, name: str) -> Any:
-        return st.column_config.Column(label, help=f"{name} (0-100)", width="small")
+        return st.column_config.Column(label, help=f"{name} (0-100)", width=60)
 
     return {
         "sample_id": st.column_config.TextColumn("Sample ID", pinned=True),

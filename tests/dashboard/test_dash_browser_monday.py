@@ -3,7 +3,8 @@ a judge change first and never calls it "worse beyond noise"; the Overview still
 the weekly series after an ad-hoc launch; a mover's link lands on Compare filtered to its
 domain and metric, largest drop first. Which tables still scroll sideways (their last
 columns out of sight) is measured and written to ``test-artifacts/monday-overflow-*.txt``
-beside the screenshots, not asserted: at 1024 px several still do (docs/dashboard.md)."""
+beside the screenshots; the tables of numbers a PM reads (the Overview's scores with their
+noise, the judge-drift split, every table of Compare) must not, at either width."""
 
 from __future__ import annotations
 
@@ -90,15 +91,17 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             first = alerts.first.inner_text()
             assert "judge" in first.lower(), first
             assert "worse beyond noise" not in text
-            cut += [f"week overview: {c}" for c in scrolled_tables(page, width)]
+            week_cut = scrolled_tables(page, width)
+            cut += [f"week overview: {c}" for c in week_cut]
 
             page.goto(mover_url)
             main = page.get_by_test_id("stMain")
             main.get_by_text("Scores per domain").first.wait_for(timeout=90_000)
             page.wait_for_timeout(1500)
             page.screenshot(path=str(ARTIFACTS / f"monday-movers-{width}.png"), full_page=True)
-            cut += [f"movers overview: {c}" for c in scrolled_tables(page, width)]
-            # the grid draws on a canvas: click the first row's "Open in Compare" where it
+            movers_cut = scrolled_tables(page, width)
+            cut += [f"movers overview: {c}" for c in movers_cut]
+            # the grid draws on a canvas: click the first row's "Compare ↗" link where it
             # is drawn, in the movers table's first column (a 35 px header, 35 px rows)
             movers = main.get_by_test_id("stDataFrame").first
             movers.wait_for(timeout=30_000)
@@ -128,8 +131,25 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             assert domain.input_value() in url, (domain.input_value(), url)
             caption = compare_main.get_by_text("largest regression first").first.inner_text()
             assert "samples" in caption
-            cut += [f"compare: {c}" for c in scrolled_tables(compare, width)]
+            compare_cut = scrolled_tables(compare, width)
+            cut += [f"compare: {c}" for c in compare_cut]
+            # the per-sample table (the page's second), below the fold of the page's shot
+            compare_main.get_by_test_id("stDataFrame").nth(1).screenshot(
+                path=str(ARTIFACTS / f"monday-compare-samples-{width}.png")
+            )
             compare.close()
+
+            # an ad-hoc run added as columns (it shares no sample: its cells are n/a)
+            page.goto(f"{week_url}/compare?run=w2&baseline=w1&add=z1")
+            main = page.get_by_test_id("stMain")
+            main.get_by_text("Per sample").first.wait_for(timeout=90_000)
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(ARTIFACTS / f"monday-compare-added-{width}.png"))
+            main.get_by_test_id("stDataFrame").nth(1).screenshot(
+                path=str(ARTIFACTS / f"monday-compare-added-samples-{width}.png")
+            )
+            added_cut = scrolled_tables(page, width)
+            cut += [f"compare, a run added: {c}" for c in added_cut]
 
             page.goto(f"{mover_url}/sample?run=w2")
             page.get_by_test_id("stMain").get_by_text("result rows").first.wait_for(timeout=90_000)
@@ -141,3 +161,10 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
     (ARTIFACTS / f"monday-overflow-{width}.txt").write_text(
         "\n".join(cut) + "\n" if cut else "no table scrolls sideways\n", encoding="utf-8"
     )
+    # The week's Overview: the judge-drift split (table 0) and the scores per domain with
+    # their noise (table 1); the movers' Overview: its scores per domain (table 1; table 0,
+    # the movers, leads with its link); Compare: all of them.
+    assert not week_cut, week_cut
+    assert not [c for c in movers_cut if c.startswith("table 1 ")], movers_cut
+    assert not compare_cut, compare_cut
+    assert not added_cut, added_cut
