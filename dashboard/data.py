@@ -33,7 +33,12 @@ from warehouse import reliability_queries as rq
 from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
 from warehouse.drift_queries import drift_run_series, judge_drift_split  # registers them all
-from warehouse.noise_queries import domain_changes, metric_sample_values, series_steps
+from warehouse.noise_queries import (
+    domain_changes,
+    metric_sample_values,
+    series_steps,
+    shared_case_ids,
+)
 from warehouse.queries import Warehouse
 from warehouse.testset_queries import run_testset_versions  # noqa: F401  (registers them)
 from warehouse.tool_queries import domain_tool_metrics, tool_sample_deltas_all
@@ -335,15 +340,19 @@ def compare_noise(
     metric: str,
     candidate: str | None = None,
     baseline_candidate: str | None = None,
+    shared_only: bool = False,
 ) -> pl.DataFrame:
     """Compare's per-domain noise verdicts: each domain's mean paired change of ``metric``
-    (each side its own candidate, or all) with the interval every page uses."""
+    (each side its own candidate, or all) with the interval every page uses; with
+    ``shared_only``, over the cases both runs scored with the same content."""
     values = pl.concat(
         [
             metric_sample_values(wh, [run_id], metric, candidate),
             metric_sample_values(wh, [baseline], metric, baseline_candidate),
         ]
     )
+    if shared_only:
+        values = values.filter(pl.col("sample_id").is_in(shared_case_ids(wh, run_id, baseline)))
     return domain_changes(values, run_id, baseline)
 
 

@@ -26,6 +26,13 @@ def metric_sample_values(
     )
 
 
+@named_query
+def shared_case_ids(wh: Warehouse, run_id: str, baseline_run_id: str) -> list[str]:
+    """The case ids both runs scored with the same content."""
+    frame = wh.named("shared_case_ids", run_id=run_id, baseline_run_id=baseline_run_id)
+    return [str(s) for s in frame["sample_id"]]
+
+
 def paired_change(values: pl.DataFrame, run_id: str, baseline_run_id: str) -> NoiseCheck:
     """The paired bootstrap of ``run_id`` minus ``baseline_run_id`` over the samples both
     have a value for (``values``: rows of ``metric_sample_values``)."""

@@ -22,6 +22,7 @@ from dashboard.components.safe import safe_text
 from dashboard.components.side_by_side import side_by_side
 from dashboard.components.testset_versions import shared_cases_only
 from dashboard.components.url_state import changed, set_url, url_index, url_int, url_list
+from engine.noise import METHOD_CAPTION
 from warehouse import compare_queries as cq
 from warehouse import queries as q
 from warehouse.queries import ALL_METRICS, PAGE_SIZE, SampleRef, metric_label
@@ -170,6 +171,18 @@ every = st.toggle(
 first = ["domain", "mean_delta", "worst_delta", "regressed", "improved"]
 boxes = ["q1_delta", "median_delta", "q3_delta", "best_delta"]
 domain_table = counts.select(*first, pl.exclude(*first))  # the boxes only in the CSV
+noise = data.query(
+    data.compare_noise,
+    challenger,
+    baseline,
+    metric,
+    candidate=candidate,
+    baseline_candidate=baseline_candidate,
+    shared_only=shared_only,
+)
+domain_table = domain_table.join(
+    noise.select("domain", "change_label"), on="domain", how="left"
+).select("domain", "mean_delta", "change_label", pl.exclude("domain", "mean_delta", "change_label"))
 if added:
     by_domain = data.query(
         cq.compare_groups, tuple(added), baseline, metric=metric, tolerance=tolerance
@@ -182,6 +195,9 @@ tables.show(
     domain_table,
     domain=st.column_config.TextColumn("Domain", width=130, pinned=True),
     mean_delta=narrow("Mean Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
+    change_label=st.column_config.TextColumn(
+        "Noise", help=f"The mean change's 95% interval: {METHOD_CAPTION}", width=150
+    ),
     worst_delta=narrow("Worst Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
     regressed=narrow("Regr.", help="Samples regressed beyond the tolerance", width=56),
     improved=narrow("Impr.", help="Samples improved beyond the tolerance", width=56),

@@ -1,6 +1,7 @@
-"""Trends marks each run's step from the run before with the one noise interval of every
-page (paired bootstrap over samples): a real 10-point drop on 300 samples is ringed and
-listed as beyond noise, one changed answer in twelve is not, at any number of iterations."""
+"""Trends and Compare use the one noise interval of every page (paired bootstrap over
+samples). Trends marks each run's step from the run before: a real 10-point drop on 300
+samples is ringed and listed as beyond noise, one changed answer in twelve is not, at any
+number of iterations; Compare gives each domain the Overview's interval."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from dashboard import data
 from dashboard.data import trend_steps
 from tests.dashboard.conftest import AppFactory, table
 from tests.noise_cases import noise_home, ten_point_drop, twelve_cases
-from warehouse.queries import Warehouse
+from warehouse.queries import Filters, Warehouse
 
 
 def test_a_ten_point_drop_is_the_one_step_beyond_noise(tmp_path: Path, app: AppFactory) -> None:
@@ -39,3 +41,22 @@ def test_one_changed_answer_is_no_step(tmp_path: Path, app: AppFactory, iteratio
     assert not any(steps["step_beyond"])
     at = app(home, "trends")
     assert not [f for f in at.dataframe if "step_label" in f.value.columns]
+
+
+@pytest.mark.parametrize("iterations", [1, 5])
+def test_compare_gives_each_domain_the_same_interval(
+    tmp_path: Path, app: AppFactory, iterations: int
+) -> None:
+    cases = twelve_cases(iterations)
+    home = noise_home(tmp_path / "home", cases, series="wk")
+    at = app(home, "compare", run="cand", baseline="base")
+    rows = {r["domain"]: r for r in table(at, "change_label")}
+    # acme: one answer of eight down 12 points; the Overview's interval, not beyond noise
+    overview = data.overview(Warehouse(home.warehouse), "cand", "base", Filters())
+    acme = overview.filter(domain="acme.example").row(0, named=True)
+    assert rows["acme.example"]["change_label"] == acme["accuracy_noise"]
+    assert str(rows["acme.example"]["change_label"]).startswith("within [")
+    drop = noise_home(tmp_path / "drop", ten_point_drop(iterations, 8.0), series="wk")
+    at = app(drop, "compare", run="cand", baseline="base")
+    (row,) = table(at, "change_label")
+    assert str(row["change_label"]).startswith("beyond [")
