@@ -38,13 +38,19 @@ GRADERS = {
         "options: {values: [ok], case: insensitive}\n"
     ),
     "short.yaml": (
-        "type: regex\ndescription: At most 80 characters.\noptions: {pattern: '^.{0,80}$'}\n"
+        "type: python\ndescription: At most 80 characters.\nfunction: graders/short.py:score\n"
     ),
 }
+SHORT_PY = (
+    "def score(response):\n"
+    "    size = len(response or '')\n"
+    "    return (1.0 if size <= 80 else 0.0, f'{size} characters')\n"
+)
+"""A grader people write: the project's own Python function (at most 80 characters)."""
 
 
 def write_project(root: Path) -> Path:
-    """Two candidates of one family and three grader files."""
+    """Two candidates of one family and three grader files, one of them Python."""
     family = root / "candidates" / "helper"
     family.mkdir(parents=True)
     (family / "base.md").write_text(
@@ -58,6 +64,7 @@ def write_project(root: Path) -> Path:
     (root / "graders").mkdir()
     for name, text in GRADERS.items():
         (root / "graders" / name).write_text(text, encoding="utf-8")
+    (root / "graders" / "short.py").write_text(SHORT_PY, encoding="utf-8")
     return root
 
 
