@@ -207,35 +207,6 @@ def judge_change_rules(events: pl.DataFrame) -> alt.Chart:
     return rules
 
 
-def compare_counts_chart(frame: pl.DataFrame) -> alt.Chart:
-    """Improved / unchanged / regressed samples per domain (``queries.compare_counts``)."""
-    long = frame.select("domain", "improved", "unchanged", "regressed").unpivot(
-        index="domain",
-        on=["improved", "unchanged", "regressed"],
-        variable_name="status",
-        value_name="samples",
-    )
-    scale = alt.Scale(
-        domain=["improved", "unchanged", "regressed"], range=["#1a9850", "#bdbdbd", "#d73027"]
-    )
-    chart: alt.Chart = (
-        alt.Chart(long)
-        .mark_bar()
-        .encode(
-            x=alt.X("samples:Q", stack="zero", axis=alt.Axis(tickMinStep=1, format="d")),
-            y=alt.Y(
-                "domain:N",
-                title=None,
-                sort=list(frame["domain"]),
-                axis=alt.Axis(labelLimit=400),  # whole domain names, not "acmecloud.exam…"
-            ),
-            color=alt.Color("status:N", scale=scale, legend=alt.Legend(title="samples")),
-            tooltip=["domain:N", "status:N", "samples:Q"],
-        )
-    )
-    return chart
-
-
 def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
     """Mention rates per domain and AI provider, one small chart per mention type.
 
@@ -452,31 +423,3 @@ def retrieval_rank_chart(frame: pl.DataFrame) -> alt.Chart:
         .properties(height=alt.Step(28))
     )
     return chart
-
-
-def box_chart(
-    frame: pl.DataFrame,
-    *,
-    low: str,
-    q1: str,
-    median: str,
-    q3: str,
-    high: str,
-    title: str,
-    facet: str | None = None,
-) -> alt.LayerChart | alt.FacetChart:
-    """Box plots from five numbers computed in SQL (one row per domain): a line from lowest
-    to highest, a box over the quartiles, a tick at the median; one panel per ``facet``."""
-    base = alt.Chart(frame).encode(y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=200)))
-    tooltip = ["domain:N", *([f"{facet}:N"] if facet else []), f"{median}:Q", f"{q1}:Q", f"{q3}:Q"]
-    layers = alt.layer(
-        base.mark_rule(color="#8c959f").encode(x=alt.X(f"{low}:Q", title=title), x2=f"{high}:Q"),
-        base.mark_bar(size=12, color="#9ec5fe").encode(x=f"{q1}:Q", x2=f"{q3}:Q", tooltip=tooltip),
-        base.mark_tick(color="#1f6feb", thickness=2, size=14).encode(x=f"{median}:Q"),
-    )
-    if facet is None:
-        return layers.properties(width=440)
-    # one panel under another: side by side they overflowed a 1024 px screen
-    # horizontal headers: rotated, one-row panels' labels ran into each other
-    header = alt.Header(labelAngle=0, labelAlign="left", labelAnchor="start", labelOrient="top")
-    return layers.properties(width=440).facet(row=alt.Row(f"{facet}:N", title=None, header=header))

@@ -1,17 +1,20 @@
-"""The Overview's charts as inline SVG, drawn on the server.
+"""The charts of the pages people open most (Overview, Compare) as inline SVG, drawn on the
+server.
 
 A Vega-Lite chart costs the browser its chart library (loaded and compiled on the first
-page that draws one: about 1.3 s of a first visit on a 2-core machine) before anything is
-drawn. The Overview is the page everyone opens first, and its two charts are simple marks
-on a 0-100 axis, so they are plain SVG: no script, sized by a viewBox to the column's
-width, every label from data escaped, the exact values on hover (``<title>``). The HTML
-report draws its bars the same way.
+page that draws one: about 1.3 s of a first visit on a 2-core machine) and then its own
+layout before anything is drawn. These charts are simple marks along one axis, so they are
+plain SVG: no script, sized by a viewBox to the column's width, every label from data
+escaped, the exact values on hover (``<title>``). The HTML report draws its bars the same
+way.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -29,10 +32,43 @@ ROW_HEIGHT = 22
 LABEL_CHARS = 26
 """Longer domain names are cut (the whole name is on hover)."""
 
-_PLOT = WIDTH - LABEL_WIDTH - 16
+PLOT = WIDTH - LABEL_WIDTH - 16
+"""The plot's width, after the labels and a margin for the last tick's text."""
+
+CHANGE_COLORS = {"improved": "#1a9850", "unchanged": "#bdbdbd", "regressed": "#d73027"}
+"""Compare's sample statuses, in the order their bars stack."""
+
 _AXIS = "#8c959f"
 _INK = "#31333f"
 _FONT = "font-family:'Source Sans Pro',system-ui,sans-serif;font-size:12px"
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Values ``low..high`` along the plot; values outside are clamped to its ends."""
+
+    low: float = 0.0
+    high: float = 100.0
+
+    def x(self, value: float) -> float:
+        span = (self.high - self.low) or 1.0
+        share = (min(self.high, max(self.low, value)) - self.low) / span
+        return LABEL_WIDTH + share * PLOT
+
+    def ticks(self, unit: str = "", *, least: float = 0.0) -> list[tuple[float, str]]:
+        """About five round ticks from ``low`` to ``high``, at least ``least`` apart."""
+        step = max(least, _round_step((self.high - self.low) / 4))
+        first = math.ceil(self.low / step) * step
+        count = int((self.high - first) / step + 1e-9) + 1
+        return [(first + i * step, f"{first + i * step:g}{unit}") for i in range(count)]
+
+
+def _round_step(raw: float) -> float:
+    """1, 2, 2.5 or 5 times a power of ten, at least ``raw``."""
+    if raw <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(raw))
+    return float(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw - 1e-12))
 
 
 def _e(value: object) -> str:
@@ -44,11 +80,6 @@ def _label(domain: object) -> str:
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
-def _x(value: float) -> float:
-    """A 0-100 value's position."""
-    return LABEL_WIDTH + max(0.0, min(100.0, value)) / 100 * _PLOT
-
-
 def _svg(height: float, label: str, body: Iterable[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0f}" '
@@ -57,14 +88,14 @@ def _svg(height: float, label: str, body: Iterable[str]) -> str:
     )
 
 
-def _axis(y: float, ticks: Iterable[tuple[float, str]]) -> list[str]:
-    """A horizontal axis at ``y`` with labelled ticks at 0-100 positions."""
+def _axis(y: float, scale: Scale, ticks: Iterable[tuple[float, str]]) -> list[str]:
+    """A horizontal axis at ``y`` with labelled ticks."""
     parts = [
-        f'<line x1="{LABEL_WIDTH}" x2="{LABEL_WIDTH + _PLOT}" y1="{y}" y2="{y}" '
+        f'<line x1="{LABEL_WIDTH}" x2="{LABEL_WIDTH + PLOT}" y1="{y}" y2="{y}" '
         f'stroke="{_AXIS}" stroke-width="1"/>'
     ]
     for value, text in ticks:
-        x = _x(value)
+        x = scale.x(value)
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y}" y2="{y + 4}" stroke="{_AXIS}"/>')
         parts.append(
             f'<text x="{x:.1f}" y="{y + 16}" text-anchor="middle" fill="{_INK}">{text}</text>'
@@ -72,89 +103,163 @@ def _axis(y: float, ticks: Iterable[tuple[float, str]]) -> list[str]:
     return parts
 
 
-def _domain_label(y: float, domain: object) -> str:
+def _row_label(y: float, domain: object) -> str:
     return (
         f'<text x="0" y="{y + 15}" fill="{_INK}"><title>{_e(domain)}</title>'
         f"{_e(_label(domain))}</text>"
     )
 
 
+def _heading(y: float, text: str) -> str:
+    return f'<text x="0" y="{y + 14}" fill="{_INK}" font-weight="600">{_e(text)}</text>'
+
+
+def _box(y: float, scale: Scale, name: object, five: Sequence[float], unit: str) -> str:
+    """Lowest to highest as a line, the middle half as a box, the median as a tick."""
+    low, q1, median, q3, high = five
+    mid = y + ROW_HEIGHT / 2
+    hover = (
+        f"<title>{_e(name)}: lowest {low:.1f}{unit}, middle half {q1:.1f}-{q3:.1f}{unit}, "
+        f"median {median:.1f}{unit}, highest {high:.1f}{unit}</title>"
+    )
+    return (
+        f'<g>{hover}<line x1="{scale.x(low):.1f}" x2="{scale.x(high):.1f}" y1="{mid}" '
+        f'y2="{mid}" stroke="{_AXIS}" stroke-width="1.5"/>'
+        f'<rect x="{scale.x(q1):.1f}" y="{mid - 6}" '
+        f'width="{max(scale.x(q3) - scale.x(q1), 1.0):.1f}" height="12" fill="#9ec5fe"/>'
+        f'<line x1="{scale.x(median):.1f}" x2="{scale.x(median):.1f}" y1="{mid - 7}" '
+        f'y2="{mid + 7}" stroke="#1f6feb" stroke-width="2.5"/></g>'
+    )
+
+
+FIVE = ("low", "q1", "median", "q3", "high")
+"""The five numbers of a box, by their column names in ``queries.metric_distribution``."""
+
+
 def distribution_svg(spread: pl.DataFrame, label: Callable[[str], str] = str) -> str:
-    """Per metric (a block each) and domain (a row each): lowest to highest score as a line,
-    the middle half as a box, the median as a tick, on 0-100. ``spread``: domain, metric,
-    low, q1, median, q3, high (``queries.metric_distribution``); ``label`` names a metric."""
+    """Per metric (a block each, headed by ``label(metric)``) and domain (a row each): the
+    box of its scores on 0-100. ``spread``: domain, metric, low, q1, median, q3, high
+    (``queries.metric_distribution``)."""
+    scale = Scale()
     parts: list[str] = []
     y = 0.0
-    for (metric,), block in spread.partition_by(
-        "metric", as_dict=True, maintain_order=True
-    ).items():
-        parts.append(
-            f'<text x="0" y="{y + 14}" fill="{_INK}" font-weight="600">'
-            f"{_e(label(str(metric)))}</text>"
-        )
+    blocks = spread.partition_by("metric", as_dict=True, maintain_order=True)
+    for (metric,), block in blocks.items():
+        parts.append(_heading(y, label(str(metric))))
         y += 22
         for row in block.iter_rows(named=True):
-            parts.append(_domain_label(y, row["domain"]))
-            mid = y + ROW_HEIGHT / 2
-            values = [row[k] for k in ("low", "q1", "median", "q3", "high")]
-            if all(v is not None for v in values):
-                low, q1, median, q3, high = (float(v) for v in values)
-                hover = (
-                    f"<title>{_e(row['domain'])}: lowest {low:.1f}, middle half {q1:.1f}-"
-                    f"{q3:.1f}, median {median:.1f}, highest {high:.1f}</title>"
-                )
-                parts.append(
-                    f'<g>{hover}<line x1="{_x(low):.1f}" x2="{_x(high):.1f}" y1="{mid}" '
-                    f'y2="{mid}" stroke="{_AXIS}" stroke-width="1.5"/>'
-                    f'<rect x="{_x(q1):.1f}" y="{mid - 6}" '
-                    f'width="{max(_x(q3) - _x(q1), 1.0):.1f}" height="12" fill="#9ec5fe"/>'
-                    f'<line x1="{_x(median):.1f}" x2="{_x(median):.1f}" y1="{mid - 7}" '
-                    f'y2="{mid + 7}" stroke="#1f6feb" stroke-width="2.5"/></g>'
-                )
+            parts.append(_row_label(y, row["domain"]))
+            five = [row[k] for k in FIVE]
+            if all(v is not None for v in five):
+                parts.append(_box(y, scale, row["domain"], [float(v) for v in five], ""))
             y += ROW_HEIGHT
-        parts += _axis(y + 2, [(v, f"{v:g}") for v in (0, 25, 50, 75, 100)])
+        parts += _axis(y + 2, scale, scale.ticks())
         y += 30
     return _svg(y, "score distribution per domain", parts)
 
 
+def change_box_svg(counts: pl.DataFrame, columns: Sequence[str], title: str) -> str:
+    """One row per domain: the box of the per-sample changes (``columns``: lowest, first
+    quartile, median, third quartile, highest), on an axis through zero with a rule at 0."""
+    rows = [r for r in counts.iter_rows(named=True) if all(r[c] is not None for c in columns)]
+    values = [float(r[c]) for r in rows for c in columns] or [0.0]
+    reach = max(1.0, max(abs(v) for v in values))
+    step = _round_step(reach / 2)
+    scale = Scale(-math.ceil(reach / step) * step, math.ceil(reach / step) * step)
+    parts = [_heading(0.0, title)]
+    y = 22.0
+    top = y
+    for row in rows:
+        parts.append(_row_label(y, row["domain"]))
+        parts.append(_box(y, scale, row["domain"], [float(row[c]) for c in columns], " pts"))
+        y += ROW_HEIGHT
+    zero = scale.x(0.0)
+    parts.append(
+        f'<line x1="{zero:.1f}" x2="{zero:.1f}" y1="{top}" y2="{y}" stroke="{_AXIS}" '
+        'stroke-dasharray="3 3"/>'
+    )
+    parts += _axis(y + 2, scale, [(v, f"{v:+g}" if v else "0") for v, _ in scale.ticks()])
+    return _svg(y + 30, title, parts)
+
+
+def _stacked_row(
+    y: float,
+    scale: Scale,
+    name: object,
+    counts: Mapping[str, int],
+    colors: Mapping[str, str],
+    what: str,
+) -> list[str]:
+    """One bar per category in ``colors``' order, end to end from the axis' start."""
+    total = sum(counts.values())
+    parts = [_row_label(y, name)]
+    start = 0.0
+    for category, color in colors.items():
+        n = counts.get(category, 0)
+        if not n:
+            continue
+        left, right = scale.x(start), scale.x(start + n)
+        share = f" ({n / total:.0%})" if total else ""
+        parts.append(
+            f'<rect x="{left:.1f}" y="{y + 4}" width="{right - left:.1f}" '
+            f'height="{ROW_HEIGHT - 8}" fill="{color}"><title>{_e(name)}: {n} of {total} '
+            f"{what} {category}{share}</title></rect>"
+        )
+        start += n
+    return parts
+
+
+def _legend(y: float, colors: Mapping[str, str]) -> list[str]:
+    parts = []
+    x = float(LABEL_WIDTH)
+    for category, color in colors.items():
+        parts.append(
+            f'<rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/>'
+            f'<text x="{x + 16}" y="{y + 11}" fill="{_INK}">{category}</text>'
+        )
+        x += 90
+    return parts
+
+
 def tier_mix_svg(mix: pl.DataFrame, label: Callable[[str], str] = str) -> str:
-    """Per metric (a block each) and domain (a row each): the share of samples in each tier
-    as one bar of 100%, excellent first, with a legend. ``mix``: domain, metric, tier,
-    samples (``queries.tier_distribution``); ``label`` names a metric."""
+    """Per metric (a block each, headed by ``label(metric)``) and domain (a row each): the
+    share of samples in each tier as one bar of 100%, excellent first, with a legend.
+    ``mix``: domain, metric, tier, samples (``queries.tier_distribution``)."""
+    colors = {t: TIER_COLORS[t] for t in TIER_ORDER}
     parts: list[str] = []
     y = 0.0
     for (metric,), block in mix.partition_by("metric", as_dict=True, maintain_order=True).items():
-        parts.append(
-            f'<text x="0" y="{y + 14}" fill="{_INK}" font-weight="600">'
-            f"{_e(label(str(metric)))}</text>"
-        )
+        parts.append(_heading(y, label(str(metric))))
         y += 22
         for (domain,), rows in block.partition_by(
             "domain", as_dict=True, maintain_order=True
         ).items():
             counts = {str(t): int(n) for t, n in rows.select("tier", "samples").iter_rows()}
-            total = sum(counts.values())
-            parts.append(_domain_label(y, domain))
-            x = float(LABEL_WIDTH)
-            for tier in TIER_ORDER:
-                n = counts.get(tier, 0)
-                if not n or not total:
-                    continue
-                width = n / total * _PLOT
-                parts.append(
-                    f'<rect x="{x:.1f}" y="{y + 4}" width="{width:.1f}" height="{ROW_HEIGHT - 8}" '
-                    f'fill="{TIER_COLORS[tier]}"><title>{_e(domain)}: {n} of {total} samples '
-                    f"{tier} ({n / total:.0%})</title></rect>"
-                )
-                x += width
+            # each domain's bar is its own 100%
+            scale = Scale(0.0, float(sum(counts.values())) or 1.0)
+            parts += _stacked_row(y, scale, domain, counts, colors, "samples")
             y += ROW_HEIGHT
-        parts += _axis(y + 2, [(v, f"{v:g}%") for v in (0, 25, 50, 75, 100)])
+        parts += _axis(y + 2, Scale(), Scale().ticks("%"))
         y += 30
-    legend_x = float(LABEL_WIDTH)
-    for tier in TIER_ORDER:
-        parts.append(
-            f'<rect x="{legend_x}" y="{y}" width="12" height="12" fill="{TIER_COLORS[tier]}"/>'
-            f'<text x="{legend_x + 16}" y="{y + 11}" fill="{_INK}">{tier}</text>'
-        )
-        legend_x += 90
+    parts += _legend(y, colors)
     return _svg(y + 18, "tier distribution per domain", parts)
+
+
+def compare_counts_svg(counts: pl.DataFrame) -> str:
+    """Per domain: its paired samples improved, unchanged and regressed, as one bar of
+    counts (``queries.compare_counts``), longest domain to scale, with a legend."""
+    totals = [sum(int(r[c] or 0) for c in CHANGE_COLORS) for r in counts.iter_rows(named=True)] or [
+        1
+    ]
+    step = max(1.0, _round_step(max(totals) / 4))  # whole samples
+    scale = Scale(0.0, math.ceil(max(totals) / step) * step)
+    parts: list[str] = []
+    y = 0.0
+    for row in counts.iter_rows(named=True):
+        by_status = {c: int(row[c] or 0) for c in CHANGE_COLORS}
+        parts += _stacked_row(y, scale, row["domain"], by_status, CHANGE_COLORS, "samples")
+        y += ROW_HEIGHT
+    parts += _axis(y + 2, scale, scale.ticks(least=1.0))
+    y += 30
+    parts += _legend(y, CHANGE_COLORS)
+    return _svg(y + 18, "samples improved, unchanged and regressed per domain", parts)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import data, svg_charts
 from dashboard.components import compare_tables as ct
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
@@ -146,19 +146,17 @@ m2.metric("Improved", totals["improved"])
 m3.metric("Unchanged", totals["unchanged"])
 
 st.subheader("Per domain")
-st.altair_chart(charts.compare_counts_chart(counts))
+# Inline SVG, not Vega-Lite charts (dashboard/svg_charts.py): the browser draws them at once.
+st.markdown(svg_charts.compare_counts_svg(counts), unsafe_allow_html=True)
 if counts["median_delta"].drop_nulls().len():
     st.caption("Per-sample change per domain: lowest to highest, middle half, median.")
-    st.altair_chart(
-        charts.box_chart(
+    st.markdown(
+        svg_charts.change_box_svg(
             counts,
-            low="worst_delta",
-            q1="q1_delta",
-            median="median_delta",
-            q3="q3_delta",
-            high="best_delta",
-            title="change per sample (points)",
-        )
+            ("worst_delta", "q1_delta", "median_delta", "q3_delta", "best_delta"),
+            "change per sample (points)",
+        ),
+        unsafe_allow_html=True,
     )
 every = st.toggle(
     "All columns",
@@ -195,9 +193,12 @@ tables.show(
     domain_table,
     domain=st.column_config.TextColumn("Domain", width=130, pinned=True),
     mean_delta=narrow("Mean Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
+    # with added runs' columns the interval moves behind "All columns" (1024 px)
     change_label=st.column_config.TextColumn(
-        "Noise", help=f"The mean change's 95% interval: {METHOD_CAPTION}", width=150
-    ),
+        "Noise", help=f"The mean change's 95% interval: {METHOD_CAPTION}", width=190
+    )
+    if every or not added
+    else None,
     worst_delta=narrow("Worst Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
     regressed=narrow("Regr.", help="Samples regressed beyond the tolerance", width=56),
     improved=narrow("Impr.", help="Samples improved beyond the tolerance", width=56),

@@ -9,11 +9,10 @@ import xml.etree.ElementTree as ET
 
 import polars as pl
 
-from dashboard.svg_charts import LABEL_WIDTH, WIDTH, distribution_svg, tier_mix_svg
+from dashboard.svg_charts import LABEL_WIDTH, PLOT, distribution_svg, tier_mix_svg
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory
 
-PLOT = WIDTH - LABEL_WIDTH - 16
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -73,3 +72,51 @@ def test_the_overview_draws_svg_not_vega(app: AppFactory, fixture_home: Paths) -
     shown = [m.value for m in at.markdown]
     assert len([b for b in shown if b.startswith("<svg")]) == 2
     assert any(re.search(r'aria-label="tier distribution per domain"', b) for b in shown)
+
+
+def test_compare_counts_are_bars_to_one_scale() -> None:
+    from dashboard.svg_charts import compare_counts_svg
+
+    counts = pl.DataFrame(
+        {
+            "domain": ["acme.example", "beta.example"],
+            "improved": [2, 0],
+            "unchanged": [5, 1],
+            "regressed": [1, 1],
+        }
+    )
+    root = ET.fromstring(compare_counts_svg(counts))
+    bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    titles = [r.find(f"{SVG}title").text for r in bars]  # type: ignore[union-attr]
+    assert titles == [
+        "acme.example: 2 of 8 samples improved (25%)",
+        "acme.example: 5 of 8 samples unchanged (62%)",
+        "acme.example: 1 of 8 samples regressed (12%)",
+        "beta.example: 1 of 2 samples unchanged (50%)",
+        "beta.example: 1 of 2 samples regressed (50%)",
+    ]
+    # one scale for every domain (0-8 here): beta's two samples are a quarter of acme's bar
+    widths = [float(r.get("width", "")) for r in bars]
+    assert abs((widths[3] + widths[4]) / sum(widths[:3]) - 0.25) < 0.01
+
+
+def test_change_boxes_straddle_zero() -> None:
+    from dashboard.svg_charts import Scale, change_box_svg
+
+    counts = pl.DataFrame(
+        {"domain": ["acme.example"], "lo": [-12.0], "a": [-3.0], "m": [0.0], "b": [2.0], "hi": [6.0]}
+    )
+    svg = change_box_svg(counts, ("lo", "a", "m", "b", "hi"), "change")
+    root = ET.fromstring(svg)
+    (box,) = [r for r in root.iter(f"{SVG}rect")]
+    scale = Scale(-20.0, 20.0)  # reach 12 rounded to steps of 10
+    assert float(box.get("x", "")) == round(scale.x(-3.0), 1)
+    assert "lowest -12.0 pts, middle half -3.0-2.0 pts, median 0.0 pts" in svg
+    assert ">0</text>" in svg and ">+20</text>" in svg and ">-20</text>" in svg
+
+
+def test_compare_draws_svg_not_vega(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "compare")
+    assert not at.get("vega_lite_chart")
+    shown = [m.value for m in at.markdown if m.value.startswith("<svg")]
+    assert len(shown) == 2
