@@ -27,9 +27,11 @@ from engine.ratings import bradley_terry
 from engine.reliability import Level, krippendorff_alpha
 from engine.settings import Paths, resolve_paths
 from engine.testsets import TestSetError, load_test_set
-from warehouse import compare_queries as _compare_queries  # noqa: F401 (registers them)
-from warehouse import queries as q
-from warehouse import reliability_queries as rq
+from warehouse import (
+    compare_queries as _compare_queries,  # noqa: F401 (registers them)
+    queries as q,
+    reliability_queries as rq,
+)
 from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
 from warehouse.drift_queries import drift_run_series, judge_drift_split  # registers them all

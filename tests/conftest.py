@@ -11,11 +11,8 @@ import pytest
 
 from engine.settings import Paths, resolve_paths
 from ingest import IngestReport, ingest
-from tests.pg_server import PgServer
-from tests.pg_server import missing_reason as pg_missing_reason
-from tests.pg_server import server as pg_session
-from tests.s3_server import S3Server, s3_session
-from tests.s3_server import missing_reason as s3_missing_reason
+from tests.pg_server import PgServer, missing_reason as pg_missing_reason, server as pg_session
+from tests.s3_server import S3Server, missing_reason as s3_missing_reason, s3_session
 from warehouse.catalog import Catalog, close_readers
 from warehouse.queries import Warehouse
 

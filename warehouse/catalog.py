@@ -42,13 +42,21 @@ from engine import secrets
 from warehouse import ENV_CATALOG, ENV_CATALOG_DATA
 from warehouse.commit_lock import LOCK_DB, advisory_lock, lock_conninfo
 from warehouse.db import WarehouseBusy, WarehouseMissing, one_line
-from warehouse.errors import LOCK_WAIT_S
 
 # Re-exported: callers catch the catalog's errors where they always found them.
-from warehouse.errors import CatalogError as CatalogError
-from warehouse.errors import CatalogUnavailable as CatalogUnavailable
-from warehouse.object_store import S3Location, count_files, create_secret, httpfs_file, parse_s3
-from warehouse.object_store import probe as probe_bucket
+from warehouse.errors import (
+    LOCK_WAIT_S,
+    CatalogError as CatalogError,
+    CatalogUnavailable as CatalogUnavailable,
+)
+from warehouse.object_store import (
+    S3Location,
+    count_files,
+    create_secret,
+    httpfs_file,
+    parse_s3,
+    probe as probe_bucket,
+)
 
 LAKE = "lake"
 """The name the DuckLake catalog is attached under in every connection."""

@@ -27,13 +27,15 @@ import polars as pl
 import pyarrow as pa
 
 # Re-exported: callers have always caught these from here.
-from warehouse.errors import LOCK_WAIT_S
-from warehouse.errors import QueryError as QueryError
-from warehouse.errors import WarehouseBusy as WarehouseBusy
-from warehouse.errors import WarehouseCorrupt as WarehouseCorrupt
-from warehouse.errors import WarehouseError as WarehouseError
-from warehouse.errors import WarehouseMissing as WarehouseMissing
-from warehouse.errors import WarehouseStorageError as WarehouseStorageError
+from warehouse.errors import (
+    LOCK_WAIT_S,
+    QueryError as QueryError,
+    WarehouseBusy as WarehouseBusy,
+    WarehouseCorrupt as WarehouseCorrupt,
+    WarehouseError as WarehouseError,
+    WarehouseMissing as WarehouseMissing,
+    WarehouseStorageError as WarehouseStorageError,
+)
 
 _LOCK_MARKERS = ("lock", "Conflicting lock", "being used by another")
 

@@ -13,9 +13,7 @@ happens in SQL; per-row details come one page at a time (``limit`` / ``offset``)
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
@@ -25,15 +23,21 @@ from pydantic import ValidationError
 from engine.models import ANALYZER_METRICS, TierThresholds
 
 # Re-exported: the pages find the prefixes beside the metric list.
-from engine.models.metrics import GRADER_PREFIX as GRADER_PREFIX
-from engine.models.metrics import JUDGE_METRICS, TOOL_LABELS
-from engine.models.metrics import METRICS as METRIC_CATALOGUE
-from engine.models.metrics import RETRIEVAL_PREFIX as RETRIEVAL_PREFIX
-from engine.models.metrics import TOOLS_PREFIX as TOOLS_PREFIX
-from warehouse.reader import QUERIES as QUERIES
-from warehouse.reader import Warehouse as Warehouse
-from warehouse.reader import named_query as named_query
-from warehouse.reader import sql_file as sql_file
+from engine.models.metrics import (
+    GRADER_PREFIX as GRADER_PREFIX,
+    JUDGE_METRICS,
+    METRICS as METRIC_CATALOGUE,
+    RETRIEVAL_PREFIX as RETRIEVAL_PREFIX,
+    TOOL_LABELS,
+    TOOLS_PREFIX as TOOLS_PREFIX,
+)
+from warehouse.query_types import PAGE_SIZE as PAGE_SIZE, Filters as Filters, SampleRef as SampleRef
+from warehouse.reader import (
+    QUERIES as QUERIES,
+    Warehouse as Warehouse,
+    named_query as named_query,
+    sql_file as sql_file,
+)
 
 METRICS = ANALYZER_METRICS
 """The analyzer metrics (0-100) the Overview table shows."""
@@ -80,53 +84,6 @@ def metric_label(metric: str) -> str:
         name = metric.removeprefix(TOOLS_PREFIX)
         return TOOL_LABELS.get(name, name)
     return METRIC_LABELS.get(metric, metric)
-
-
-PAGE_SIZE = 50
-"""Rows per page of every paginated detail table."""
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Overview filters; ``None`` means "every value"."""
-
-    candidate: str | None = None
-    """One candidate of a multi-candidate run."""
-    providers: tuple[str, ...] | None = None
-    """AI providers to keep."""
-    tag: str | None = None
-    """Keep only samples carrying this tag."""
-
-    def params(self) -> dict[str, object]:
-        """The bound parameters of the filter clause shared by the Overview queries."""
-        return {
-            "candidate": self.candidate,
-            "providers": list(self.providers) if self.providers else None,
-            "tag": self.tag,
-        }
-
-
-@dataclass(frozen=True)
-class SampleRef:
-    """One scored sample: the key every per-sample table carries."""
-
-    run_id: str
-    """Run id."""
-    sample_id: str
-    """Test-case id."""
-    iteration: int = 1
-    """Iteration number."""
-    candidate: str = ""
-    """Candidate id (empty for single-candidate runs)."""
-
-    def params(self) -> dict[str, object]:
-        """The bound parameters of the per-sample queries."""
-        return {
-            "run_id": self.run_id,
-            "sample_id": self.sample_id,
-            "iteration": self.iteration,
-            "candidate": self.candidate,
-        }
 
 
 def check_metric(metric: str) -> str:
@@ -258,263 +215,6 @@ def check_worst_samples(
     candidate its errors, grader failures, rubric failures, mean accuracy (0-100) and mean
     grader score (0-1), worst first, with the first error or grader failure as ``why``."""
     return wh.named("check_worst_samples", run_id=run_id, candidate=candidate, limit=limit)
-
-
-# ----------------------------------------------------------------------------- overview
-
-
-@named_query
-def run_filters(wh: Warehouse, run_id: str) -> dict[str, list[str]]:
-    """Values offered by the filters of a run: ``provider``, ``tag``, ``candidate``, ``domain``."""
-    frame = wh.named("run_filters", run_id=run_id)
-    out: dict[str, list[str]] = {"provider": [], "tag": [], "candidate": [], "domain": []}
-    for kind, value in frame.iter_rows():
-        if value is not None:
-            out[str(kind)].append(str(value))
-    return out
-
-
-@named_query
-def domain_metrics(
-    wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
-) -> pl.DataFrame:
-    """Per-domain means, baseline means, deltas and per-iteration spreads of a run."""
-    return wh.named(
-        "domain_metrics", run_id=run_id, baseline_run_id=baseline_run_id, **filters.params()
-    )
-
-
-@named_query
-def tier_distribution(wh: Warehouse, run_id: str, filters: Filters) -> pl.DataFrame:
-    """Result rows per (domain, metric, tier) of a run under the filters."""
-    return wh.named("tier_distribution", run_id=run_id, **filters.params())
-
-
-@named_query
-def sample_deltas(
-    wh: Warehouse, run_id: str, baseline_run_id: str, domain: str, filters: Filters
-) -> pl.DataFrame:
-    """Per-sample metric deltas of one domain between two runs (paired by sample id)."""
-    return wh.named(
-        "sample_deltas",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        domain=domain,
-        **filters.params(),
-    )
-
-
-@named_query
-def sample_deltas_all(
-    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
-) -> pl.DataFrame:
-    """``sample_deltas`` of every domain at once, with a ``domain`` column (ordered by domain,
-    then sample): one query for all of the Overview's noise checks."""
-    return wh.named(
-        "sample_deltas_all", run_id=run_id, baseline_run_id=baseline_run_id, **filters.params()
-    )
-
-
-@named_query
-def domain_grader_metrics(
-    wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
-) -> pl.DataFrame:
-    """Per domain and grader: mean score (0-100), baseline mean, delta and per-iteration
-    spreads of a run, under the Overview filters."""
-    return wh.named(
-        "domain_grader_metrics",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        **filters.params(),
-    )
-
-
-@named_query
-def grader_sample_deltas(
-    wh: Warehouse, run_id: str, baseline_run_id: str, domain: str, filters: Filters
-) -> pl.DataFrame:
-    """Per-sample grader deltas (0-100) of one domain between two runs, paired by sample."""
-    return wh.named(
-        "grader_sample_deltas",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        domain=domain,
-        **filters.params(),
-    )
-
-
-@named_query
-def grader_sample_deltas_all(
-    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
-) -> pl.DataFrame:
-    """``grader_sample_deltas`` of every domain at once, with a ``domain`` column (ordered by
-    domain, grader, sample)."""
-    return wh.named(
-        "grader_sample_deltas_all",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        **filters.params(),
-    )
-
-
-@named_query
-def domain_retrieval_metrics(
-    wh: Warehouse, run_id: str, baseline_run_id: str | None, filters: Filters
-) -> pl.DataFrame:
-    """Per domain and retrieval metric: mean (0-100), baseline mean, delta and
-    per-iteration spreads of a run, under the Overview filters."""
-    return wh.named(
-        "domain_retrieval_metrics",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        **filters.params(),
-    )
-
-
-@named_query
-def retrieval_sample_deltas_all(
-    wh: Warehouse, run_id: str, baseline_run_id: str, filters: Filters
-) -> pl.DataFrame:
-    """Per domain, retrieval metric and sample, the change (0-100) between two runs, paired
-    by sample (ordered by domain, metric, sample)."""
-    return wh.named(
-        "retrieval_sample_deltas_all",
-        run_id=run_id,
-        baseline_run_id=baseline_run_id,
-        **filters.params(),
-    )
-
-
-@named_query
-def run_graders(wh: Warehouse, run_ids: tuple[str, ...]) -> list[str]:
-    """The graders that scored any of ``run_ids``, as metric names (``grader:<id>``)."""
-    frame = wh.named("run_graders", run_ids=list(run_ids))
-    return [f"{GRADER_PREFIX}{g}" for g in frame["grader"]]
-
-
-# ----------------------------------------------------------------------------- sample
-
-
-@named_query
-def run_samples(
-    wh: Warehouse,
-    run_id: str,
-    *,
-    domain: str | None = None,
-    search: str | None = None,
-    outcome: str | None = None,
-    flag: str | None = None,
-    metric: str | None = None,
-    low: float = 0.0,
-    high: float = 100.0,
-    limit: int = PAGE_SIZE,
-    offset: int = 0,
-) -> pl.DataFrame:
-    """One page of a run's result rows, with ``total_rows`` for the pager, filtered (see the
-    SQL file) by domain, text (id, query, response, expected claims), rubric outcome, flag
-    and a metric's range."""
-    if outcome not in (None, "passed", "failed", "error"):
-        raise ValueError(f"unknown outcome {outcome!r}")
-    if metric is not None and metric not in SAMPLE_FILTER_METRICS:
-        raise ValueError(f"unknown metric {metric!r}")
-    return wh.named(
-        "run_samples",
-        run_id=run_id,
-        domain=domain,
-        search=search or None,
-        outcome=outcome,
-        flag=flag,
-        metric=metric,
-        low=low,
-        high=high,
-        limit=limit,
-        offset=offset,
-    )
-
-
-SAMPLE_FILTER_METRICS = ANALYZER_METRICS
-"""Metrics the Sample page's finder filters by range, all 0-100 (``run_samples.sql``)."""
-
-
-@named_query
-def run_flags(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """flag, rows: the review flags a run's rows carry."""
-    return wh.named("run_flags", run_id=run_id)
-
-
-@named_query
-def sample_versions(wh: Warehouse, run_id: str, sample_id: str) -> pl.DataFrame:
-    """The (iteration, candidate) pairs one sample of a run was scored in."""
-    return wh.named("sample_versions", run_id=run_id, sample_id=sample_id)
-
-
-@named_query
-def export_cases(wh: Warehouse, run_id: str) -> dict[str, str]:
-    """``sample_id -> case JSON`` of every case ``run_id`` kept (empty for runs of versions
-    that kept none)."""
-    frame = wh.named("export_cases", run_id=run_id)
-    return {str(sid): str(case) for sid, case in frame.iter_rows()}
-
-
-@named_query
-def sample_case(wh: Warehouse, run_id: str, sample_id: str) -> dict[str, Any] | None:
-    """The test case ``run_id`` scored as ``sample_id`` (native format, decoded), or None
-    when the run did not keep its cases."""
-    frame = wh.named("sample_case", run_id=run_id, sample_id=sample_id)
-    if frame.is_empty():
-        return None
-    case: dict[str, Any] = json.loads(str(frame["case_json"][0]))
-    return case
-
-
-@named_query
-def sample_result(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """The results row of one sample (empty when unknown)."""
-    return wh.named("sample_result", **ref.params())
-
-
-@named_query
-def sample_highlights(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """Response spans of a sample and the ground-truth passages they match."""
-    return wh.named("sample_highlights", **ref.params())
-
-
-@named_query
-def sample_claims(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """Expected claims of a sample, found or missing, with evidence."""
-    return wh.named("sample_claims", **ref.params())
-
-
-@named_query
-def sample_attributions(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """URL, domain and brand mentions in a sample's response."""
-    return wh.named("sample_attributions", **ref.params())
-
-
-@named_query
-def sample_verdicts(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """Verdicts on the claims of a sample's response."""
-    return wh.named("sample_verdicts", **ref.params())
-
-
-@named_query
-def sample_graders(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """Grader scores of a sample's output."""
-    return wh.named("sample_graders", **ref.params())
-
-
-@named_query
-def sample_retrieval(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """Where each ground-truth passage of a sample was retrieved: passage, rank (null: not
-    retrieved), matched_by, reason; empty when the sample has no retrieval metrics."""
-    return wh.named("sample_retrieval", **ref.params())
-
-
-@named_query
-def run_low_faithfulness(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """Per iteration and candidate of a run: the judge means and the stored low-faithfulness
-    analysis (``low_faithfulness`` JSON: categories, examples, insight)."""
-    return wh.named("run_low_faithfulness", run_id=run_id)
 
 
 # ----------------------------------------------------------------------------- sql page
@@ -656,48 +356,6 @@ def rerun_sample_ids(
     return [str(s) for s in frame["sample_id"]]
 
 
-# ----------------------------------------------------------------------------- export
-
-
-@named_query
-def export_run(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """The latest state of one run as ``evalhouse export`` needs it (name, test set, config)."""
-    return wh.named("export_run", run_id=run_id)
-
-
-@named_query
-def export_samples(wh: Warehouse, run_id: str, candidate: str = "") -> pl.DataFrame:
-    """The first iteration's samples of one candidate lane, with their scores."""
-    return wh.named("export_samples", run_id=run_id, candidate=candidate)
-
-
-@named_query
-def export_claims(wh: Warehouse, run_id: str, candidate: str = "") -> pl.DataFrame:
-    """The expected claims of those samples, in claim order."""
-    return wh.named("export_claims", run_id=run_id, candidate=candidate)
-
-
-@named_query
-def run_candidates(wh: Warehouse, run_id: str) -> list[str]:
-    """The candidate lanes of a run that have results (``''`` is the recorded/target lane)."""
-    frame = wh.named("run_candidates", run_id=run_id)
-    return [str(c) for c in frame["candidate"]]
-
-
-@named_query
-def preference_pairwise(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """Decided, position-consistent head-to-head judgments involving a run or comparison,
-    with the question and both answers (``export --format dpo``)."""
-    return wh.named("preference_pairwise", run_id=run_id)
-
-
-@named_query
-def preference_reviews(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """Pairs of reviewed answers to one question, the higher-graded first, one of them
-    from the run (``export --format dpo``)."""
-    return wh.named("preference_reviews", run_id=run_id)
-
-
 # ----------------------------------------------------------------------------- alerts
 
 
@@ -811,64 +469,6 @@ def comparison_domains(wh: Warehouse, comparison_id: str) -> pl.DataFrame:
     return wh.named("comparison_domains", comparison_id=comparison_id)
 
 
-# ----------------------------------------------------------------------------- reviews
-
-REVIEW_QUEUE_LIMIT = 100
-"""Samples the review queue lists at most."""
-
-REVIEW_COMMENTS_LIMIT = 200
-"""Reviewers' comments Judge agreement lists at most (the newest)."""
-
-
-@named_query
-def sample_reviews(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
-    """Each reviewer's latest review of each item of one sample (view ``review_latest``)."""
-    return wh.named("sample_reviews", **ref.params())
-
-
-def _run_list(run_ids: Sequence[str] | None) -> list[str] | None:
-    """A run filter as bound: None (every run) when empty."""
-    return list(run_ids) if run_ids else None
-
-
-@named_query
-def reviewed_runs(wh: Warehouse) -> pl.DataFrame:
-    """The runs with reviewed samples, newest first (the Judge agreement filter)."""
-    return wh.named("reviewed_runs")
-
-
-@named_query
-def judge_agreement(wh: Warehouse, run_ids: Sequence[str] | None = None) -> pl.DataFrame:
-    """Per judge and metric, agreement with people: Cohen's kappa and accuracy for labels,
-    Pearson and Spearman for scores, all aggregated in SQL (view ``review_pairs``); over the
-    reviews of ``run_ids`` (every run when None or empty)."""
-    return wh.named("judge_agreement", run_ids=_run_list(run_ids))
-
-
-@named_query
-def agreement_confusion(wh: Warehouse, run_ids: Sequence[str] | None = None) -> pl.DataFrame:
-    """Counts of (judge label, reviewer label) per judge and label metric (of ``run_ids``)."""
-    return wh.named("agreement_confusion", run_ids=_run_list(run_ids))
-
-
-@named_query
-def review_queue(
-    wh: Warehouse, limit: int = REVIEW_QUEUE_LIMIT, run_ids: Sequence[str] | None = None
-) -> pl.DataFrame:
-    """Reviewed samples where judge and reviewers disagree most, first (of ``run_ids``),
-    each with its reviewers' comments (``comments``, newest first)."""
-    return wh.named("review_queue", limit=limit, run_ids=_run_list(run_ids))
-
-
-@named_query
-def review_comments(
-    wh: Warehouse, run_ids: Sequence[str] | None = None, limit: int = REVIEW_COMMENTS_LIMIT
-) -> pl.DataFrame:
-    """Every saved review that still counts and has a comment, newest first (of
-    ``run_ids``), with how many of its labelled items disagree with evalhouse."""
-    return wh.named("review_comments", run_ids=_run_list(run_ids), limit=limit)
-
-
 @named_query
 def lineage_runs(wh: Warehouse) -> pl.DataFrame:
     """Runs whose candidates have a lineage (one derives from another), newest first."""
@@ -880,3 +480,54 @@ def candidate_family_tree(wh: Warehouse, run_id: str) -> pl.DataFrame:
     """One run's candidates depth-first (``depth``), each with parent, edit, weighted
     score, the parent's score in the run and the difference (``delta``)."""
     return wh.named("candidate_family_tree", run_id=run_id)
+
+
+# The queries of one page or command each live in a module of their own; re-exported here so
+# callers keep one import (``from warehouse import queries as q``).
+from warehouse.export_queries import (  # noqa: E402
+    export_claims as export_claims,
+    export_run as export_run,
+    export_samples as export_samples,
+    preference_pairwise as preference_pairwise,
+    preference_reviews as preference_reviews,
+    run_candidates as run_candidates,
+)
+from warehouse.overview_queries import (  # noqa: E402
+    domain_grader_metrics as domain_grader_metrics,
+    domain_metrics as domain_metrics,
+    domain_retrieval_metrics as domain_retrieval_metrics,
+    grader_sample_deltas as grader_sample_deltas,
+    grader_sample_deltas_all as grader_sample_deltas_all,
+    retrieval_sample_deltas_all as retrieval_sample_deltas_all,
+    run_filters as run_filters,
+    run_graders as run_graders,
+    sample_deltas as sample_deltas,
+    sample_deltas_all as sample_deltas_all,
+    tier_distribution as tier_distribution,
+)
+from warehouse.review_queries import (  # noqa: E402
+    REVIEW_COMMENTS_LIMIT as REVIEW_COMMENTS_LIMIT,
+    REVIEW_QUEUE_LIMIT as REVIEW_QUEUE_LIMIT,
+    agreement_confusion as agreement_confusion,
+    judge_agreement as judge_agreement,
+    review_comments as review_comments,
+    review_queue as review_queue,
+    reviewed_runs as reviewed_runs,
+    sample_reviews as sample_reviews,
+)
+from warehouse.sample_queries import (  # noqa: E402
+    SAMPLE_FILTER_METRICS as SAMPLE_FILTER_METRICS,
+    export_cases as export_cases,
+    run_flags as run_flags,
+    run_low_faithfulness as run_low_faithfulness,
+    run_samples as run_samples,
+    sample_attributions as sample_attributions,
+    sample_case as sample_case,
+    sample_claims as sample_claims,
+    sample_graders as sample_graders,
+    sample_highlights as sample_highlights,
+    sample_result as sample_result,
+    sample_retrieval as sample_retrieval,
+    sample_verdicts as sample_verdicts,
+    sample_versions as sample_versions,
+)

@@ -10,8 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data, svg_charts
-from dashboard.components import compare_tables as ct
-from dashboard.components import tables
+from dashboard.components import compare_tables as ct, tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.head_to_head import head_to_head
 from dashboard.components.links import sample_picker
@@ -23,8 +22,7 @@ from dashboard.components.side_by_side import side_by_side
 from dashboard.components.testset_versions import shared_cases_only
 from dashboard.components.url_state import changed, set_url, url_index, url_int, url_list
 from engine.noise import METHOD_CAPTION
-from warehouse import compare_queries as cq
-from warehouse import queries as q
+from warehouse import compare_queries as cq, queries as q
 from warehouse.queries import ALL_METRICS, PAGE_SIZE, SampleRef, metric_label
 
 st.title("Compare runs")

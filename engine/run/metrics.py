@@ -10,8 +10,11 @@ from typing import Any
 
 from engine.clock import utcnow
 from engine.models import ANALYZER_METRICS, IterationMetricsRecord
-from engine.scoring.synthesis import SynthesisOutcome, low_faithfulness_analysis
-from engine.scoring.synthesis import iteration_metrics as synthesis_iteration_metrics
+from engine.scoring.synthesis import (
+    SynthesisOutcome,
+    iteration_metrics as synthesis_iteration_metrics,
+    low_faithfulness_analysis,
+)
 from engine.stats import t_interval_width
 
 METRIC_COLUMNS = (

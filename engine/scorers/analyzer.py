@@ -11,8 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from engine.models import ANALYZER_METRICS, SampleKey, TestCase
-from engine.scorers.base import BaseScorer, SampleInput, ScoreOutcome, ScorerContext, ScorerError
-from engine.scorers.base import ScorerFactory as Factory
+from engine.scorers.base import (
+    BaseScorer,
+    SampleInput,
+    ScoreOutcome,
+    ScorerContext,
+    ScorerError,
+    ScorerFactory as Factory,
+)
 from engine.scorers.batching import BatchPool, BatchWorker
 from engine.scorers.parts import BatchAnalyzer
 from engine.scorers.registry import register

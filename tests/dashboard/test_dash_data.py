@@ -15,9 +15,11 @@ from engine.lake import write_part
 from engine.settings import Paths
 from tests.conftest import Store
 from tests.factories import T0, result_record, run_record
-from warehouse import drift_queries as _drift_queries  # noqa: F401  (registers its queries)
-from warehouse import queries as q
-from warehouse import testset_queries as _testset_queries  # noqa: F401  (registers its queries)
+from warehouse import (
+    drift_queries as _drift_queries,  # noqa: F401  (registers its queries)
+    queries as q,
+    testset_queries as _testset_queries,  # noqa: F401  (registers its queries)
+)
 
 
 def test_one_function_per_sql_file() -> None:

@@ -104,7 +104,14 @@ def test_change_boxes_straddle_zero() -> None:
     from dashboard.svg_charts import Scale, change_box_svg
 
     counts = pl.DataFrame(
-        {"domain": ["acme.example"], "lo": [-12.0], "a": [-3.0], "m": [0.0], "b": [2.0], "hi": [6.0]}
+        {
+            "domain": ["acme.example"],
+            "lo": [-12.0],
+            "a": [-3.0],
+            "m": [0.0],
+            "b": [2.0],
+            "hi": [6.0],
+        }
     )
     svg = change_box_svg(counts, ("lo", "a", "m", "b", "hi"), "change")
     root = ET.fromstring(svg)

@@ -33,8 +33,7 @@ from engine.models import (
     VerdictRecord,
 )
 from engine.progress import LineProgress, NullProgress, TerminalProgress, choose_progress
-from engine.run import identity as identity_mod
-from engine.run import loop as runner_mod
+from engine.run import identity as identity_mod, loop as runner_mod
 from engine.runner import (
     Components,
     RunError,

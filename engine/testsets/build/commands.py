@@ -15,8 +15,7 @@ from typing import Any
 
 from engine.errors import InputError
 from engine.settings import Paths
-from engine.testsets.build import generate as G
-from engine.testsets.build import logs as L
+from engine.testsets.build import generate as G, logs as L
 from engine.testsets.build.grounding import Unsupported, check_drafts, unsupported_summary
 from engine.testsets.build.pages import read_pages, read_url_list
 from engine.testsets.build.review import accept_review, summary, write_jsonl, write_review

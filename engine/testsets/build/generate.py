@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from engine.models import ExpectedAnswer, ExpectedClaim, GroundTruthChunk, TestCase
-from engine.testsets.build import facts as F
-from engine.testsets.build import phrasing as P
+from engine.testsets.build import facts as F, phrasing as P
 from engine.testsets.build.pages import Chunk, Page
 
 STYLES: tuple[str, ...] = ("simple", "reasoning", "multi-context", "adversarial", "out-of-scope")
