@@ -45,8 +45,7 @@ def uploaded_python(paths: Paths, config: RunConfig) -> str | None:
         module = Path(options.module_path).resolve()
         if module.is_relative_to(uploads):
             return (
-                f"grader {spec.id!r} ({spec.source}) runs {module.name}, which is in the "
-                f"dashboard's upload folder {uploads}: python graders must be files of the "
-                "project, never uploads"
+                f"grader {spec.id!r} runs {module.name}, which is in the dashboard's upload "
+                "folder: python graders must be files of the project, never uploads"
             )
     return None

@@ -44,7 +44,8 @@ def test_a_python_grader_whose_code_is_in_the_upload_folder_is_never_launched(
     config = _home_project(paths, "test-sets/tone.py:score", paths.test_sets / "tone.py")
     why = uploaded_python(paths, config)
     assert why is not None
-    assert why.startswith("grader 'tone' (") and "upload folder" in why
+    assert why.startswith("grader 'tone' runs tone.py") and "upload folder" in why
+    assert str(paths.home) not in why  # no server path reaches a page
     assert "python graders must be files of the project, never uploads" in why
     assert launcher.estimate(paths, config) == (False, why)
     with pytest.raises(ValueError, match="never uploads"):
