@@ -283,7 +283,8 @@ def experiment_form(rules: Access, user: str) -> None:
     paths = data.home_paths()
     project = experiment.project_folder(paths)
     may_launch = rules.may_launch(user)
-    st.caption(f"Project folder: {safe_text(project)}")
+    # the folder's name only: the server's paths stay off the pages
+    st.caption(f"Candidates and graders from the project {safe_text(project.name)!r}.")
     chosen = _test_set(paths)
     candidates = _candidates(project)
     graders = _graders(project, may_launch)
