@@ -95,15 +95,23 @@ def test_sweep_never_touches_a_live_writers_temporary_part(tmp_path: Path) -> No
     """Another process sweeping the lake while a writer works must not kill the writer."""
     proc = _writer(tmp_path)
     try:
+        # Sweep every 10 ms until the writer has published two parts while we swept (so
+        # sweeps met its live temporary part through whole writes), at most 4 s: the check
+        # is about overlapping live writes, not about how long the clock ran.
+        start = len(list_parts(tmp_path))
         deadline = time.monotonic() + 4.0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and len(list_parts(tmp_path)) < start + 2:
             sweep_orphans(tmp_path)
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             time.sleep(0.01)
         before = len(list_parts(tmp_path))
-        time.sleep(1.5)
+        # Still publishing parts: poll for the next one instead of a fixed wait.
+        deadline = time.monotonic() + 30.0
+        while len(list_parts(tmp_path)) <= before and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
         assert proc.poll() is None
-        assert len(list_parts(tmp_path)) > before  # still publishing parts
+        assert len(list_parts(tmp_path)) > before
     finally:
         proc.kill()  # SIGKILL; a no-op if the writer already died
         proc.wait()
