@@ -16,6 +16,7 @@ import pytest
 from engine.settings import Paths
 from tests.dashboard.fixture_home import build_fixture_home
 from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.settle import settle
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,7 +247,7 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
                     page.locator(
                         "[data-testid='stVegaLiteChart'] svg g[class^='mark-']"
                     ).first.wait_for(state="attached", timeout=90_000)
-                page.wait_for_timeout(1500)  # let the last chart and table finish drawing
+                settle(page)  # the last chart and table have finished drawing
                 page.screenshot(path=str(ARTIFACTS / f"page-{name}-{WIDTH}.png"), full_page=True)
                 marks = drawn_marks(page)
                 if len(marks) < want:
@@ -310,7 +311,7 @@ def test_compare_page_judges_head_to_head(served: tuple[str, Paths]) -> None:
             main.get_by_text("Baseline wins 0 · ties 2 · challenger wins 0").wait_for(
                 timeout=90_000
             )
-            page.wait_for_timeout(1000)
+            settle(page)
             page.screenshot(path=str(ARTIFACTS / "compare-head-to-head.png"), full_page=True)
         finally:
             browser.close()
@@ -339,7 +340,7 @@ def test_no_page_scrolls_sideways_at_1024(served: tuple[str, Paths]) -> None:
                     page.locator(
                         "[data-testid='stVegaLiteChart'] svg g[class^='mark-']"
                     ).first.wait_for(state="attached", timeout=90_000)
-                page.wait_for_timeout(1500)
+                settle(page)
                 page.screenshot(path=str(ARTIFACTS / f"page-{name}-{NARROW}.png"), full_page=True)
                 scroll, client = page.evaluate(
                     "() => { const m = document.querySelector('[data-testid=stMain]');"

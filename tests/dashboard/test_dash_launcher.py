@@ -125,7 +125,7 @@ def test_cancel_stops_the_run_cleanly_and_leaves_it_resumable(tmp_path: Path) ->
     deadline = time.monotonic() + 120
     while started.progress() is None and time.monotonic() < deadline:
         assert started.exit_code() is None, launcher.tail(started.log_path)
-        time.sleep(0.2)
+        time.sleep(0.05)
     assert started.status() == "running"
     assert started.cancel(grace_s=60) == "cancelled (resumable)"
     assert started.exit_code() == 130  # the CLI's code for a cancelled run: it ended itself
@@ -146,7 +146,7 @@ def test_cancel_stops_the_run_cleanly_and_leaves_it_resumable(tmp_path: Path) ->
     again = launcher.launch(paths, config, resume=run_id)
     deadline = time.monotonic() + 300
     while again.exit_code() is None and time.monotonic() < deadline:
-        time.sleep(0.5)
+        time.sleep(0.1)
     assert again.exit_code() == 0, launcher.tail(again.log_path)
     assert again.run_id() == run_id
     ids = (

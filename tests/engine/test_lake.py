@@ -72,9 +72,16 @@ def test_killed_writer_leaves_no_visible_partial_part(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
-    time.sleep(1.5)
+    # Kill it mid-write, once it has published a part: a part exists to check, and a
+    # temporary part is being written (a fixed sleep gave neither for certain).
+    folder = partition_dir(tmp_path, "results", "R", 1)
+    deadline = time.monotonic() + 60
+    while not (list_parts(tmp_path) and list(folder.glob(".part-*.tmp"))):
+        assert proc.poll() is None and time.monotonic() < deadline, "the writer wrote nothing"
+        time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert list_parts(tmp_path)
     for part in list_parts(tmp_path):
         assert pq.read_table(part.path).num_rows == 20000  # every visible part is whole
 

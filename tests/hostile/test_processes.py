@@ -71,14 +71,14 @@ def test_dashboard_stopped_by_a_signal_leaves_no_child(home: Paths, signum: int)
             except OSError:
                 pass
             assert process.poll() is None and time.monotonic() < deadline, "never answered"
-            time.sleep(0.3)
+            time.sleep(0.05)  # a short poll: the test waits for the server, not the clock
         children = _children(process.pid)
         assert children, "streamlit runs as a child of evalhouse dashboard"
         process.send_signal(signum)
         assert process.wait(timeout=30) == 0
         deadline = time.monotonic() + 15
         while any(_alive(c) for c in children) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(0.05)
         assert [c for c in children if _alive(c)] == []
     finally:
         if process.poll() is None:
