@@ -34,13 +34,15 @@ typecheck: install
 
 # The full gate: every test, on every core, the 25 slowest named at the end; the browser
 # tests after, alone (a chromium beside busy workers measures the workers, not the page).
+# worksteal: the slowest tests go first (tests/conftest.py) and an idle worker takes tests
+# from a busy one's queue, so no worker ends the run alone on a long test.
 test: install lint typecheck
-	$(BIN)/pytest -n auto -m "not browser" --durations=25
+	$(BIN)/pytest -n auto --dist worksteal -m "not browser" --durations=25
 	$(BIN)/pytest -m browser
 
 # The fast loop: lint and the tests not marked slow or browser, on every core.
 check: install lint
-	$(BIN)/pytest -n auto -m "not slow and not browser"
+	$(BIN)/pytest -n auto --dist worksteal -m "not slow and not browser"
 
 bench: install
 	$(BIN)/python -m tests.bench

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,13 +19,25 @@ from warehouse.queries import Warehouse
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark ``slow`` the tests ``tests/slow.txt`` lists as measured slow."""
-    from tests.slow_tests import listed
+    """Mark ``slow`` the tests ``tests/slow.txt`` lists as measured slow; under xdist, also
+    put them first, longest first."""
+    from tests.slow_tests import listed, listed_seconds
 
     slow = listed()
     for item in items:
         if item.nodeid in slow:
             item.add_marker(pytest.mark.slow)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # A 15 s test that starts last keeps one core busy alone at the end of the run.
+        # The files with the most slow seconds go first and, with ``--dist worksteal``, an
+        # idle worker takes the quick tests at the end of a busy worker's queue, so both
+        # finish together. Whole files move (a stable sort), so module fixtures are still
+        # built once; every worker sorts the same collection the same way, as xdist needs.
+        per_file: dict[str, float] = {}
+        for node, seconds in listed_seconds().items():
+            path = node.split("::", 1)[0]
+            per_file[path] = per_file.get(path, 0.0) + seconds
+        items.sort(key=lambda item: -per_file.get(item.nodeid.split("::", 1)[0], 0.0))
 
 
 @pytest.fixture

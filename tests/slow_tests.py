@@ -33,6 +33,22 @@ def listed() -> set[str]:
     return {ln.split("#", 1)[0].strip() for ln in lines if ln.split("#", 1)[0].strip()}
 
 
+_SECONDS = re.compile(r"#\s*([0-9.]+)\s*s\b")
+
+
+def listed_seconds() -> dict[str, float]:
+    """The node ids of ``slow.txt`` with the seconds each was measured at."""
+    if not LIST.exists():
+        return {}
+    seconds: dict[str, float] = {}
+    for line in LIST.read_text(encoding="utf-8").splitlines():
+        node, _, comment = line.partition("#")
+        match = _SECONDS.search("#" + comment)
+        if node.strip() and match:
+            seconds[node.strip()] = float(match.group(1))
+    return seconds
+
+
 def measured(log: Path) -> dict[str, float]:
     """Seconds per test of a ``--durations=0`` report."""
     seconds: dict[str, float] = defaultdict(float)

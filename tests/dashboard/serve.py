@@ -53,7 +53,7 @@ def serve_dashboard(home: Path, log_dir: Path) -> Iterator[str]:
                     pass
                 if time.monotonic() > deadline or server.poll() is not None:
                     pytest.fail(f"dashboard did not start; see {log.name}")
-                time.sleep(0.3)
+                time.sleep(0.05)  # a short poll: each browser module waits for its server
             yield url
         finally:
             with contextlib.suppress(ProcessLookupError):

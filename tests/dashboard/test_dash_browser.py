@@ -16,6 +16,7 @@ import pytest
 from engine.settings import Paths
 from tests.dashboard.fixture_home import build_fixture_home
 from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.settle import settle
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +90,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             status.wait_for(timeout=90_000)  # a launched run loads the model first
             deadline = time.monotonic() + 240
             while "running" in status.inner_text() and time.monotonic() < deadline:
-                time.sleep(1)
+                time.sleep(0.2)  # a short poll: the test waits for the run, not the clock
             final = status.inner_text()
             page.screenshot(path=str(ARTIFACTS / "launch.png"), full_page=True)
             if "failed" in final:
@@ -123,14 +124,27 @@ PAGES = {
     "sql": ("sql", "SQL"),
 }
 CHARTS_AT_LEAST = {
-    "overview": 1,
     "trends": 1,
     "compare": 1,
     "leaderboard": 2,
     "attribution": 2,
     "conversations": 1,
 }
-"""Pages and the number of charts each must draw on the fixture home."""
+"""Pages and the number of Vega charts each must draw on the fixture home."""
+SVG_CHARTS_AT_LEAST = {"overview": 1}
+"""Pages and the number of inline SVG charts (drawn on the server) each must draw."""
+INLINE_SVG = "[data-testid='stMain'] [data-testid='stMarkdown'] svg"
+
+# An inline SVG chart draws marks: boxes or dots with a fill or a stroke (axes and ticks
+# are lines, so a chart without data counts none).
+_INLINE_MARKS_JS = """
+(svg) => [...svg.querySelectorAll('rect, circle')].filter((e) => {
+  const s = getComputedStyle(e);
+  const painted = (c) =>
+    c && c !== 'none' && c !== 'transparent' && !c.startsWith('rgba(0, 0, 0, 0)');
+  return painted(e.getAttribute('fill') || s.fill) || painted(e.getAttribute('stroke') || s.stroke);
+}).length
+"""
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -246,11 +260,25 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
                     page.locator(
                         "[data-testid='stVegaLiteChart'] svg g[class^='mark-']"
                     ).first.wait_for(state="attached", timeout=90_000)
-                page.wait_for_timeout(1500)  # let the last chart and table finish drawing
+                want_svg = SVG_CHARTS_AT_LEAST.get(name, 0)
+                if want_svg:
+                    page.locator(INLINE_SVG).first.wait_for(state="attached", timeout=90_000)
+                settle(page)  # the last chart and table have finished drawing
                 page.screenshot(path=str(ARTIFACTS / f"page-{name}-{WIDTH}.png"), full_page=True)
                 marks = drawn_marks(page)
                 if len(marks) < want:
                     blank.append(f"{name}: {len(marks)} charts, expected {want}")
+                inline = page.locator(INLINE_SVG)
+                svg_marks = [
+                    inline.nth(i).evaluate(_INLINE_MARKS_JS) for i in range(inline.count())
+                ]
+                if len(svg_marks) < want_svg:
+                    blank.append(f"{name}: {len(svg_marks)} inline charts, expected {want_svg}")
+                blank += [
+                    f"{name}: inline chart {i} draws no marks"
+                    for i, n in enumerate(svg_marks)
+                    if n == 0
+                ]
                 blank += [
                     f"{name}: chart {i} draws no marks {c}"
                     for i, c in enumerate(marks)
@@ -310,7 +338,7 @@ def test_compare_page_judges_head_to_head(served: tuple[str, Paths]) -> None:
             main.get_by_text("Baseline wins 0 · ties 2 · challenger wins 0").wait_for(
                 timeout=90_000
             )
-            page.wait_for_timeout(1000)
+            settle(page)
             page.screenshot(path=str(ARTIFACTS / "compare-head-to-head.png"), full_page=True)
         finally:
             browser.close()
@@ -339,7 +367,9 @@ def test_no_page_scrolls_sideways_at_1024(served: tuple[str, Paths]) -> None:
                     page.locator(
                         "[data-testid='stVegaLiteChart'] svg g[class^='mark-']"
                     ).first.wait_for(state="attached", timeout=90_000)
-                page.wait_for_timeout(1500)
+                if SVG_CHARTS_AT_LEAST.get(name):
+                    page.locator(INLINE_SVG).first.wait_for(state="attached", timeout=90_000)
+                settle(page)
                 page.screenshot(path=str(ARTIFACTS / f"page-{name}-{NARROW}.png"), full_page=True)
                 scroll, client = page.evaluate(
                     "() => { const m = document.querySelector('[data-testid=stMain]');"

@@ -15,6 +15,7 @@ import pytest
 
 from engine.settings import resolve_paths
 from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.settle import settle
 from tests.dashboard.test_dash_browser import ARGS, ARTIFACTS, CHROMIUM
 from tests.dashboard.week_home import build_mover_home, build_week_home
 
@@ -78,7 +79,7 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             page.goto(week_url)
             main = page.get_by_test_id("stMain")
             main.get_by_text("Scores per domain").first.wait_for(timeout=90_000)
-            page.wait_for_timeout(1500)
+            settle(page)
             page.screenshot(path=str(ARTIFACTS / f"monday-overview-{width}.png"), full_page=True)
             text = main.inner_text()
             # the ad-hoc launch does not take over: the weekly series' latest run opens
@@ -97,7 +98,7 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             page.goto(mover_url)
             main = page.get_by_test_id("stMain")
             main.get_by_text("Scores per domain").first.wait_for(timeout=90_000)
-            page.wait_for_timeout(1500)
+            settle(page)
             page.screenshot(path=str(ARTIFACTS / f"monday-movers-{width}.png"), full_page=True)
             movers_cut = scrolled_tables(page, width)
             cut += [f"movers overview: {c}" for c in movers_cut]
@@ -119,7 +120,7 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             compare.set_viewport_size({"width": width, "height": 1400})
             compare_main = compare.get_by_test_id("stMain")
             compare_main.get_by_text("Per sample").first.wait_for(timeout=90_000)
-            compare.wait_for_timeout(1500)
+            settle(compare)
             compare.screenshot(path=str(ARTIFACTS / f"monday-compare-{width}.png"), full_page=True)
             url = compare.url
             # the page keeps only what differs from its defaults in the address: the
@@ -153,7 +154,7 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
 
             page.goto(f"{mover_url}/sample?run=w2")
             page.get_by_test_id("stMain").get_by_text("result rows").first.wait_for(timeout=90_000)
-            page.wait_for_timeout(1500)
+            settle(page)
             page.screenshot(path=str(ARTIFACTS / f"monday-finder-{width}.png"), full_page=True)
             cut += [f"finder: {c}" for c in scrolled_tables(page, width)]
         finally:

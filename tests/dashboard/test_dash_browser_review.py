@@ -12,6 +12,7 @@ import pytest
 from engine.settings import Paths
 from tests.dashboard.fixture_home import build_fixture_home
 from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.settle import settle
 from tests.dashboard.test_dash_browser import (
     ARGS,
     ARTIFACTS,
@@ -93,11 +94,11 @@ def test_review_in_browser_shows_on_agreement_page(served: tuple[str, Paths]) ->
                         continue
                 main.get_by_text(shown).wait_for(timeout=10_000)
                 if "sample" in page_url:
-                    page.wait_for_timeout(1500)
+                    settle(page)
                     page.screenshot(path=str(ARTIFACTS / "review-ingested.png"), full_page=True)
                     cut += [f"sample: {p}" for p in hidden_columns(page)]
             main.get_by_text("Review queue").first.wait_for(timeout=90_000)
-            page.wait_for_timeout(1500)  # let the tables finish drawing
+            settle(page)  # the tables have finished drawing
             page.screenshot(path=str(ARTIFACTS / f"page-agreement-{WIDTH}.png"), full_page=True)
             cut += [f"agreement: {p}" for p in hidden_columns(page)]
 
@@ -105,7 +106,7 @@ def test_review_in_browser_shows_on_agreement_page(served: tuple[str, Paths]) ->
             page.get_by_test_id("stMain").get_by_text(
                 "Rename, tag, move to another series or archive"
             ).wait_for(timeout=90_000)
-            page.wait_for_timeout(1500)
+            settle(page)
             page.screenshot(path=str(ARTIFACTS / f"page-runs-labels-{WIDTH}.png"), full_page=True)
             cut += [f"runs: {p}" for p in hidden_columns(page)]
         finally:
@@ -143,7 +144,7 @@ def test_search_finds_a_planted_phrase_and_thumbs_review_it(served: tuple[str, P
             main.get_by_placeholder("Your name").fill("Browser PM")
             main.get_by_role("button", name="Save", exact=True).click()
             main.get_by_text("Saved: acme-q1 is incorrect, by Browser PM.").wait_for(timeout=60_000)
-            page.wait_for_timeout(1000)
+            settle(page)
             page.screenshot(path=str(ARTIFACTS / "quick-review-1024.png"), full_page=True)
             assert len(list((paths.lake / "reviews").rglob("part-*.parquet"))) == before + 1
 

@@ -12,6 +12,7 @@ import pytest
 from engine.settings import resolve_paths
 from tests.dashboard.agent_home import HOSTILE_ID, TRACE_ID, build_agent_home
 from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.settle import settle
 from tests.dashboard.test_dash_browser import ARGS, ARTIFACTS, CHROMIUM
 
 pytestmark = [
@@ -52,7 +53,7 @@ def test_the_trajectory_view_at_1024_px(served: tuple[str, str]) -> None:
             main = page.get_by_test_id("stMain")
             heading = main.get_by_text("Trajectory", exact=True)
             heading.wait_for(timeout=90_000)
-            page.wait_for_timeout(1000)
+            settle(page)
             table = main.locator("table").filter(has_text="What the agent did").first
             fit = table.evaluate(_FIT_JS)
             # Streamlit scrolls its main block, not the window: the heading goes to the top.

@@ -76,7 +76,7 @@ def test_the_button_launches_compare_runs_and_shows_the_result(
     assert launcher.list_launches(home) == []  # the sidebar's run list stays runs only
     deadline = time.monotonic() + 120
     while started.exit_code() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.05)
     log = launcher.tail(started.log_path)
     assert started.status() == "completed", log
     assert "pairs judged: 8/8" in log

@@ -72,9 +72,16 @@ def test_killed_writer_leaves_no_visible_partial_part(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
-    time.sleep(1.5)
+    # Kill it mid-write, once it has published a part: a part exists to check, and a
+    # temporary part is being written (a fixed sleep gave neither for certain).
+    folder = partition_dir(tmp_path, "results", "R", 1)
+    deadline = time.monotonic() + 60
+    while not (list_parts(tmp_path) and list(folder.glob(".part-*.tmp"))):
+        assert proc.poll() is None and time.monotonic() < deadline, "the writer wrote nothing"
+        time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    assert list_parts(tmp_path)
     for part in list_parts(tmp_path):
         assert pq.read_table(part.path).num_rows == 20000  # every visible part is whole
 
@@ -95,15 +102,23 @@ def test_sweep_never_touches_a_live_writers_temporary_part(tmp_path: Path) -> No
     """Another process sweeping the lake while a writer works must not kill the writer."""
     proc = _writer(tmp_path)
     try:
+        # Sweep every 10 ms until the writer has published two parts while we swept (so
+        # sweeps met its live temporary part through whole writes), at most 4 s: the check
+        # is about overlapping live writes, not about how long the clock ran.
+        start = len(list_parts(tmp_path))
         deadline = time.monotonic() + 4.0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and len(list_parts(tmp_path)) < start + 2:
             sweep_orphans(tmp_path)
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             time.sleep(0.01)
         before = len(list_parts(tmp_path))
-        time.sleep(1.5)
+        # Still publishing parts: poll for the next one instead of a fixed wait.
+        deadline = time.monotonic() + 30.0
+        while len(list_parts(tmp_path)) <= before and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
         assert proc.poll() is None
-        assert len(list_parts(tmp_path)) > before  # still publishing parts
+        assert len(list_parts(tmp_path)) > before
     finally:
         proc.kill()  # SIGKILL; a no-op if the writer already died
         proc.wait()
