@@ -41,7 +41,9 @@ overview = detail.with_columns(
     pl.when(pl.col("archived"))
     .then(pl.col("status") + " (archived)")
     .otherwise(pl.col("status"))
-    .alias("status")
+    .alias("status"),
+    # the readable name here; the exact judge and its version are in the facts below
+    pl.col("judge").map_elements(formats.judge_name, return_dtype=pl.String),
 ).select(
     "name",
     "status",
