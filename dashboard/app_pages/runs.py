@@ -35,8 +35,8 @@ live_runs_section(rules.may_launch(signed_in_user(rules)))
 runs = runs_or_stop()
 # The same runs as the pickers: archived ones only when the sidebar toggle shows them.
 detail = data.query(q.runs_detail).filter(pl.col("run_id").is_in(list(runs["run_id"])))
-# The run id (long for real runs) is in the picker and the facts below, not in this table:
-# every column of it stays on screen at 1440 px.
+# The run id (long for real runs) and the embedder are in the picker and the facts below,
+# not in this table: every column of it stays on screen at 1440 px.
 overview = detail.with_columns(
     pl.when(pl.col("archived"))
     .then(pl.col("status") + " (archived)")
@@ -55,7 +55,6 @@ overview = detail.with_columns(
     "pass_rate_percent",
     "cost_usd",
     "judge",
-    "embedder",
     "tags",
 )
 tables.show(

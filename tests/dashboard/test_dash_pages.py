@@ -176,7 +176,7 @@ def test_runs_page_lists_every_run_with_details(app: AppFactory, fixture_home: P
     # r2: 10 result rows, one error, one judge verdict (failed)
     assert (rows["week 2"]["samples"], rows["week 2"]["errors"]) == (10, 1)
     assert rows["week 2"]["pass_rate_percent"] == 0.0
-    assert rows["week 3"]["status"] == "completed" and rows["week 3"]["judge"] == "local"
+    assert rows["week 3"]["status"] == "completed" and rows["week 3"]["judge"] == "Local judge"
     at.selectbox(key="runs_detail_run").set_value("rc").run()
     facts = dict((r["Field"], r["Value"]) for r in table(at, "Field"))
     assert facts["Run ID"] == "rc" and facts["Test set"].endswith("fixture.jsonl")
