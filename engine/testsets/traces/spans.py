@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.testsets.base import RowError
 from engine.testsets.traces.answers import NoAnswerField, answer_of
-from engine.testsets.traces.otlp import Span
+from engine.testsets.traces.otlp import IndexedLists, Span
 from engine.testsets.traces.record import (
     TraceFields,
     as_text,
@@ -59,9 +59,6 @@ NOT_MODEL_OPERATIONS = frozenset({TOOL_OPERATION})
 """GenAI operations whose spans are never a model call (their ``gen_ai.*`` attributes do not
 make them one). An agent span stays a source of the question and answer (some frameworks
 record the messages only there); the trajectory leaves it out as a step."""
-MAX_INDEX_DIGITS = 6
-"""An indexed attribute's index (``gen_ai.prompt.N``) has at most this many digits: a
-million messages in one span is beyond any conversation."""
 
 
 class NotGenAI(RowError):
@@ -69,25 +66,17 @@ class NotGenAI(RowError):
     exported (HTTP, database), skipped and counted rather than reported one by one."""
 
 
-def indexed(attrs: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+def indexed(attrs: Mapping[str, Any] | Span, prefix: str) -> list[dict[str, Any]]:
     """A list attribute flattened with indices (``prefix.0.x``, ``prefix.1.x``), or given
-    as a list (or a JSON list) under ``prefix`` itself; each item a dict."""
-    value = maybe_json(attrs.get(prefix))
+    as a list (or a JSON list) under ``prefix`` itself; each item a dict. A span's lists
+    are grouped once (``Span.lists``); a plain mapping (a message's own attributes) is
+    grouped on each call."""
+    lists = attrs.lists if isinstance(attrs, Span) else None
+    values = attrs.attributes if isinstance(attrs, Span) else attrs
+    value = maybe_json(values.get(prefix))
     if isinstance(value, list):
         return [v if isinstance(v, dict) else {"content": v} for v in value]
-    found: dict[int, dict[str, Any]] = {}
-    head = prefix + "."
-    for key, item in attrs.items():
-        if key.startswith(head):
-            index, _, rest = key[len(head) :].partition(".")
-            if not index.isdigit():
-                continue
-            # str.isdigit() holds for "²" and other Unicode digits int() refuses, and
-            # int() reads a 5,000-digit index only to fail: both are malformed indices.
-            if not index.isascii() or len(index) > MAX_INDEX_DIGITS:
-                raise RowError(f"attribute {key[:60]!r}: not an index of at most 6 digits")
-            found.setdefault(int(index), {})[rest] = item
-    return [found[i] for i in sorted(found)]
+    return (lists or IndexedLists.of(values)).items(prefix)
 
 
 def _message(item: Mapping[str, Any]) -> tuple[str, str]:
@@ -106,9 +95,8 @@ def _event_body(attrs: Mapping[str, Any]) -> Any:
 
 def input_messages(span: Span) -> list[tuple[str, str]]:
     """The messages sent to the model, in order, as (role, text)."""
-    attrs = span.attributes
     for prefix in ("gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages"):
-        items = indexed(attrs, prefix)
+        items = indexed(span, prefix)
         if items:
             return [_message(i) for i in items]
     out = []
@@ -124,9 +112,8 @@ def input_messages(span: Span) -> list[tuple[str, str]]:
 
 def completion(span: Span) -> str:
     """The model's answer on an LLM span ('' when it has none)."""
-    attrs = span.attributes
     for prefix in ("gen_ai.output.messages", "gen_ai.completion", "llm.output_messages"):
-        items = indexed(attrs, prefix)
+        items = indexed(span, prefix)
         if items:
             return _message(items[0])[1]
     for event in span.events:
@@ -170,10 +157,13 @@ def _answer(span: Span, refused: list[str]) -> str:
 def _tokens(llm_spans: Sequence[Span], keys: tuple[str, ...]) -> int | None:
     total: int | None = None
     for span in llm_spans:
-        key = next((k for k in keys if k in span.attributes), None)
-        count = token_count(span.attributes[key], key) if key is not None else None
-        if count is not None:
-            total = (total or 0) + count
+        attrs = span.attributes
+        for key in keys:  # the first key the span has (a loop: no generator per span)
+            if key in attrs:
+                count = token_count(attrs[key], key)
+                if count is not None:
+                    total = (total or 0) + count
+                break
     return total
 
 
@@ -181,7 +171,7 @@ def _documents(spans: Sequence[Span]) -> tuple[tuple[str, ...], tuple[str, ...]]
     texts: list[str] = []
     ids: list[str] = []
     for span in spans:
-        for doc in indexed(span.attributes, "retrieval.documents"):
+        for doc in indexed(span, "retrieval.documents"):
             text = as_text(doc.get("document.content", doc.get("content")))
             if text.strip():
                 texts.append(text)

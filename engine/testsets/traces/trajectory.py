@@ -166,12 +166,12 @@ def _requested(span: Span) -> list[Requested]:
     """The tool calls a model turn asked for, in both conventions' spellings."""
     where = f"span {span.span_id[:32] or span.name[:32]!r}"
     calls: list[Requested] = []
-    for message in indexed(span.attributes, "gen_ai.output.messages"):
+    for message in indexed(span, "gen_ai.output.messages"):
         parts = maybe_json(message.get("parts"))
         for part in parts if isinstance(parts, list) else ():
             if isinstance(part, Mapping) and part.get("type") == "tool_call":
                 calls.append(_call(part.get("name"), part.get("arguments"), part.get("id"), where))
-    for message in indexed(span.attributes, "llm.output_messages"):
+    for message in indexed(span, "llm.output_messages"):
         for call in indexed(message, "message.tool_calls"):
             calls.append(
                 _call(
