@@ -81,21 +81,19 @@ class IndexedLists:
         found: dict[str, dict[int, dict[str, Any]]] = {}
         bad: dict[str, str] = {}
         for key, item in attrs.items():
-            parts = key.split(".")
-            for at in range(1, len(parts)):
-                index = parts[at]
-                if not index.isdigit():
-                    continue
-                prefix = ".".join(parts[:at])
+            places = _PLACES.get(key)
+            if places is None:
+                places = _places(key)
+                if len(_PLACES) >= _PLACES_KEPT:
+                    _PLACES.clear()  # keys of one exporter repeat: a small memo serves
+                _PLACES[key] = places
+            for prefix, index, rest in places:
                 if prefix in bad:
                     continue
-                # str.isdigit() holds for "²" and other Unicode digits int() refuses, and
-                # int() reads a 5,000-digit index only to fail: both are malformed indices.
-                if not index.isascii() or len(index) > MAX_INDEX_DIGITS:
+                if index is None:
                     bad[prefix] = key
                     continue
-                rest = ".".join(parts[at + 1 :])
-                found.setdefault(prefix, {}).setdefault(int(index), {})[rest] = item
+                found.setdefault(prefix, {}).setdefault(index, {})[rest] = item
         return cls(found, bad)
 
     def items(self, prefix: str) -> list[dict[str, Any]]:
@@ -106,6 +104,29 @@ class IndexedLists:
             raise RowError(f"attribute {key[:60]!r}: not an index of at most 6 digits")
         found = self.found.get(prefix)
         return [found[i] for i in sorted(found)] if found else []
+
+
+Place = tuple[str, int | None, str]
+"""Where a key is an item of a flattened list: (prefix, index or None when malformed, rest)."""
+
+_PLACES: dict[str, tuple[Place, ...]] = {}
+"""Attribute key -> its places: every span of an exporter spells the same keys."""
+_PLACES_KEPT = 4096
+
+
+def _places(key: str) -> tuple[Place, ...]:
+    """Each prefix of ``key`` followed by a digit segment, with the index and the rest."""
+    parts = key.split(".")
+    out: list[Place] = []
+    for at in range(1, len(parts)):
+        index = parts[at]
+        if not index.isdigit():
+            continue
+        # str.isdigit() holds for "²" and other Unicode digits int() refuses, and int()
+        # reads a 5,000-digit index only to fail: both are malformed indices.
+        good = index.isascii() and len(index) <= MAX_INDEX_DIGITS
+        out.append((".".join(parts[:at]), int(index) if good else None, ".".join(parts[at + 1 :])))
+    return tuple(out)
 
 
 def any_value(value: Any, depth: int = 0) -> Any:
