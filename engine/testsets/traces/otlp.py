@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from engine.files import MAX_DEPTH
@@ -53,80 +52,6 @@ class Span:
     """The ``service.name`` of the span's resource ('' when it has none)."""
     end_ns: int = 0
     """When the span ended, Unix nanoseconds (0: not recorded)."""
-
-    @cached_property
-    def lists(self) -> IndexedLists:
-        """Its list attributes flattened with indices, grouped once: the readers ask for
-        several lists of every span, and each look used to scan every key."""
-        return IndexedLists.of(self.attributes)
-
-
-MAX_INDEX_DIGITS = 6
-"""An indexed attribute's index (``gen_ai.prompt.N``) has at most this many digits: a
-million messages in one span is beyond any conversation."""
-
-
-@dataclass(frozen=True)
-class IndexedLists:
-    """The list attributes of one span flattened with indices (``prefix.0.x``,
-    ``prefix.1.x``), by prefix: index -> {rest of the key: value}, in key order."""
-
-    found: dict[str, dict[int, dict[str, Any]]]
-    bad: dict[str, str]
-    """Prefix -> its first key whose index is malformed (asking for that list fails)."""
-
-    @classmethod
-    def of(cls, attrs: Mapping[str, Any]) -> IndexedLists:
-        """Every prefix followed by a digit segment in a key of ``attrs``."""
-        found: dict[str, dict[int, dict[str, Any]]] = {}
-        bad: dict[str, str] = {}
-        for key, item in attrs.items():
-            places = _PLACES.get(key)
-            if places is None:
-                places = _places(key)
-                if len(_PLACES) >= _PLACES_KEPT:
-                    _PLACES.clear()  # keys of one exporter repeat: a small memo serves
-                _PLACES[key] = places
-            for prefix, index, rest in places:
-                if prefix in bad:
-                    continue
-                if index is None:
-                    bad[prefix] = key
-                    continue
-                found.setdefault(prefix, {}).setdefault(index, {})[rest] = item
-        return cls(found, bad)
-
-    def items(self, prefix: str) -> list[dict[str, Any]]:
-        """The items under ``prefix`` by index (shared with later calls: read only);
-        ``RowError`` when one of its keys has a malformed index."""
-        if prefix in self.bad:
-            key = self.bad[prefix]
-            raise RowError(f"attribute {key[:60]!r}: not an index of at most 6 digits")
-        found = self.found.get(prefix)
-        return [found[i] for i in sorted(found)] if found else []
-
-
-Place = tuple[str, int | None, str]
-"""Where a key is an item of a flattened list: (prefix, index or None when malformed, rest)."""
-
-_PLACES: dict[str, tuple[Place, ...]] = {}
-"""Attribute key -> its places: every span of an exporter spells the same keys."""
-_PLACES_KEPT = 4096
-
-
-def _places(key: str) -> tuple[Place, ...]:
-    """Each prefix of ``key`` followed by a digit segment, with the index and the rest."""
-    parts = key.split(".")
-    out: list[Place] = []
-    for at in range(1, len(parts)):
-        index = parts[at]
-        if not index.isdigit():
-            continue
-        # str.isdigit() holds for "²" and other Unicode digits int() refuses, and int()
-        # reads a 5,000-digit index only to fail: both are malformed indices.
-        good = index.isascii() and len(index) <= MAX_INDEX_DIGITS
-        out.append((".".join(parts[:at]), int(index) if good else None, ".".join(parts[at + 1 :])))
-    return tuple(out)
 
 
 def any_value(value: Any, depth: int = 0) -> Any:

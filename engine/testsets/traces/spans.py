@@ -25,7 +25,8 @@ from typing import Any
 
 from engine.testsets.base import RowError
 from engine.testsets.traces.answers import NoAnswerField, answer_of
-from engine.testsets.traces.otlp import IndexedLists, Span
+from engine.testsets.traces.flattened import layout
+from engine.testsets.traces.otlp import Span
 from engine.testsets.traces.record import (
     TraceFields,
     as_text,
@@ -68,15 +69,12 @@ class NotGenAI(RowError):
 
 def indexed(attrs: Mapping[str, Any] | Span, prefix: str) -> list[dict[str, Any]]:
     """A list attribute flattened with indices (``prefix.0.x``, ``prefix.1.x``), or given
-    as a list (or a JSON list) under ``prefix`` itself; each item a dict. A span's lists
-    are grouped once (``Span.lists``); a plain mapping (a message's own attributes) is
-    grouped on each call."""
-    lists = attrs.lists if isinstance(attrs, Span) else None
+    as a list (or a JSON list) under ``prefix`` itself; each item a dict."""
     values = attrs.attributes if isinstance(attrs, Span) else attrs
     value = maybe_json(values.get(prefix))
     if isinstance(value, list):
         return [v if isinstance(v, dict) else {"content": v} for v in value]
-    return (lists or IndexedLists.of(values)).items(prefix)
+    return layout(values).items(values, prefix)
 
 
 def _message(item: Mapping[str, Any]) -> tuple[str, str]:
