@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from engine.models import TestCase
 
 
+_ROW_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+"""The encoder of every written row (``json.dumps`` builds one per call; a dumped model
+holds no cycles)."""
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``traces`` subcommand and its ``import`` action."""
     t = sub.add_parser("traces", help="turn exported production traces into a test set")
@@ -97,7 +102,7 @@ def _line(case: TestCase, series: str) -> str:
     row = case.model_dump(mode="json", exclude_defaults=True)
     row["domain"] = derive_domain(case, str(case.metadata.get("service") or series))
     row["metadata"] = {**case.metadata, "series": series}
-    return json.dumps(row, ensure_ascii=False) + "\n"
+    return _ROW_JSON.encode(row) + "\n"
 
 
 def expect(path: Path, cases: list[TestCase]) -> list[TestCase]:

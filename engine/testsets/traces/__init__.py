@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from engine.files import (
@@ -118,7 +118,8 @@ def read_traces(name: str, text: str) -> TraceFile | None:
 
 
 def _read_traces(name: str, text: str) -> TraceFile | None:
-    size = len(text.encode("utf-8"))
+    # An ASCII text is as many bytes as characters (known without encoding 76 MB again).
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > MAX_TRACE_FILE_BYTES:
         raise TestSetError(
             f"{name}: trace file is {size:,} bytes, over the {MAX_TRACE_FILE_BYTES:,}-byte "
@@ -222,9 +223,8 @@ def _otlp_fields(
             problems.append(Problem(name, line, reason))
             continue
         try:
-            found = spans.trace_fields(trace_id, by_trace[trace_id])
-            steps = trajectory.trajectory(by_trace[trace_id])
-            fields.append((line, replace(found, tools_called=steps.calls, trajectory=steps.steps)))
+            found = spans.trace_fields(trace_id, by_trace[trace_id], trajectory.calls_and_steps)
+            fields.append((line, found))
         except spans.NotGenAI:
             skipped += 1  # HTTP, database... traces the service also exported
         except RowError as exc:

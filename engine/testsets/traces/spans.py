@@ -20,9 +20,10 @@ span's messages; documents come from every retriever span, in order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.models import ToolCall, TrajectoryStep
 from engine.testsets.base import RowError
 from engine.testsets.traces.answers import NoAnswerField, answer_of
 from engine.testsets.traces.flattened import layout
@@ -60,6 +61,10 @@ NOT_MODEL_OPERATIONS = frozenset({TOOL_OPERATION})
 """GenAI operations whose spans are never a model call (their ``gen_ai.*`` attributes do not
 make them one). An agent span stays a source of the question and answer (some frameworks
 record the messages only there); the trajectory leaves it out as a step."""
+
+
+Agent = Callable[[Sequence[Span]], tuple[tuple[ToolCall, ...], tuple[TrajectoryStep, ...]]]
+"""What reads an agent's tool calls and steps from a trace's spans (``trajectory.py``)."""
 
 
 class NotGenAI(RowError):
@@ -178,9 +183,10 @@ def _documents(spans: Sequence[Span]) -> tuple[tuple[str, ...], tuple[str, ...]]
     return tuple(texts), tuple(ids) if any(ids) else ()
 
 
-def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
-    """What one trace (its spans, any order) yields; ``RowError`` when nothing in it is
-    a GenAI or OpenInference span."""
+def trace_fields(trace_id: str, spans: Sequence[Span], agent: Agent | None = None) -> TraceFields:
+    """What one trace (its spans, any order) yields, with the tool calls and steps
+    ``agent`` reads from its spans once it is known to be a GenAI trace; ``RowError`` when
+    nothing in it is a GenAI or OpenInference span."""
     ordered = sorted(spans, key=lambda s: s.start_ns)
     ids = {s.span_id for s in ordered}
     root = next((s for s in ordered if not s.parent_id or s.parent_id not in ids), ordered[0])
@@ -205,6 +211,7 @@ def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
     contexts, document_ids = _documents(ordered)
     models = (str(s.attributes.get(k) or "") for s in reversed(llm_spans) for k in _MODEL_KEYS)
     model = next((m for m in models if m), "")
+    calls, steps = agent(spans) if agent is not None else ((), ())
     return TraceFields(
         trace_id=trace_id,
         query=query,
@@ -217,4 +224,6 @@ def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
         output_tokens=_tokens(llm_spans, _OUTPUT_TOKENS),
         service=root.service or next((s.service for s in ordered if s.service), ""),
         started_at=iso_from_nanos(root.start_ns),
+        tools_called=calls,
+        trajectory=steps,
     )

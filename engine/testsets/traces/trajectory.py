@@ -232,6 +232,14 @@ def trajectory(spans: Sequence[Span]) -> Trajectory:
     return Trajectory(tuple(steps), calls)
 
 
+def calls_and_steps(
+    spans: Sequence[Span],
+) -> tuple[tuple[ToolCall, ...], tuple[TrajectoryStep, ...]]:
+    """The trajectory of ``spans`` as the tool calls and steps of a trace's fields."""
+    found = trajectory(spans)
+    return found.calls, found.steps
+
+
 def _as_call(step: TrajectoryStep) -> ToolCall:
     return ToolCall(name=step.name, arguments=step.arguments, output=step.output)
 
@@ -249,4 +257,11 @@ def _take(pending: list[tuple[int, ToolCall, str]], step: TrajectoryStep) -> Non
             return
 
 
-__all__ = ["Trajectory", "in_tree_order", "is_container", "is_tool", "trajectory"]
+__all__ = [
+    "Trajectory",
+    "calls_and_steps",
+    "in_tree_order",
+    "is_container",
+    "is_tool",
+    "trajectory",
+]
