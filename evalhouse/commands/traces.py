@@ -59,17 +59,19 @@ def run(args: argparse.Namespace) -> int:
     text = decode(name, read_bytes(args.path, name))
     if not text.strip():
         raise TestSetError(f"{name}: empty file (no traces)")
-    traces = read_traces(name, text)
-    if traces is None:
-        raise TestSetError(
-            f"{name}: not a trace export (no OTLP 'resourceSpans' and no Langfuse traces with "
-            "'observations'); for a test set, use evalhouse inspect"
-        )
-    series = args.series or traces.series or args.path.stem
-    cases = list(traces.cases)
-    if args.expected is not None:
-        cases = expect(args.expected, cases)
-    with collector_paused():  # a row per case, none of them cyclic
+    # One pause from parsing to the last row (none of it is cyclic): the collector walks
+    # everything allocated while it was off once when it is back on, so once, not twice.
+    with collector_paused():
+        traces = read_traces(name, text)
+        if traces is None:
+            raise TestSetError(
+                f"{name}: not a trace export (no OTLP 'resourceSpans' and no Langfuse traces "
+                "with 'observations'); for a test set, use evalhouse inspect"
+            )
+        series = args.series or traces.series or args.path.stem
+        cases = list(traces.cases)
+        if args.expected is not None:
+            cases = expect(args.expected, cases)
         text = "".join(_line(case, series) for case in cases)
     output = None if is_stdout(args.output) else args.output
     if output is None:

@@ -141,6 +141,10 @@ def is_otlp(doc: Any) -> bool:
 def _nanos(value: Any, what: str = "startTimeUnixNano") -> int:
     """A span's start (or end) in Unix nanoseconds (unset: 0); ``RowError`` beyond int64
     (about the year 2262), which no clock has written."""
+    if type(value) is str and 0 < len(value) <= 19 and value.isascii() and value.isdigit():
+        number = int(value)  # as OTLP writes it (19 digits: until 2286), one call less
+        if number <= INT64_MAX:
+            return number
     if value is None or value == "":
         return 0
     return max(0, int64(value, what))
