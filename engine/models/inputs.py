@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -53,6 +54,10 @@ class GroundTruthChunk(Frozen):
     """URL of the page the passage comes from."""
     text: str = Field(min_length=1)
     """The passage text."""
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""C0 and C1 control characters (newline, tab, escape, ...), refused in a case id."""
 
 
 class TestCase(Frozen):
@@ -107,7 +112,7 @@ class TestCase(Frozen):
     @field_validator("id")
     @classmethod
     def _printable_id(cls, value: str) -> str:
-        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+        if _CONTROL.search(value):
             raise ValueError("must not contain control characters (newline, tab, escape, ...)")
         return value
 

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from engine.models import TestCase
 
 
+_ROW_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+"""The encoder of every written row (``json.dumps`` builds one per call; a dumped model
+holds no cycles)."""
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``traces`` subcommand and its ``import`` action."""
     t = sub.add_parser("traces", help="turn exported production traces into a test set")
@@ -44,8 +49,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     """Read the traces, write one native case per trace, and say how to score them."""
+    from engine.files import collector_paused
     from engine.outputs import is_stdout, write_output
-    from engine.testsets import derive_domain
     from engine.testsets.base import TestSetError
     from engine.testsets.reading import decode, read_bytes
     from engine.testsets.traces import read_traces
@@ -54,23 +59,20 @@ def run(args: argparse.Namespace) -> int:
     text = decode(name, read_bytes(args.path, name))
     if not text.strip():
         raise TestSetError(f"{name}: empty file (no traces)")
-    traces = read_traces(name, text)
-    if traces is None:
-        raise TestSetError(
-            f"{name}: not a trace export (no OTLP 'resourceSpans' and no Langfuse traces with "
-            "'observations'); for a test set, use evalhouse inspect"
-        )
-    series = args.series or traces.series or args.path.stem
-    cases = list(traces.cases)
-    if args.expected is not None:
-        cases = expect(args.expected, cases)
-    lines = []
-    for case in cases:
-        row = case.model_dump(mode="json", exclude_defaults=True)
-        row["domain"] = derive_domain(case, str(case.metadata.get("service") or series))
-        row["metadata"] = {**case.metadata, "series": series}
-        lines.append(json.dumps(row, ensure_ascii=False) + "\n")
-    text = "".join(lines)
+    # One pause from parsing to the last row (none of it is cyclic): the collector walks
+    # everything allocated while it was off once when it is back on, so once, not twice.
+    with collector_paused():
+        traces = read_traces(name, text)
+        if traces is None:
+            raise TestSetError(
+                f"{name}: not a trace export (no OTLP 'resourceSpans' and no Langfuse traces "
+                "with 'observations'); for a test set, use evalhouse inspect"
+            )
+        series = args.series or traces.series or args.path.stem
+        cases = list(traces.cases)
+        if args.expected is not None:
+            cases = expect(args.expected, cases)
+        text = "".join(_line(case, series) for case in cases)
     output = None if is_stdout(args.output) else args.output
     if output is None:
         out(text)
@@ -93,6 +95,16 @@ def run(args: argparse.Namespace) -> int:
             f"--series {shlex.quote(series)}"
         )
     return EXIT_OK
+
+
+def _line(case: TestCase, series: str) -> str:
+    """The native JSONL line of one imported case."""
+    from engine.testsets import derive_domain
+
+    row = case.model_dump(mode="json", exclude_defaults=True)
+    row["domain"] = derive_domain(case, str(case.metadata.get("service") or series))
+    row["metadata"] = {**case.metadata, "series": series}
+    return _ROW_JSON.encode(row) + "\n"
 
 
 def expect(path: Path, cases: list[TestCase]) -> list[TestCase]:

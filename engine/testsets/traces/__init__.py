@@ -19,10 +19,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from engine.files import MAX_DEPTH, MAX_EXPANDED_BYTES, TooDeep, depth_over, json_loads
+from engine.files import (
+    MAX_DEPTH,
+    MAX_EXPANDED_BYTES,
+    TooDeep,
+    collector_paused,
+    depth_over,
+    json_loads,
+)
 from engine.models import TestCase
 from engine.testsets.base import Problem, RowError, TestSetError
 from engine.testsets.traces import langfuse, otlp, spans, trajectory
@@ -106,7 +113,13 @@ def read_traces(name: str, text: str) -> TraceFile | None:
     too big, not JSON, or has no usable trace."""
     if not looks_like_traces(text):
         return None
-    size = len(text.encode("utf-8"))
+    with collector_paused():
+        return _read_traces(name, text)
+
+
+def _read_traces(name: str, text: str) -> TraceFile | None:
+    # An ASCII text is as many bytes as characters (known without encoding 76 MB again).
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > MAX_TRACE_FILE_BYTES:
         raise TestSetError(
             f"{name}: trace file is {size:,} bytes, over the {MAX_TRACE_FILE_BYTES:,}-byte "
@@ -210,9 +223,8 @@ def _otlp_fields(
             problems.append(Problem(name, line, reason))
             continue
         try:
-            found = spans.trace_fields(trace_id, by_trace[trace_id])
-            steps = trajectory.trajectory(by_trace[trace_id])
-            fields.append((line, replace(found, tools_called=steps.calls, trajectory=steps.steps)))
+            found = spans.trace_fields(trace_id, by_trace[trace_id], trajectory.calls_and_steps)
+            fields.append((line, found))
         except spans.NotGenAI:
             skipped += 1  # HTTP, database... traces the service also exported
         except RowError as exc:

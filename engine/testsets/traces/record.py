@@ -22,6 +22,11 @@ MAX_TOKENS = 10**12
 bound keeps ``1e400`` (infinity once parsed) or a 5,000-digit number out of the metadata."""
 
 
+_STEPS_JSON = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False)
+"""How a trace's steps are measured against the row limit (one encoder, not one per case;
+dumped models hold no cycles)."""
+
+
 @dataclass(frozen=True)
 class TraceFields:
     """The parts of one trace a test case needs."""
@@ -113,7 +118,7 @@ def to_case(fields: TraceFields) -> TestCase:
     size = sum(len(t.encode("utf-8")) for t in (fields.query, fields.response, *fields.contexts))
     if fields.trajectory:  # tool outputs can be long: they count against the row too
         steps = [s.model_dump(mode="json", exclude_defaults=True) for s in fields.trajectory]
-        size += len(json.dumps(steps, ensure_ascii=False, default=str).encode("utf-8"))
+        size += len(_STEPS_JSON.encode(steps).encode("utf-8"))
     if size > MAX_ROW_BYTES:
         raise RowError(
             f"trace {fields.trace_id}: {size:,} bytes of text, over the {MAX_ROW_BYTES:,}-byte "

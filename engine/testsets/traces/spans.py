@@ -20,11 +20,13 @@ span's messages; documents come from every retriever span, in order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.models import ToolCall, TrajectoryStep
 from engine.testsets.base import RowError
 from engine.testsets.traces.answers import NoAnswerField, answer_of
+from engine.testsets.traces.flattened import layout
 from engine.testsets.traces.otlp import Span
 from engine.testsets.traces.record import (
     TraceFields,
@@ -59,9 +61,10 @@ NOT_MODEL_OPERATIONS = frozenset({TOOL_OPERATION})
 """GenAI operations whose spans are never a model call (their ``gen_ai.*`` attributes do not
 make them one). An agent span stays a source of the question and answer (some frameworks
 record the messages only there); the trajectory leaves it out as a step."""
-MAX_INDEX_DIGITS = 6
-"""An indexed attribute's index (``gen_ai.prompt.N``) has at most this many digits: a
-million messages in one span is beyond any conversation."""
+
+
+Agent = Callable[[Sequence[Span]], tuple[tuple[ToolCall, ...], tuple[TrajectoryStep, ...]]]
+"""What reads an agent's tool calls and steps from a trace's spans (``trajectory.py``)."""
 
 
 class NotGenAI(RowError):
@@ -69,25 +72,14 @@ class NotGenAI(RowError):
     exported (HTTP, database), skipped and counted rather than reported one by one."""
 
 
-def indexed(attrs: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+def indexed(attrs: Mapping[str, Any] | Span, prefix: str) -> list[dict[str, Any]]:
     """A list attribute flattened with indices (``prefix.0.x``, ``prefix.1.x``), or given
     as a list (or a JSON list) under ``prefix`` itself; each item a dict."""
-    value = maybe_json(attrs.get(prefix))
+    values = attrs.attributes if isinstance(attrs, Span) else attrs
+    value = maybe_json(values.get(prefix))
     if isinstance(value, list):
         return [v if isinstance(v, dict) else {"content": v} for v in value]
-    found: dict[int, dict[str, Any]] = {}
-    head = prefix + "."
-    for key, item in attrs.items():
-        if key.startswith(head):
-            index, _, rest = key[len(head) :].partition(".")
-            if not index.isdigit():
-                continue
-            # str.isdigit() holds for "²" and other Unicode digits int() refuses, and
-            # int() reads a 5,000-digit index only to fail: both are malformed indices.
-            if not index.isascii() or len(index) > MAX_INDEX_DIGITS:
-                raise RowError(f"attribute {key[:60]!r}: not an index of at most 6 digits")
-            found.setdefault(int(index), {})[rest] = item
-    return [found[i] for i in sorted(found)]
+    return layout(values).items(values, prefix)
 
 
 def _message(item: Mapping[str, Any]) -> tuple[str, str]:
@@ -106,9 +98,8 @@ def _event_body(attrs: Mapping[str, Any]) -> Any:
 
 def input_messages(span: Span) -> list[tuple[str, str]]:
     """The messages sent to the model, in order, as (role, text)."""
-    attrs = span.attributes
     for prefix in ("gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages"):
-        items = indexed(attrs, prefix)
+        items = indexed(span, prefix)
         if items:
             return [_message(i) for i in items]
     out = []
@@ -124,9 +115,8 @@ def input_messages(span: Span) -> list[tuple[str, str]]:
 
 def completion(span: Span) -> str:
     """The model's answer on an LLM span ('' when it has none)."""
-    attrs = span.attributes
     for prefix in ("gen_ai.output.messages", "gen_ai.completion", "llm.output_messages"):
-        items = indexed(attrs, prefix)
+        items = indexed(span, prefix)
         if items:
             return _message(items[0])[1]
     for event in span.events:
@@ -170,10 +160,13 @@ def _answer(span: Span, refused: list[str]) -> str:
 def _tokens(llm_spans: Sequence[Span], keys: tuple[str, ...]) -> int | None:
     total: int | None = None
     for span in llm_spans:
-        key = next((k for k in keys if k in span.attributes), None)
-        count = token_count(span.attributes[key], key) if key is not None else None
-        if count is not None:
-            total = (total or 0) + count
+        attrs = span.attributes
+        for key in keys:  # the first key the span has (a loop: no generator per span)
+            if key in attrs:
+                count = token_count(attrs[key], key)
+                if count is not None:
+                    total = (total or 0) + count
+                break
     return total
 
 
@@ -181,7 +174,7 @@ def _documents(spans: Sequence[Span]) -> tuple[tuple[str, ...], tuple[str, ...]]
     texts: list[str] = []
     ids: list[str] = []
     for span in spans:
-        for doc in indexed(span.attributes, "retrieval.documents"):
+        for doc in indexed(span, "retrieval.documents"):
             text = as_text(doc.get("document.content", doc.get("content")))
             if text.strip():
                 texts.append(text)
@@ -190,9 +183,10 @@ def _documents(spans: Sequence[Span]) -> tuple[tuple[str, ...], tuple[str, ...]]
     return tuple(texts), tuple(ids) if any(ids) else ()
 
 
-def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
-    """What one trace (its spans, any order) yields; ``RowError`` when nothing in it is
-    a GenAI or OpenInference span."""
+def trace_fields(trace_id: str, spans: Sequence[Span], agent: Agent | None = None) -> TraceFields:
+    """What one trace (its spans, any order) yields, with the tool calls and steps
+    ``agent`` reads from its spans once it is known to be a GenAI trace; ``RowError`` when
+    nothing in it is a GenAI or OpenInference span."""
     ordered = sorted(spans, key=lambda s: s.start_ns)
     ids = {s.span_id for s in ordered}
     root = next((s for s in ordered if not s.parent_id or s.parent_id not in ids), ordered[0])
@@ -217,6 +211,7 @@ def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
     contexts, document_ids = _documents(ordered)
     models = (str(s.attributes.get(k) or "") for s in reversed(llm_spans) for k in _MODEL_KEYS)
     model = next((m for m in models if m), "")
+    calls, steps = agent(spans) if agent is not None else ((), ())
     return TraceFields(
         trace_id=trace_id,
         query=query,
@@ -229,4 +224,6 @@ def trace_fields(trace_id: str, spans: Sequence[Span]) -> TraceFields:
         output_tokens=_tokens(llm_spans, _OUTPUT_TOKENS),
         service=root.service or next((s.service for s in ordered if s.service), ""),
         started_at=iso_from_nanos(root.start_ns),
+        tools_called=calls,
+        trajectory=steps,
     )

@@ -69,6 +69,19 @@ def is_container(span: Span) -> bool:
     return str(span.attributes.get(GENAI_OPERATION, "")) in AGENT_OPERATIONS
 
 
+def _role(span: Span) -> str:
+    """``tool`` (``is_tool``), ``model`` (``is_llm`` and not ``is_container``) or '' (a
+    container or another span), the kind attribute read once."""
+    kind = span.attributes.get(OI_KIND)
+    if kind is not None:
+        upper = str(kind).upper()
+        return "tool" if upper == "TOOL" else "model" if upper == "LLM" else ""
+    operation = str(span.attributes.get(GENAI_OPERATION, ""))
+    if operation == TOOL_OPERATION:
+        return "tool"
+    return "model" if operation not in AGENT_OPERATIONS and is_llm(span) else ""
+
+
 def in_tree_order(spans: Sequence[Span]) -> list[Span]:
     """Spans depth first from the roots, siblings by start time (then end time, then id)."""
     ids = {s.span_id for s in spans if s.span_id}
@@ -92,7 +105,9 @@ def in_tree_order(spans: Sequence[Span]) -> list[Span]:
             continue
         seen.add(id(span))
         ordered.append(span)
-        stack.extend(sorted(children.get(span.span_id, ()), key=key, reverse=True))
+        kids = children.get(span.span_id)
+        if kids:  # most spans are leaves: no sort to run
+            stack.extend(sorted(kids, key=key, reverse=True))
     ordered += [s for s in spans if id(s) not in seen]  # a parent cycle: by start time
     return ordered
 
@@ -166,12 +181,12 @@ def _requested(span: Span) -> list[Requested]:
     """The tool calls a model turn asked for, in both conventions' spellings."""
     where = f"span {span.span_id[:32] or span.name[:32]!r}"
     calls: list[Requested] = []
-    for message in indexed(span.attributes, "gen_ai.output.messages"):
+    for message in indexed(span, "gen_ai.output.messages"):
         parts = maybe_json(message.get("parts"))
         for part in parts if isinstance(parts, list) else ():
             if isinstance(part, Mapping) and part.get("type") == "tool_call":
                 calls.append(_call(part.get("name"), part.get("arguments"), part.get("id"), where))
-    for message in indexed(span.attributes, "llm.output_messages"):
+    for message in indexed(span, "llm.output_messages"):
         for call in indexed(message, "message.tool_calls"):
             calls.append(
                 _call(
@@ -213,12 +228,13 @@ def trajectory(spans: Sequence[Span]) -> Trajectory:
     pending: list[tuple[int, ToolCall, str]] = []  # (after step n, call, id) not yet run
     slots: list[tuple[int, ToolCall | None]] = []  # calls in trajectory order
     for span in ordered:
-        if is_tool(span):
+        role = _role(span)
+        if role == "tool":
             step = _tool_step(span, start_ns)
             steps.append(step)
             _take(pending, step)
             slots.append((len(steps) - 1, _as_call(step)))
-        elif not is_container(span) and is_llm(span):
+        elif role == "model":
             requested = _requested(span)
             steps.append(_model_step(span, start_ns, requested))
             pending += [(len(steps) - 1, call, call_id) for call, call_id in requested]
@@ -230,6 +246,14 @@ def trajectory(spans: Sequence[Span]) -> Trajectory:
         for n, call in enumerate(c for _, c in slots if c is not None)
     )
     return Trajectory(tuple(steps), calls)
+
+
+def calls_and_steps(
+    spans: Sequence[Span],
+) -> tuple[tuple[ToolCall, ...], tuple[TrajectoryStep, ...]]:
+    """The trajectory of ``spans`` as the tool calls and steps of a trace's fields."""
+    found = trajectory(spans)
+    return found.calls, found.steps
 
 
 def _as_call(step: TrajectoryStep) -> ToolCall:
@@ -249,4 +273,11 @@ def _take(pending: list[tuple[int, ToolCall, str]], step: TrajectoryStep) -> Non
             return
 
 
-__all__ = ["Trajectory", "in_tree_order", "is_container", "is_tool", "trajectory"]
+__all__ = [
+    "Trajectory",
+    "calls_and_steps",
+    "in_tree_order",
+    "is_container",
+    "is_tool",
+    "trajectory",
+]
