@@ -105,6 +105,13 @@ def runs(wh: Warehouse) -> pl.DataFrame:
 
 
 @named_query
+def run_list(wh: Warehouse) -> pl.DataFrame:
+    """Every run, newest first, for the run pickers: name, status, start, archived, tags
+    (no numbers over its results: ``runs`` has those)."""
+    return wh.named("run_list")
+
+
+@named_query
 def previous_run(wh: Warehouse, run_id: str) -> str | None:
     """The run that started just before ``run_id``, if any."""
     frame = wh.named("previous_run", run_id=run_id)

@@ -140,7 +140,7 @@ def estimate_then_launch(
 
 def _rerun_section(rules: Access) -> None:
     try:
-        runs = data.query(q.runs)
+        runs = data.query(q.run_list)
     except WarehouseError:
         return
     if runs.is_empty():

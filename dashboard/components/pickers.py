@@ -55,7 +55,7 @@ def runs_or_stop() -> pl.DataFrame:
     from dashboard.components.errors import show_no_data
     from warehouse import queries as q
 
-    every = data.query(q.runs)
+    every = data.query(q.run_list)
     if every.is_empty():
         show_no_data()
         st.stop()

@@ -39,6 +39,7 @@ PAGES = [
     "sample",
     "conversations",
     "attribution",
+    "experiments",
     "runs",
     "agreement",
     "sql",
