@@ -63,6 +63,8 @@ def generate(lake: Path, results: int = 1_000_000, runs: int = 20, part_rows: in
             "judge_prompt_version": ["local"],
             "test_set": ["bench.jsonl"],
             "test_set_hash": [""],
+            "test_set_name": ["bench"],
+            "test_set_cases_hash": [""],
             "config": ["{}"],
             "judge": ["local"],
             "embedder": ["local"],
