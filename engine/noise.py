@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.stats import Z95
+
 MIN_PAIRS = 5
 """Fewer paired samples than this give no verdict (the interval means nothing)."""
 
@@ -117,7 +119,7 @@ def bootstrap_check(
         return NoiseCheck(METHOD, float(values[0]), float(values[0]), pairs=n)
     if n >= LARGE_SAMPLE:
         mean = float(values.mean())
-        half = 1.959963984540054 * float(values.std(ddof=1)) / float(np.sqrt(n))
+        half = Z95 * float(values.std(ddof=1)) / float(np.sqrt(n))
         return NoiseCheck(METHOD, mean - half, mean + half, pairs=n)
     rng = np.random.default_rng(seed)
     means = np.empty(reps)

@@ -46,13 +46,33 @@ def home(tmp_path: Path) -> Paths:
     return resolve_paths(tmp_path / "home")
 
 
+_EXPORTED = ("EVALHOUSE_CATALOG", "EVALHOUSE_CATALOG_DATA", "EVALHOUSE_HOME")
+"""What the CLI exports into its own environment for its children (``evalhouse.home``): a
+CLI test run in-process leaves them set in the test process."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_catalog_from_the_developer() -> None:
+    """No developer's own catalog reaches the tests, not even the module fixtures that are
+    built before any test's own fixtures run."""
+    for name in ("EVALHOUSE_CATALOG", "EVALHOUSE_CATALOG_DATA"):
+        os.environ.pop(name, None)
+
+
 @pytest.fixture(autouse=True)
-def _no_catalog_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test starts without EVALHOUSE_CATALOG*: neither a developer's own catalog nor
-    one a CLI test put into the environment (the CLI exports it for its children) leaks
-    into another test."""
+def _no_catalog_from_outside(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test starts without EVALHOUSE_CATALOG*, and what an in-process CLI call
+    exported is gone when the test ends: otherwise the next module's fixtures (built before
+    this fixture runs for its first test) would run against another test's catalog."""
+    before = {name: os.environ.get(name) for name in _EXPORTED}
     monkeypatch.delenv("EVALHOUSE_CATALOG", raising=False)
     monkeypatch.delenv("EVALHOUSE_CATALOG_DATA", raising=False)
+    yield
+    for name, value in before.items():
+        if name in ("EVALHOUSE_CATALOG", "EVALHOUSE_CATALOG_DATA") or value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(autouse=True)
