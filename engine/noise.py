@@ -38,7 +38,7 @@ BOOTSTRAP_SEED = 20261101
 
 LARGE_SAMPLE = 2000
 """From this many paired samples on, the interval is the bootstrap's large-sample limit
-(the mean plus or minus 1.96 standard errors) instead of 2,000 resamples: the two agree to
+(the mean plus or minus ``Z95`` standard errors) instead of 2,000 resamples: the two agree to
 within the resamples' own Monte-Carlo error there (``tests/engine/test_noise_limit.py``),
 and the resamples would cost reps x n (0.08 s at n = 5,000; a 1M-result Overview runs one
 per domain and metric)."""
