@@ -32,13 +32,21 @@ lint: install
 typecheck: install
 	$(BIN)/mypy engine warehouse ingest dashboard evalhouse
 
-# The full gate: every test, on every core, the 25 slowest named at the end; the browser
-# tests after, alone (a chromium beside busy workers measures the workers, not the page).
-# worksteal: the slowest tests go first (tests/conftest.py) and an idle worker takes tests
-# from a busy one's queue, so no worker ends the run alone on a long test.
+# The full gate: every test, the 25 slowest named at the end. The browser tests run beside
+# the others, in a process of their own whose output follows theirs: they spend most of
+# their time waiting for a server and a browser, which is when the other workers use the
+# cores (no browser test times a page). worksteal: the slowest tests go first
+# (tests/conftest.py) and an idle worker takes tests from a busy one's queue, so no worker
+# ends the run alone on a long test.
+BROWSER_LOG := test-artifacts/browser-tests.log
 test: install lint typecheck
-	$(BIN)/pytest -n auto --dist worksteal -m "not browser" --durations=25
-	$(BIN)/pytest -m browser
+	@mkdir -p test-artifacts
+	@$(BIN)/pytest -m browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
+	status=0; \
+	$(BIN)/pytest -n auto --dist worksteal -m "not browser" --durations=25 || status=$$?; \
+	wait $$browser || status=1; \
+	echo "--- the browser tests ($(BROWSER_LOG))"; cat $(BROWSER_LOG); \
+	exit $$status
 
 # The fast loop: lint and the tests not marked slow or browser, on every core.
 check: install lint
