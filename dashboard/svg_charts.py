@@ -72,7 +72,10 @@ def _round_step(raw: float) -> float:
 
 
 def _e(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    """Data as SVG text: markup escaped, and ``$`` as an entity so the page's Markdown
+    never reads two of them as a formula."""
+    text = html.escape("" if value is None else str(value), quote=True)
+    return text.replace("$", "&#36;")
 
 
 def _label(domain: object) -> str:

@@ -53,7 +53,7 @@ def _test_set(paths: Paths) -> tuple[Path, list[str]] | None:
     _upload_test_set(paths)
     names = [p.name for p in launcher.list_test_sets(paths)]
     if not names:
-        st.info(f"No test sets in {safe_text(paths.test_sets)} yet: upload one above.")
+        st.info("No test sets in this home yet: upload one above.")
         return None
     if st.session_state.get(f"{_KEY}test_set") not in names:
         st.session_state.pop(f"{_KEY}test_set", None)
@@ -284,7 +284,7 @@ def experiment_form(rules: Access, user: str) -> None:
     project = experiment.project_folder(paths)
     may_launch = rules.may_launch(user)
     # the folder's name only: the server's paths stay off the pages
-    st.caption(f"Candidates and graders from the project {safe_text(project.name)!r}.")
+    st.caption(f"Candidates and graders from the project '{safe_text(project.name)}'.")
     chosen = _test_set(paths)
     candidates = _candidates(project)
     graders = _graders(project, may_launch)

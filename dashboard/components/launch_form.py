@@ -67,7 +67,7 @@ def _spec_from_form(rules: Access) -> RunConfig | None:
     _upload(paths)
     sets = launcher.list_test_sets(paths)
     if not sets:
-        st.caption(f"No test sets in {safe_text(paths.test_sets)}; upload one.")
+        st.caption("No test sets in this home; upload one.")
         return None
     names = [p.name for p in sets]
     if st.session_state.get("launch_test_set") not in names:
