@@ -173,57 +173,6 @@ def table_counts(wh: Warehouse) -> pl.DataFrame:
     return wh.named("table_counts")
 
 
-# ----------------------------------------------------------------------------- check (CI gate)
-
-
-@named_query
-def run_exists(wh: Warehouse, run_id: str) -> bool:
-    """Whether the warehouse knows the run."""
-    return bool(wh.named("run_exists", run_id=run_id)["known"][0])
-
-
-@named_query
-def check_metrics(
-    wh: Warehouse, run_id: str, candidate: str | None = None
-) -> dict[str, float | None]:
-    """Every gateable metric of a run on its own scale (``engine.models.metrics``): means of
-    the analyzer, judge and RAG metrics, pass and error rates, cost and result rows,
-    ``conversation:<metric>`` when it has conversations, ``grader:<id>`` for each grader
-    and ``retrieval:<metric>`` for each retrieval metric."""
-    frame = wh.named("check_metrics", run_id=run_id, candidate=candidate)
-    return {str(m): (None if v is None else float(v)) for m, v in frame.iter_rows()}
-
-
-@named_query
-def required_claims_missing(
-    wh: Warehouse, run_id: str, candidate: str | None = None
-) -> tuple[int, int]:
-    """(result rows missing a required claim, result rows with a required claim) of a run:
-    what ``check --require-all-required`` gates on."""
-    frame = wh.named("required_claims_missing", run_id=run_id, candidate=candidate)
-    missing, total = frame.row(0) if frame.height else (0, 0)
-    return int(missing or 0), int(total or 0)
-
-
-@named_query
-def grader_errors(
-    wh: Warehouse, run_id: str, candidate: str | None = None
-) -> list[tuple[str, int, int]]:
-    """(grader, results, errors) of every grader of a run, from the view grader_summary."""
-    frame = wh.named("grader_errors", run_id=run_id, candidate=candidate)
-    return [(str(g), int(n), int(e)) for g, n, e in frame.iter_rows()]
-
-
-@named_query
-def check_worst_samples(
-    wh: Warehouse, run_id: str, candidate: str | None = None, limit: int = 5
-) -> pl.DataFrame:
-    """The ``limit`` worst samples of a run for ``check``'s summary: per sample and
-    candidate its errors, grader failures, rubric failures, mean accuracy (0-100) and mean
-    grader score (0-1), worst first, with the first error or grader failure as ``why``."""
-    return wh.named("check_worst_samples", run_id=run_id, candidate=candidate, limit=limit)
-
-
 # ----------------------------------------------------------------------------- sql page
 
 
@@ -446,51 +395,15 @@ def conversation_summary(wh: Warehouse, ref: SampleRef) -> pl.DataFrame:
     return wh.named("conversation_summary", **ref.params())
 
 
-# ----------------------------------------------------------------------------- pairwise
-
-
-@named_query
-def leaderboard(wh: Warehouse) -> pl.DataFrame:
-    """Every rated player (run or run:candidate), best Elo first (the ``ratings`` view)."""
-    return wh.named("leaderboard")
-
-
-@named_query
-def rating_games(wh: Warehouse) -> pl.DataFrame:
-    """The games behind ``ratings``: player_a, player_b, score_a (1 / 0.5 / 0), in order."""
-    return wh.named("rating_games")
-
-
-@named_query
-def comparisons(wh: Warehouse, run_x: str | None = None, run_y: str | None = None) -> pl.DataFrame:
-    """Head-to-head comparisons, newest first, with all-domain win/tie/loss and intervals;
-    only those between ``run_x`` and ``run_y`` (either way round) when both are given."""
-    if (run_x is None) != (run_y is None):
-        raise ValueError("comparisons: give both runs or neither")
-    return wh.named("comparisons", run_x=run_x, run_y=run_y)
-
-
-@named_query
-def comparison_domains(wh: Warehouse, comparison_id: str) -> pl.DataFrame:
-    """One comparison's win/tie/loss per domain and ``(all)``, with Wilson intervals."""
-    return wh.named("comparison_domains", comparison_id=comparison_id)
-
-
-@named_query
-def lineage_runs(wh: Warehouse) -> pl.DataFrame:
-    """Runs whose candidates have a lineage (one derives from another), newest first."""
-    return wh.named("lineage_runs")
-
-
-@named_query
-def candidate_family_tree(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """One run's candidates depth-first (``depth``), each with parent, edit, weighted
-    score, the parent's score in the run and the difference (``delta``)."""
-    return wh.named("candidate_family_tree", run_id=run_id)
-
-
 # The queries of one page or command each live in a module of their own; re-exported here so
 # callers keep one import (``from warehouse import queries as q``).
+from warehouse.check_queries import (  # noqa: E402
+    check_metrics as check_metrics,
+    check_worst_samples as check_worst_samples,
+    grader_errors as grader_errors,
+    required_claims_missing as required_claims_missing,
+    run_exists as run_exists,
+)
 from warehouse.export_queries import (  # noqa: E402
     export_claims as export_claims,
     export_run as export_run,
@@ -511,6 +424,14 @@ from warehouse.overview_queries import (  # noqa: E402
     sample_deltas as sample_deltas,
     sample_deltas_all as sample_deltas_all,
     tier_distribution as tier_distribution,
+)
+from warehouse.pairwise_queries import (  # noqa: E402
+    candidate_family_tree as candidate_family_tree,
+    comparison_domains as comparison_domains,
+    comparisons as comparisons,
+    leaderboard as leaderboard,
+    lineage_runs as lineage_runs,
+    rating_games as rating_games,
 )
 from warehouse.review_queries import (  # noqa: E402
     REVIEW_COMMENTS_LIMIT as REVIEW_COMMENTS_LIMIT,
