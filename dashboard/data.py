@@ -24,13 +24,11 @@ from dashboard.components.cards import CARD_NOISE_METRICS
 from dashboard.judge_change import JudgeChange, judge_change_of, system_frame
 from engine.noise import NoiseCheck, bootstrap_check
 from engine.ratings import bradley_terry
-from engine.reliability import Level, krippendorff_alpha
 from engine.settings import Paths, resolve_paths
-from engine.testsets import TestSetError, load_test_set
 from warehouse import (
     compare_queries as _compare_queries,  # noqa: F401 (registers them)
     queries as q,
-    reliability_queries as rq,
+    reliability_queries as _reliability_queries,  # noqa: F401 (registers them)
 )
 from warehouse.catalog import catalog_from_env
 from warehouse.db import QueryError, QueryResult
@@ -146,7 +144,7 @@ SPINNERS: dict[str, str] = {
 """Spinner texts, shown only when a call takes longer than half a second (a cache miss)."""
 
 
-def _register(fn: Callable[Concatenate[Warehouse, P], T]) -> Callable[Concatenate[Warehouse, P], T]:
+def register(fn: Callable[Concatenate[Warehouse, P], T]) -> Callable[Concatenate[Warehouse, P], T]:
     _QUERIES[fn.__name__] = fn
     return fn
 
@@ -254,7 +252,7 @@ def _noise_for(
     return out
 
 
-@_register
+@register
 def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filters) -> pl.DataFrame:
     """Per-domain metrics of a run vs a baseline, each grader's (``grader:<id>``), retrieval
     metric's (``retrieval:<metric>``) and agent tool-call metric's (``tools:<metric>``) among
@@ -306,7 +304,7 @@ def overview(wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filter
     )
 
 
-@_register
+@register
 def judge_change(wh: Warehouse, run_id: str, baseline: str | None) -> JudgeChange | None:
     """How the run's judge differs from the baseline's, with the drift a check measured;
     None without a baseline or when both runs had the same judge and prompt version."""
@@ -318,7 +316,7 @@ def judge_change(wh: Warehouse, run_id: str, baseline: str | None) -> JudgeChang
     return judge_change_of(run, base, judge_drift_split(wh, run_id, baseline))
 
 
-@_register
+@register
 def system_overview(
     wh: Warehouse, run_id: str, baseline: str | None, filters: q.Filters
 ) -> pl.DataFrame:
@@ -327,14 +325,14 @@ def system_overview(
     return system_frame(overview(wh, run_id, baseline, filters), judge_change(wh, run_id, baseline))
 
 
-@_register
+@register
 def trend_steps(wh: Warehouse, run_ids: tuple[str, ...], metric: str) -> pl.DataFrame:
     """Trends' steps: each run's change of ``metric`` from the run before it in ``run_ids``
     (oldest first), per domain, with its noise interval (``noise_queries.series_steps``)."""
     return series_steps(metric_sample_values(wh, run_ids, metric), run_ids)
 
 
-@_register
+@register
 def compare_noise(
     wh: Warehouse,
     run_id: str,
@@ -358,7 +356,7 @@ def compare_noise(
     return domain_changes(values, run_id, baseline)
 
 
-@_register
+@register
 def card_noise(wh: Warehouse, run_id: str, baseline: str) -> dict[str, NoiseCheck]:
     """The noise checks of the run header cards' changes against ``baseline``: the paired
     bootstrap over the samples of both runs, as the Overview's."""
@@ -369,7 +367,7 @@ def card_noise(wh: Warehouse, run_id: str, baseline: str) -> dict[str, NoiseChec
     }
 
 
-@_register
+@register
 def leaderboard_ratings(wh: Warehouse) -> tuple[pl.DataFrame, int]:
     """The leaderboard with a Bradley–Terry rating per player (``bt``) beside its Elo, and
     the number of games both are fitted on."""
@@ -392,7 +390,7 @@ def leaderboard_ratings(wh: Warehouse) -> tuple[pl.DataFrame, int]:
     return ratings, games.height
 
 
-@_register
+@register
 def sample_detail(wh: Warehouse, ref: q.SampleRef) -> dict[str, pl.DataFrame]:
     """Result row, highlights, claims, attributions, verdicts and grader scores of a sample."""
     return {
@@ -405,7 +403,7 @@ def sample_detail(wh: Warehouse, ref: q.SampleRef) -> dict[str, pl.DataFrame]:
     }
 
 
-@_register
+@register
 def analyst_sql(wh: Warehouse, text: str) -> QueryResult:
     """Analyst SQL in the read-only sandbox with the SQL page's time limit and row cap."""
     return wh.analyst_sql(text, time_limit_s=SQL_TIME_LIMIT_S, row_cap=SQL_ROW_CAP)
@@ -418,99 +416,3 @@ def run_sql(text: str) -> QueryResult:
             f"the query is {len(text):,} characters long; the limit is {SQL_MAX_CHARS:,}"
         )
     return query(analyst_sql, text)
-
-
-# ----------------------------------------------------------------------------- test-set files
-# Not warehouse queries: the ground-truth passages come from the run's test-set file,
-# cached on the file's path and modification time.
-
-
-@st.cache_data(ttl=TTL_S, show_spinner=False, max_entries=8)
-def _test_set_chunks(path: str, mtime_ns: int) -> dict[str, list[dict[str, str]]]:
-    loaded = load_test_set(Path(path))
-    return {
-        case.id: [
-            {"chunk_id": c.chunk_id, "page_url": c.page_url, "text": c.text}
-            for c in case.ground_truth
-        ]
-        for case in loaded.cases
-    }
-
-
-def ground_truth(test_set: str | None, sample_id: str) -> list[dict[str, str]] | None:
-    """The ground-truth passages of a sample, read from the run's test set when the file is
-    still there (None when it is not: the page then shows the matched passages only)."""
-    if not test_set:
-        return None
-    candidates = [Path(test_set), home_paths().home / test_set, home_paths().test_sets / test_set]
-    for path in candidates:
-        try:
-            if path.is_file():
-                chunks = _test_set_chunks(str(path.resolve()), path.stat().st_mtime_ns)
-                return chunks.get(sample_id)
-        except (OSError, TestSetError):
-            return None
-    return None
-
-
-REVIEW_LEVELS: dict[str, Level] = {"response": "ordinal", "claim": "nominal", "verdict": "nominal"}
-"""How reviewers' labels of each kind of item are compared: a response's correct > partly >
-incorrect is ordered; a claim's found / missing / contradicted and a verdict's agree /
-disagree are categories."""
-
-
-@_register
-def judge_alpha(wh: Warehouse, run_id: str) -> pl.DataFrame:
-    """Per judge and metric of ``run_id``: Krippendorff's alpha (interval, on 0-100) of the
-    asks about each answer, with the answers that had two asks or more."""
-    asks = rq.judge_ask_values(wh, run_id)
-    rows: list[dict[str, Any]] = []
-    for (judge, metric), group in asks.group_by("judge", "metric", maintain_order=True):
-        units = [list(values) for values in group.group_by("unit").agg("score_100")["score_100"]]
-        rows.append(
-            {
-                "judge": judge,
-                "metric": metric,
-                "answers": sum(1 for u in units if len(u) > 1),
-                "alpha": krippendorff_alpha(units, "interval"),
-            }
-        )
-    return pl.DataFrame(
-        rows,
-        schema={
-            "judge": pl.String,
-            "metric": pl.String,
-            "answers": pl.Int64,
-            "alpha": pl.Float64,
-        },
-    )
-
-
-@_register
-def reviewer_alpha(wh: Warehouse, run_ids: tuple[str, ...] = ()) -> pl.DataFrame:
-    """Per kind of item reviewed twice or more (of ``run_ids``; all when empty):
-    Krippendorff's alpha between reviewers, with its level, items and reviewers."""
-    reviews = rq.reviewer_units(wh, run_ids)
-    rows: list[dict[str, Any]] = []
-    for (item,), group in reviews.group_by("item", maintain_order=True):
-        units = [list(values) for values in group.group_by("unit").agg("value")["value"]]
-        level = REVIEW_LEVELS.get(str(item), "nominal")
-        rows.append(
-            {
-                "item": item,
-                "level": level,
-                "items": len(units),
-                "reviewers": group["reviewer"].n_unique(),
-                "alpha": krippendorff_alpha(units, level),
-            }
-        )
-    return pl.DataFrame(
-        rows,
-        schema={
-            "item": pl.String,
-            "level": pl.String,
-            "items": pl.Int64,
-            "reviewers": pl.Int64,
-            "alpha": pl.Float64,
-        },
-    )

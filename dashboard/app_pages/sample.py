@@ -9,7 +9,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data, formats
+from dashboard import charts, data, formats, testset_passages
 from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.badges import tier_badge
@@ -309,7 +309,7 @@ with right:
         ]
     else:  # a run of an earlier version kept no cases: the test-set file, if still there
         info = data.query(q.run_info, run_id)
-        passages = data.ground_truth(str(info["test_set"]) if info else None, sample_id)
+        passages = testset_passages.ground_truth(str(info["test_set"]) if info else None, sample_id)
     if passages is None:
         st.caption("The run's test set is not available; showing the matched passages.")
         rows = [

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import polars as pl
 import streamlit as st
 
-from dashboard import data
+from dashboard import data, reliability_data
 from dashboard.agreement_charts import calibration_chart
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
@@ -37,7 +37,7 @@ def reviewer_agreement(runs: tuple[str, ...], metric_name: Callable[[str], str])
         "labels (incorrect < partly < correct), claims and verdicts as categories. A judge "
         "cannot be expected to agree with people better than they agree with each other."
     )
-    alphas = data.query(data.reviewer_alpha, runs)
+    alphas = data.query(reliability_data.reviewer_alpha, runs)
     if alphas.height:
         tables.grid(
             alphas,
@@ -97,7 +97,7 @@ def judge_reliability(metric_name: Callable[[str], str]) -> None:
         "judge always gives the same score, 0 = its scores are noise."
     )
     flips = data.query(rq.judge_reliability, run_id)
-    alphas = data.query(data.judge_alpha, run_id)
+    alphas = data.query(reliability_data.judge_alpha, run_id)
     shown = flips.join(alphas.drop("answers"), on=["judge", "metric"], how="left")
     shown = shown.with_columns(pl.col("metric").map_elements(metric_name, pl.String))
     if shown.height:

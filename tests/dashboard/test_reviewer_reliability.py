@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from dashboard import data
+from dashboard import reliability_data
 from engine.lake import write_part
 from engine.models import ReviewRecord
 from engine.settings import Paths
@@ -67,7 +67,9 @@ def _build(home: Paths) -> Warehouse:
 
 
 def test_reviewer_alpha_by_hand(home: Paths) -> None:
-    alphas = {r["item"]: r for r in data.reviewer_alpha(_build(home)).iter_rows(named=True)}
+    alphas = {
+        r["item"]: r for r in reliability_data.reviewer_alpha(_build(home)).iter_rows(named=True)
+    }
     # Responses, ordinal (incorrect 0, partly 1, correct 2): units s1 (2, 2), s2 (0, 1),
     # s3 (1, 2); n_0 = 1, n_1 = 2, n_2 = 3, n = 6. delta2(0,1) = (1 + 2 - 1.5)^2 = 2.25,
     # delta2(1,2) = (2 + 3 - 2.5)^2 = 6.25, delta2(0,2) = (6 - 2)^2 = 16. Observed
