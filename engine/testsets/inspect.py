@@ -9,7 +9,8 @@ Each metric of a case is either computed or null, and a null has one reason:
   run derives them, with the same function);
 - attribution needs a brand name or a domain that is a host name (``attributable``);
 - judge faithfulness and RAG metrics need context (retrieved, or the ground truth);
-- tool-call metrics need ``expected_tools``; each case with tool calls lists them.
+- tool-call metrics need ``expected_tools``; each case with tool calls lists them, and an
+  agent case its recorded steps (model turns and tool executions, in order).
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from engine.models import ANALYZER_METRICS, AnalyzerConfig, ExpectedTool, TestCase, ToolCall
+from engine.models import (
+    ANALYZER_METRICS,
+    AnalyzerConfig,
+    ExpectedTool,
+    TestCase,
+    ToolCall,
+    TrajectoryStep,
+)
 from engine.scoring.attribution import attributable
 from engine.scoring.plan import expected_claims, has_reference
 from engine.scoring.tools import in_order, shown
@@ -105,6 +113,8 @@ def render_inspection(
         f"tools:     {sum(bool(c.tools_called) for c in test_set.cases)} cases with tool "
         f"calls, {sum(c.expected_tools is not None for c in test_set.cases)} with expected "
         "tools (tool metrics)",
+        f"steps:     {sum(bool(c.trajectory) for c in test_set.cases)} cases with a "
+        f"trajectory, {sum(len(c.trajectory) for c in test_set.cases)} steps",
         "",
         "metric        scored  null  why null (most common)",
     ]
@@ -124,6 +134,7 @@ def render_inspection(
         lines += [f"      note -> {note}" for note in cap.notes]
     for case in test_set.cases[:limit]:
         lines += tool_lines(case)
+        lines += trajectory_lines(case)
     if test_set.problems:
         lines += ["", "skipped rows and missing files:"]
         lines += [f"  {p}" for p in test_set.problems[:limit]]
@@ -152,6 +163,29 @@ def tool_lines(case: TestCase) -> list[str]:
         expected = ", ".join(_call_text(e) for e in case.expected_tools) or "none"
         order = " (in this order)" if case.expected_tools_ordered else ""
         lines.append(f"      expected{order}: {expected}")
+    return lines
+
+
+def _step_text(step: TrajectoryStep) -> str:
+    """One step on one line: a model turn's name, the tools it asked for or what it said; a
+    tool step's call and output; the duration when the trace has one."""
+    if step.kind == "tool":
+        call = _call_text(ToolCall(name=step.name, arguments=step.arguments))
+        text = f"tool {call}" + ("" if step.output is None else f" -> {shown(step.output)}")
+    else:
+        name = step.name if step.name.isprintable() else shown(step.name)
+        asked = ", ".join(_call_text(c) for c in step.requested)
+        said = f"asked {asked}" if asked else shown(step.text) if step.text else "no text"
+        text = f"model {name}: {said}" if name else f"model: {said}"
+    return text if step.duration_ms is None else f"{text} ({step.duration_ms:,.0f} ms)"
+
+
+def trajectory_lines(case: TestCase) -> list[str]:
+    """The recorded steps of an agent case, in order, for ``inspect``."""
+    if not case.trajectory:
+        return []
+    lines = [f"  {case.id} trajectory: {len(case.trajectory)} steps"]
+    lines += [f"      {i}. {_step_text(step)}" for i, step in enumerate(case.trajectory, 1)]
     return lines
 
 

@@ -38,6 +38,13 @@ def test_import_keeps_the_calls_and_steps_and_takes_the_expectations(
     assert main(["inspect", str(out)]) == 0
     shown = capsys.readouterr().out
     assert "lookup_order" in shown and "1 cases with tool calls" in shown
+    # The recorded steps, in order, each on its line: the trajectory the metrics grade.
+    assert "1 cases with a trajectory, 5 steps" in shown
+    steps = [line.strip() for line in shown.splitlines() if line.startswith("      ")]
+    steps = [line for line in steps if line[:2] in {f"{i}." for i in range(1, 6)}]
+    assert [line.split()[1] for line in steps] == ["model", "tool", "model", "tool", "model"]
+    assert steps[1].startswith("2. tool lookup_order(") and steps[1].endswith("(200 ms)")
+    assert "asked lookup_order(" in steps[0]
 
 
 def test_monitor_scores_both_conventions_the_same_into_tool_scores(
