@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from engine.settings import Paths
+from engine.testsets.build.facts import Fact, false_premise
+from engine.testsets.build.pages import Chunk
 from engine.testsets.build.phrasing import question_for, topic, yes_no
 from evalhouse.cli import main
 
@@ -59,6 +61,26 @@ def test_a_false_premise_is_asked_the_way_a_doubtful_person_asks() -> None:
         "I read that the Solo plan costs $8 per month and includes 75 GB of storage. Is that right?"
     )
     assert topic("The company now has 85 employees.") == "the company"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "statement"),
+    [
+        ("Acme Cloud provides 24/7 support for 3 plans.",
+         "Acme Cloud provides 24/7 support for 4 plans"),
+        ("Acme Cloud provides 24/7 phone and chat support.", None),
+        ("The B2B plan opens at 9:30 and costs $40.", "The B2B plan opens at 9:30 and costs $60"),
+        ("Harbor Notes was founded in 2016.", "Harbor Notes was founded in 2019"),
+        ("Acme Vault offers 12.5% off.", "Acme Vault offers 18.8% off"),
+        ("Acme Vault offers 99.95% uptime.", "Acme Vault offers 66.63% uptime"),
+    ],
+)  # fmt: skip
+def test_a_false_premise_changes_a_quantity_never_a_fixed_phrase(
+    sentence: str, statement: str | None
+) -> None:
+    chunk = Chunk("p#0", "https://acme.example/", "Acme", sentence, "acme.example")
+    premise = false_premise(Fact(chunk, sentence, 1.0))
+    assert (premise[1] if premise else None) == statement
 
 
 def test_generated_questions_name_no_page_and_use_no_template(home: Paths, tmp_path: Path) -> None:

@@ -122,14 +122,27 @@ def simple_question(fact: Fact) -> tuple[str, str]:
     return f"What does {fact.chunk.title} say about {_lower_first(subject(fact.sentence))}?", ""
 
 
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _is_quantity(text: str, match: re.Match[str]) -> bool:
+    """Whether a number stands alone: not inside a word ("B2B"), a ratio or fixed phrase
+    ("24/7", "1/2") or a time ("9:30"), where a changed number reads as nonsense ("36/7")
+    rather than as a plausible wrong fact."""
+    before = text[match.start() - 1] if match.start() else " "
+    after = text[match.end()] if match.end() < len(text) else " "
+    return not (before.isalnum() or before in "/:" or after in "/:")
+
+
 def false_premise(fact: Fact) -> tuple[str, str] | None:
     """(question built on a wrong number, the wrong statement) or None without a number.
 
-    The number is changed the way a hallucination changes it: up by half (at least 1),
-    keeping its format, so the premise looks plausible and is contradicted by the page.
+    The number is changed the way a hallucination changes it: up by half (at least 1; down
+    by a third where up would pass 100%), keeping its format, so the premise looks
+    plausible and is contradicted by the page.
     """
     body = fact.sentence.rstrip(" .!;:")
-    match = re.search(r"\d[\d,]*(?:\.\d+)?", body)
+    match = next((m for m in _NUMBER.finditer(body) if _is_quantity(body, m)), None)
     if match is None:
         return None
     raw = match.group(0)
@@ -137,7 +150,10 @@ def false_premise(fact: Fact) -> tuple[str, str] | None:
     if re.fullmatch(r"(19|20)\d{2}", raw):
         wrong = str(int(value) + 3)
     elif "." in raw:
-        wrong = f"{value * 1.5:.{len(raw.split('.')[1])}f}"
+        # A share cannot pass 100%: a raised 99.95% would read as nonsense, so it goes down.
+        percent = body[match.end() :].lstrip().startswith("%")
+        factor = 1 / 1.5 if percent and value * 1.5 > 100 else 1.5
+        wrong = f"{value * factor:.{len(raw.split('.')[1])}f}"
     else:
         wrong = (
             f"{int(value + max(1, value // 2)):,}"
