@@ -176,9 +176,12 @@ def test_two_workers_score_exactly_what_one_process_scores(tmp_path: Path) -> No
     from engine.demo import build_weekly_test_sets
 
     _, week, _ = build_weekly_test_sets(tmp_path / "weeks", weeks=1)[0]
-    path = tmp_path / "cases.jsonl"  # enough cases for every domain and many batches
-    path.write_text("".join(week.read_text(encoding="utf-8").splitlines(True)[::4]))
+    # 42 cases: all five domains, and 21 a lane, more than one batch of the scorers' 16 in
+    # each worker (every eighth of the week; a quarter scored twice as much to check the same).
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(week.read_text(encoding="utf-8").splitlines(True)[::8]))
     test_set = load_test_set(path)
+    assert len(test_set.cases) > 2 * 16 and len({c.domain for c in test_set.cases}) == 5
     got = {}
     for workers in (1, 2):
         paths = resolve_paths(tmp_path / f"home{workers}")  # each its own cold cache
