@@ -33,6 +33,7 @@ from tests.engine.test_runner import result_ids, write_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = WorkerRecipe(config_json="{}", cache=None, threads=1)
+CASES_KILLED = 200
 
 
 # ----------------------------------------------------------------------------- test workers
@@ -212,7 +213,9 @@ def _workers_of(pid: int) -> list[psutil.Process]:
 
 @pytest.mark.slow
 def test_kill_9_leaves_no_worker_and_the_run_resumes_exactly(tmp_path: Path) -> None:
-    cases = write_cases(tmp_path / "cases.jsonl", 400)
+    # Enough for two workers (one per 64 samples) and for the kill to land after the first
+    # flush of 50 with most of the run still to do; more would only lengthen the resume.
+    cases = write_cases(tmp_path / "cases.jsonl", CASES_KILLED)
     home = tmp_path / "home"
     command = [
         *(sys.executable, "-m", "evalhouse.cli", "run", "--test-set", str(cases)),
@@ -240,4 +243,4 @@ def test_kill_9_leaves_no_worker_and_the_run_resumes_exactly(tmp_path: Path) -> 
     run_ids = [p.name.removeprefix("run_id=") for p in (paths.lake / "runs").glob("run_id=*")]
     assert len(run_ids) == 1  # resumed, not started again
     ids = result_ids(paths, run_ids[0])
-    assert len(ids) == 400 and len(set(ids)) == 400
+    assert len(ids) == CASES_KILLED and len(set(ids)) == CASES_KILLED
