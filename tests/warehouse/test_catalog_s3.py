@@ -278,7 +278,7 @@ def test_maintain_waits_for_the_commit_lock_and_names_its_holder(
 
 
 KILLED_INGEST = """
-import sys, time
+import sys
 import ingest.run
 from engine.settings import resolve_paths
 from warehouse.catalog import catalog_from_env
@@ -286,7 +286,9 @@ from warehouse.catalog import catalog_from_env
 def report(message):
     print(message, flush=True)
     if sys.argv[3] == "pause":
-        time.sleep(1.0)  # the kill lands here, after a commit and before the next batch
+        # The kill lands here, after a commit and before the next batch: the test answers
+        # every report it does not kill on, so no clock decides where the kill falls.
+        sys.stdin.readline()
 
 ingest.run.BATCH_FILES = int(sys.argv[2])
 ingest.run.ingest(resolve_paths(sys.argv[1]), catalog=catalog_from_env(), on_message=report)
@@ -307,10 +309,11 @@ def _ingest_and_kill(home: Paths, catalog: Catalog, after: int, when: str) -> bo
         [sys.executable, "-c", KILLED_INGEST, str(home.home), "12", when],
         cwd=ROOT,
         env=env,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None
     seen, killed = 0, False
     for line in proc.stdout:
         if line.startswith("ingested "):
@@ -321,7 +324,11 @@ def _ingest_and_kill(home: Paths, catalog: Catalog, after: int, when: str) -> bo
                 os.kill(proc.pid, signal.SIGKILL)
                 killed = True
                 break
+        if when == "pause":
+            proc.stdin.write("\n")  # go on to the next batch
+            proc.stdin.flush()
     proc.wait(timeout=120)
+    proc.stdin.close()
     return killed
 
 
