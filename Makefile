@@ -37,15 +37,21 @@ typecheck: install
 # their time waiting for a server and a browser, which is when the other workers use the
 # cores (no browser test times a page). worksteal: the slowest tests go first
 # (tests/conftest.py) and an idle worker takes tests from a busy one's queue, so no worker
-# ends the run alone on a long test.
+# ends the run alone on a long test. Lint and mypy run beside the tests too (a cold mypy
+# cache is about 45 s on one core: mypy is single-threaded): their output follows the tests' and a
+# failure of either fails `make test` all the same.
 BROWSER_LOG := test-artifacts/browser-tests.log
-test: install lint typecheck
+CHECKS_LOG := test-artifacts/lint-typecheck.log
+test: install
 	@mkdir -p test-artifacts
-	@$(BIN)/pytest -m browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
+	@$(MAKE) --no-print-directory -k lint typecheck > $(CHECKS_LOG) 2>&1 & checks=$$!; \
+	$(BIN)/pytest -m browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	status=0; \
 	$(BIN)/pytest -n auto --dist worksteal -m "not browser" --durations=25 || status=$$?; \
 	wait $$browser || status=1; \
 	echo "--- the browser tests ($(BROWSER_LOG))"; cat $(BROWSER_LOG); \
+	wait $$checks || status=1; \
+	echo "--- lint and typecheck ($(CHECKS_LOG))"; cat $(CHECKS_LOG); \
 	exit $$status
 
 # The fast loop: lint and the tests not marked slow or browser, on every core.

@@ -33,6 +33,7 @@ from tests.engine.test_runner import result_ids, write_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = WorkerRecipe(config_json="{}", cache=None, threads=1)
+CASES_KILLED = 200
 
 
 # ----------------------------------------------------------------------------- test workers
@@ -176,9 +177,12 @@ def test_two_workers_score_exactly_what_one_process_scores(tmp_path: Path) -> No
     from engine.demo import build_weekly_test_sets
 
     _, week, _ = build_weekly_test_sets(tmp_path / "weeks", weeks=1)[0]
-    path = tmp_path / "cases.jsonl"  # enough cases for every domain and many batches
-    path.write_text("".join(week.read_text(encoding="utf-8").splitlines(True)[::4]))
+    # 42 cases: all five domains, and 21 a lane, more than one batch of the scorers' 16 in
+    # each worker (every eighth of the week; a quarter scored twice as much to check the same).
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(week.read_text(encoding="utf-8").splitlines(True)[::8]))
     test_set = load_test_set(path)
+    assert len(test_set.cases) > 2 * 16 and len({c.domain for c in test_set.cases}) == 5
     got = {}
     for workers in (1, 2):
         paths = resolve_paths(tmp_path / f"home{workers}")  # each its own cold cache
@@ -209,7 +213,9 @@ def _workers_of(pid: int) -> list[psutil.Process]:
 
 @pytest.mark.slow
 def test_kill_9_leaves_no_worker_and_the_run_resumes_exactly(tmp_path: Path) -> None:
-    cases = write_cases(tmp_path / "cases.jsonl", 400)
+    # Enough for two workers (one per 64 samples) and for the kill to land after the first
+    # flush of 50 with most of the run still to do; more would only lengthen the resume.
+    cases = write_cases(tmp_path / "cases.jsonl", CASES_KILLED)
     home = tmp_path / "home"
     command = [
         *(sys.executable, "-m", "evalhouse.cli", "run", "--test-set", str(cases)),
@@ -237,4 +243,4 @@ def test_kill_9_leaves_no_worker_and_the_run_resumes_exactly(tmp_path: Path) -> 
     run_ids = [p.name.removeprefix("run_id=") for p in (paths.lake / "runs").glob("run_id=*")]
     assert len(run_ids) == 1  # resumed, not started again
     ids = result_ids(paths, run_ids[0])
-    assert len(ids) == 400 and len(set(ids)) == 400
+    assert len(ids) == CASES_KILLED and len(set(ids)) == CASES_KILLED

@@ -3,8 +3,9 @@ shows is whole, all its tables at once.
 
 The lake comes from the benchmark generator (results parts with ~5 claims per result,
 claims part published before its results part, as the runner does). The ingest process
-uses small batches so one ingest takes several, and pauses after reporting each one; it
-is killed in that pause, and the warehouse is then read as any reader would.
+uses small batches so one ingest takes several, and after reporting each one it waits for
+the test's word on stdin; it is killed while it waits, and the warehouse is then read as
+any reader would.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ from warehouse.queries import Warehouse
 ROOT = Path(__file__).resolve().parents[2]
 
 DRIVER = """
-import sys, time
+import sys
 import ingest.run
 from engine.settings import resolve_paths
 
 def report(message):
     print(message, flush=True)
-    time.sleep(1.0)  # the kill lands here, after a batch committed and before the next
+    # The kill lands here, after a batch committed and before the next: the test answers
+    # every report it does not kill on, so no clock decides where the kill falls.
+    sys.stdin.readline()
 
 ingest.run.BATCH_FILES = int(sys.argv[2])
 ingest.run.ingest(resolve_paths(sys.argv[1]), on_message=report)
@@ -68,10 +71,11 @@ def _ingest_and_kill(home: Paths, after_batches: int) -> bool:
         [sys.executable, "-c", DRIVER, str(home.home), "40"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None
     seen = 0
     killed = False
     for line in proc.stdout:
@@ -81,7 +85,10 @@ def _ingest_and_kill(home: Paths, after_batches: int) -> bool:
                 os.kill(proc.pid, signal.SIGKILL)
                 killed = True
                 break
+        proc.stdin.write("\n")  # go on to the next batch
+        proc.stdin.flush()
     proc.wait(timeout=60)
+    proc.stdin.close()
     return killed
 
 

@@ -261,16 +261,32 @@ def test_maintain_waits_for_the_commit_lock_and_names_its_holder(
     psql = pg_bin("psql")
     assert psql is not None
     conninfo = f"{s3_catalog.conninfo} application_name=nightly-backfill"
+    # The holder keeps the lock until maintenance has named it (the two censuses before the
+    # lock take seconds on a loaded machine, so a lock held for a fixed time could be gone
+    # by then), and is then let go the way the message says: pg_terminate_backend.
     holder = subprocess.Popen(
         [psql, "-X", "-q", "-d", conninfo, "-c",
-         f"SELECT pg_advisory_lock({COMMIT_LOCK_KEY}), pg_sleep(3)"],
+         f"SELECT pg_advisory_lock({COMMIT_LOCK_KEY}), pg_sleep(600)"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    backfill = "FROM pg_stat_activity a WHERE a.application_name = 'nightly-backfill'"
+    locks = "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
+    holding = f"SELECT count(*) {backfill} AND a.pid IN ({locks})"
+    heard: list[str] = []
+
+    def told(message: str) -> None:
+        heard.append(message)
+        pg_server.psql(f"SELECT pg_terminate_backend(a.pid) {backfill}")
+
     try:
-        heard: list[str] = []
-        time.sleep(1.0)  # the holder has the lock
-        report = maintain(s3_catalog, keep_s=3600, grace_s=3600, wait_s=60, on_message=heard.append)
+        deadline = time.monotonic() + 30
+        while pg_server.psql(holding) != "1":  # the holder has the lock
+            assert holder.poll() is None and time.monotonic() < deadline, "no lock taken"
+            time.sleep(0.02)
+        report = maintain(s3_catalog, keep_s=3600, grace_s=3600, wait_s=60, on_message=told)
     finally:
+        if holder.poll() is None:
+            pg_server.psql(f"SELECT pg_terminate_backend(a.pid) {backfill}")
         holder.wait(timeout=30)
     assert report.after.rows == report.before.rows
     assert len(heard) == 1 and "nightly-backfill (not evalhouse)" in heard[0], heard
@@ -278,7 +294,7 @@ def test_maintain_waits_for_the_commit_lock_and_names_its_holder(
 
 
 KILLED_INGEST = """
-import sys, time
+import sys
 import ingest.run
 from engine.settings import resolve_paths
 from warehouse.catalog import catalog_from_env
@@ -286,7 +302,9 @@ from warehouse.catalog import catalog_from_env
 def report(message):
     print(message, flush=True)
     if sys.argv[3] == "pause":
-        time.sleep(1.0)  # the kill lands here, after a commit and before the next batch
+        # The kill lands here, after a commit and before the next batch: the test answers
+        # every report it does not kill on, so no clock decides where the kill falls.
+        sys.stdin.readline()
 
 ingest.run.BATCH_FILES = int(sys.argv[2])
 ingest.run.ingest(resolve_paths(sys.argv[1]), catalog=catalog_from_env(), on_message=report)
@@ -307,10 +325,11 @@ def _ingest_and_kill(home: Paths, catalog: Catalog, after: int, when: str) -> bo
         [sys.executable, "-c", KILLED_INGEST, str(home.home), "12", when],
         cwd=ROOT,
         env=env,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None
     seen, killed = 0, False
     for line in proc.stdout:
         if line.startswith("ingested "):
@@ -321,7 +340,11 @@ def _ingest_and_kill(home: Paths, catalog: Catalog, after: int, when: str) -> bo
                 os.kill(proc.pid, signal.SIGKILL)
                 killed = True
                 break
+        if when == "pause":
+            proc.stdin.write("\n")  # go on to the next batch
+            proc.stdin.flush()
     proc.wait(timeout=120)
+    proc.stdin.close()
     return killed
 
 
