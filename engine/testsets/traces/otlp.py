@@ -150,7 +150,7 @@ def is_otlp(doc: Any) -> bool:
     return isinstance(doc, Mapping) and isinstance(doc.get("resourceSpans"), list)
 
 
-def _nanos(value: Any, what: str = "startTimeUnixNano") -> int:
+def nanos(value: Any, what: str = "startTimeUnixNano") -> int:
     """A span's start (or end) in Unix nanoseconds (unset: 0); ``RowError`` beyond int64
     (about the year 2262), which no clock has written."""
     if type(value) is str and 0 < len(value) <= 19 and value.isascii() and value.isdigit():
@@ -177,6 +177,25 @@ def trace_id_of(raw: Any) -> str:
     return trace_id.strip() if isinstance(trace_id, str) else ""
 
 
+def events(raw: Any) -> tuple[SpanEvent, ...]:
+    """A span's ``events`` list read (entries that are not objects are left out)."""
+    return tuple(
+        SpanEvent(str(e.get("name", "")), attributes(e.get("attributes")))
+        for e in _list(raw, "events")
+        if isinstance(e, Mapping)
+    )
+
+
+def resource_service(resource: Any) -> str:
+    """The ``service.name`` of a request's ``resource`` ('' when it names none);
+    ``RowError`` when the resource is not an object."""
+    resource = resource or {}
+    if not isinstance(resource, Mapping):
+        raise RowError("a resource must be an object")
+    service = attributes(resource.get("attributes")).get(SERVICE_NAME)
+    return service if isinstance(service, str) else ""
+
+
 def _span(raw: Any, service: str) -> Span:
     if not isinstance(raw, Mapping):
         raise RowError(f"a span must be an object, got {type(raw).__name__}")
@@ -184,25 +203,17 @@ def _span(raw: Any, service: str) -> Span:
     if not trace_id:
         raise RowError("a span without a traceId")
     raw_events = raw.get("events")
-    events = (
-        tuple(
-            SpanEvent(str(e.get("name", "")), attributes(e.get("attributes")))
-            for e in _list(raw_events, "events")
-            if isinstance(e, Mapping)
-        )
-        if raw_events is not None
-        else ()  # most spans have none: no generator to run
-    )
+    read_events = events(raw_events) if raw_events is not None else ()  # most have none
     return Span(
         trace_id,
         str(raw.get("spanId") or ""),
         str(raw.get("parentSpanId") or ""),
         str(raw.get("name") or ""),
-        _nanos(raw.get("startTimeUnixNano")),
+        nanos(raw.get("startTimeUnixNano")),
         attributes(raw.get("attributes")),
-        events,
+        read_events,
         service,
-        _nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano"),
+        nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano"),
     )
 
 
@@ -223,15 +234,11 @@ def spans(docs: Iterable[Any]) -> Iterator[Span | BadSpan]:
             try:
                 if not isinstance(resource_spans, Mapping):
                     raise RowError("resourceSpans must hold objects")
-                resource = resource_spans.get("resource") or {}
-                if not isinstance(resource, Mapping):
-                    raise RowError("a resource must be an object")
-                service = attributes(resource.get("attributes")).get(SERVICE_NAME)
+                service_name = resource_service(resource_spans.get("resource"))
                 scopes = _list(resource_spans.get("scopeSpans"), "scopeSpans")
             except RowError as exc:
                 yield BadSpan("", str(exc))
                 continue
-            service_name = service if isinstance(service, str) else ""
             for scope in scopes:
                 try:
                     if not isinstance(scope, Mapping):
