@@ -67,12 +67,17 @@ class Request(Struct, gc=False):
 
 _DECODER = msgspec.json.Decoder(Request)
 
+_HEAD = 200
+"""Characters looked at for the request's opening key (white space of a pretty-printed
+file included; a slice, not a strip of the whole text)."""
+
 
 def request(text: str) -> Request | None:
     """``text`` as one typed request, or None when it is not one in the written shape
     (then ``otlp.py`` reads it). Tried only on a document that opens with the request's
     key, as exporters write it: anything else would be parsed in full only to fail."""
-    if not text.lstrip()[:18].startswith('{"resourceSpans"'):
+    head = text[:_HEAD].lstrip()
+    if not (head.startswith("{") and head[1:].lstrip().startswith('"resourceSpans"')):
         return None
     try:
         return _DECODER.decode(text)
