@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.files import MAX_DEPTH
@@ -59,11 +58,17 @@ class Span:
     end_ns: int = 0
     """When the span ended, Unix nanoseconds (0: not recorded)."""
 
-    @cached_property
+    _layout: Layout | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
     def layout(self) -> Layout:
         """Where its attributes' keys sit in flattened lists (worked out on the first look:
-        the readers ask each span for several lists)."""
-        return layout(self.attributes)
+        the readers ask each span for several lists; by hand, as ``cached_property`` takes
+        a lock on every first look)."""
+        found = self._layout
+        if found is None:
+            found = self._layout = layout(self.attributes)
+        return found
 
 
 def any_value(value: Any, depth: int = 0) -> Any:
