@@ -1,6 +1,8 @@
 """Exported production traces as test cases with their recorded answers.
 
-Three sources, told apart by the document: OTLP/JSON (``resourceSpans``; spans read with
+Three sources, told apart by the document: OTLP/JSON (``resourceSpans``; one request in
+the shape the specification writes decoded into typed records, ``otlp_typed.py``, any
+other read as plain JSON, ``otlp.py``; spans read with
 the OpenTelemetry GenAI conventions or OpenInference, ``spans.py``, an agent's tool calls
 and steps rebuilt by ``trajectory.py``) and Langfuse trace
 exports (traces with ``observations``, ``langfuse.py``). A file is one JSON document or
