@@ -1,6 +1,8 @@
 """Exported production traces as test cases with their recorded answers.
 
-Three sources, told apart by the document: OTLP/JSON (``resourceSpans``; spans read with
+Three sources, told apart by the document: OTLP/JSON (``resourceSpans``; one request in
+the shape the specification writes decoded into typed records, ``otlp_typed.py``, any
+other read as plain JSON, ``otlp.py``; spans read with
 the OpenTelemetry GenAI conventions or OpenInference, ``spans.py``, an agent's tool calls
 and steps rebuilt by ``trajectory.py``) and Langfuse trace
 exports (traces with ``observations``, ``langfuse.py``). A file is one JSON document or
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +34,7 @@ from engine.files import (
 )
 from engine.models import TestCase
 from engine.testsets.base import Problem, RowError, TestSetError
-from engine.testsets.traces import langfuse, otlp, spans, trajectory
+from engine.testsets.traces import langfuse, otlp, otlp_typed, spans, trajectory
 from engine.testsets.traces.record import TraceFields, to_case
 
 MAX_TRACE_FILE_BYTES = MAX_EXPANDED_BYTES
@@ -125,19 +127,25 @@ def _read_traces(name: str, text: str) -> TraceFile | None:
             f"{name}: trace file is {size:,} bytes, over the {MAX_TRACE_FILE_BYTES:,}-byte "
             "limit of one load; split it (one file per hour or per service)"
         )
-    docs, container = _documents(name, text)
     problems: list[Problem] = []
     cases: list[TestCase] = []
     services: Counter[str] = Counter()
-    if all(otlp.is_otlp(d) for _, d in docs):
-        kind = "otlp"
-        count, fields = _otlp_fields(name, docs, problems)
+    typed = otlp_typed.request(text)
+    if typed is not None:  # one request in the shape the specification writes: fast path
+        kind, container = "otlp", "json"
+        count, fields = _otlp_fields(name, ((0, s) for s in otlp_typed.spans(typed)), problems)
     else:
-        traces = list(_langfuse_traces(docs))
-        if not traces or not all(langfuse.is_langfuse_trace(t) for _, t in traces):
-            return None  # mentions the keys but is something else: an ordinary test set
-        kind = "langfuse-traces"
-        count, fields = _langfuse_fields(name, traces, problems)
+        docs, container = _documents(name, text)
+        if all(otlp.is_otlp(d) for _, d in docs):
+            kind = "otlp"
+            located = ((line, s) for line, doc in docs for s in otlp.spans([doc]))
+            count, fields = _otlp_fields(name, located, problems)
+        else:
+            traces = list(_langfuse_traces(docs))
+            if not traces or not all(langfuse.is_langfuse_trace(t) for _, t in traces):
+                return None  # mentions the keys but is something else: an ordinary test set
+            kind = "langfuse-traces"
+            count, fields = _langfuse_fields(name, traces, problems)
     seen: set[str] = set()
     for line, found in fields:
         try:
@@ -194,26 +202,25 @@ def _langfuse_fields(
 
 
 def _otlp_fields(
-    name: str, docs: list[Located], problems: list[Problem]
+    name: str, located: Iterable[tuple[int, otlp.Span | otlp.BadSpan]], problems: list[Problem]
 ) -> tuple[int, list[tuple[int, TraceFields]]]:
-    """Spans grouped by trace (first-seen order), each trace read into its fields; a trace
-    with a span that cannot be read is skipped whole, with the reason."""
+    """Spans (each with its line) grouped by trace (first-seen order), each trace read into
+    its fields; a trace with a span that cannot be read is skipped whole, with the reason."""
     by_trace: dict[str, list[otlp.Span]] = {}
     lines: dict[str, int] = {}
     bad: dict[str, str] = {}
     count = 0
-    for line, doc in docs:
-        for span in otlp.spans([doc]):
-            if isinstance(span, otlp.BadSpan):
-                if not span.trace_id:
-                    problems.append(Problem(name, line, f"{span.reason}; skipped"))
-                    continue
-                bad.setdefault(span.trace_id, span.reason)
-                lines.setdefault(span.trace_id, line)
+    for line, span in located:
+        if isinstance(span, otlp.BadSpan):
+            if not span.trace_id:
+                problems.append(Problem(name, line, f"{span.reason}; skipped"))
                 continue
-            by_trace.setdefault(span.trace_id, []).append(span)
+            bad.setdefault(span.trace_id, span.reason)
             lines.setdefault(span.trace_id, line)
-            count += 1
+            continue
+        by_trace.setdefault(span.trace_id, []).append(span)
+        lines.setdefault(span.trace_id, line)
+        count += 1
     fields = []
     skipped = 0
     for trace_id in lines:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.files import MAX_DEPTH
 from engine.testsets.base import RowError
+from engine.testsets.traces.flattened import Layout, layout
 
 SERVICE_NAME = "service.name"
 """The resource attribute naming the service that produced the spans."""
@@ -37,9 +38,13 @@ class SpanEvent:
     attributes: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Span:
-    """One span, attributes decoded to Python values, with its resource's service."""
+    """One span, attributes decoded to Python values, with its resource's service.
+
+    Read-only by convention rather than ``frozen``: a frozen dataclass sets each field
+    through ``object.__setattr__``, which was a tenth of reading 100,000 spans, and
+    nothing writes to a span once it is read."""
 
     trace_id: str
     span_id: str
@@ -52,6 +57,18 @@ class Span:
     """The ``service.name`` of the span's resource ('' when it has none)."""
     end_ns: int = 0
     """When the span ended, Unix nanoseconds (0: not recorded)."""
+
+    _layout: Layout | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def layout(self) -> Layout:
+        """Where its attributes' keys sit in flattened lists (worked out on the first look:
+        the readers ask each span for several lists; by hand, as ``cached_property`` takes
+        a lock on every first look)."""
+        found = self._layout
+        if found is None:
+            found = self._layout = layout(self.attributes)
+        return found
 
 
 def any_value(value: Any, depth: int = 0) -> Any:
@@ -138,7 +155,7 @@ def is_otlp(doc: Any) -> bool:
     return isinstance(doc, Mapping) and isinstance(doc.get("resourceSpans"), list)
 
 
-def _nanos(value: Any, what: str = "startTimeUnixNano") -> int:
+def nanos(value: Any, what: str = "startTimeUnixNano") -> int:
     """A span's start (or end) in Unix nanoseconds (unset: 0); ``RowError`` beyond int64
     (about the year 2262), which no clock has written."""
     if type(value) is str and 0 < len(value) <= 19 and value.isascii() and value.isdigit():
@@ -165,27 +182,43 @@ def trace_id_of(raw: Any) -> str:
     return trace_id.strip() if isinstance(trace_id, str) else ""
 
 
+def events(raw: Any) -> tuple[SpanEvent, ...]:
+    """A span's ``events`` list read (entries that are not objects are left out)."""
+    return tuple(
+        SpanEvent(str(e.get("name", "")), attributes(e.get("attributes")))
+        for e in _list(raw, "events")
+        if isinstance(e, Mapping)
+    )
+
+
+def resource_service(resource: Any) -> str:
+    """The ``service.name`` of a request's ``resource`` ('' when it names none);
+    ``RowError`` when the resource is not an object."""
+    resource = resource or {}
+    if not isinstance(resource, Mapping):
+        raise RowError("a resource must be an object")
+    service = attributes(resource.get("attributes")).get(SERVICE_NAME)
+    return service if isinstance(service, str) else ""
+
+
 def _span(raw: Any, service: str) -> Span:
     if not isinstance(raw, Mapping):
         raise RowError(f"a span must be an object, got {type(raw).__name__}")
     trace_id = trace_id_of(raw)
     if not trace_id:
         raise RowError("a span without a traceId")
-    events = tuple(
-        SpanEvent(str(e.get("name", "")), attributes(e.get("attributes")))
-        for e in _list(raw.get("events"), "events")
-        if isinstance(e, Mapping)
-    )
+    raw_events = raw.get("events")
+    read_events = events(raw_events) if raw_events is not None else ()  # most have none
     return Span(
-        trace_id=trace_id,
-        span_id=str(raw.get("spanId") or ""),
-        parent_id=str(raw.get("parentSpanId") or ""),
-        name=str(raw.get("name") or ""),
-        start_ns=_nanos(raw.get("startTimeUnixNano")),
-        attributes=attributes(raw.get("attributes")),
-        events=events,
-        service=service,
-        end_ns=_nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano"),
+        trace_id,
+        str(raw.get("spanId") or ""),
+        str(raw.get("parentSpanId") or ""),
+        str(raw.get("name") or ""),
+        nanos(raw.get("startTimeUnixNano")),
+        attributes(raw.get("attributes")),
+        read_events,
+        service,
+        nanos(raw.get("endTimeUnixNano"), "endTimeUnixNano"),
     )
 
 
@@ -206,15 +239,11 @@ def spans(docs: Iterable[Any]) -> Iterator[Span | BadSpan]:
             try:
                 if not isinstance(resource_spans, Mapping):
                     raise RowError("resourceSpans must hold objects")
-                resource = resource_spans.get("resource") or {}
-                if not isinstance(resource, Mapping):
-                    raise RowError("a resource must be an object")
-                service = attributes(resource.get("attributes")).get(SERVICE_NAME)
+                service_name = resource_service(resource_spans.get("resource"))
                 scopes = _list(resource_spans.get("scopeSpans"), "scopeSpans")
             except RowError as exc:
                 yield BadSpan("", str(exc))
                 continue
-            service_name = service if isinstance(service, str) else ""
             for scope in scopes:
                 try:
                     if not isinstance(scope, Mapping):

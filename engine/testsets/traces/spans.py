@@ -26,7 +26,7 @@ from typing import Any
 from engine.models import ToolCall, TrajectoryStep
 from engine.testsets.base import RowError
 from engine.testsets.traces.answers import NoAnswerField, answer_of
-from engine.testsets.traces.flattened import layout
+from engine.testsets.traces.flattened import Layout, layout
 from engine.testsets.traces.otlp import Span
 from engine.testsets.traces.record import (
     TraceFields,
@@ -75,11 +75,18 @@ class NotGenAI(RowError):
 def indexed(attrs: Mapping[str, Any] | Span, prefix: str) -> list[dict[str, Any]]:
     """A list attribute flattened with indices (``prefix.0.x``, ``prefix.1.x``), or given
     as a list (or a JSON list) under ``prefix`` itself; each item a dict."""
-    values = attrs.attributes if isinstance(attrs, Span) else attrs
-    value = maybe_json(values.get(prefix))
-    if isinstance(value, list):
-        return [v if isinstance(v, dict) else {"content": v} for v in value]
-    return layout(values).items(values, prefix)
+    values: Mapping[str, Any]
+    found: Layout | None
+    if isinstance(attrs, Span):
+        values, found = attrs.attributes, attrs.layout  # a span's layout: worked out once
+    else:
+        values, found = attrs, None
+    raw = values.get(prefix)
+    if raw is not None:  # most looks find nothing under the prefix itself
+        value = maybe_json(raw)
+        if isinstance(value, list):
+            return [v if isinstance(v, dict) else {"content": v} for v in value]
+    return (found or layout(values)).items(values, prefix)
 
 
 def _message(item: Mapping[str, Any]) -> tuple[str, str]:

@@ -226,14 +226,16 @@ def trajectory(spans: Sequence[Span]) -> Trajectory:
     start_ns = min((s.start_ns for s in ordered if s.start_ns), default=0)
     steps: list[TrajectoryStep] = []
     pending: list[tuple[int, ToolCall, str]] = []  # (after step n, call, id) not yet run
-    slots: list[tuple[int, ToolCall | None]] = []  # calls in trajectory order
+    # Calls in trajectory order, each a step or a request: a call is built once, with its
+    # order, at the end (a copy per call was a tenth of rebuilding a trajectory).
+    slots: list[tuple[int, TrajectoryStep | ToolCall]] = []
     for span in ordered:
         role = _role(span)
         if role == "tool":
             step = _tool_step(span, start_ns)
             steps.append(step)
             _take(pending, step)
-            slots.append((len(steps) - 1, _as_call(step)))
+            slots.append((len(steps) - 1, step))
         elif role == "model":
             requested = _requested(span)
             steps.append(_model_step(span, start_ns, requested))
@@ -242,8 +244,8 @@ def trajectory(spans: Sequence[Span]) -> Trajectory:
     slots += [(after, call) for after, call, _ in pending]
     slots.sort(key=lambda slot: slot[0])
     calls = tuple(
-        call.model_copy(update={"order": n})
-        for n, call in enumerate(c for _, c in slots if c is not None)
+        ToolCall(name=call.name, arguments=call.arguments, output=call.output, order=n)
+        for n, (_, call) in enumerate(slots)
     )
     return Trajectory(tuple(steps), calls)
 
@@ -254,10 +256,6 @@ def calls_and_steps(
     """The trajectory of ``spans`` as the tool calls and steps of a trace's fields."""
     found = trajectory(spans)
     return found.calls, found.steps
-
-
-def _as_call(step: TrajectoryStep) -> ToolCall:
-    return ToolCall(name=step.name, arguments=step.arguments, output=step.output)
 
 
 def _take(pending: list[tuple[int, ToolCall, str]], step: TrajectoryStep) -> None:
