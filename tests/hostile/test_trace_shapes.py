@@ -1,7 +1,7 @@
 """One malformed trace skips one trace: valid JSON in shapes the conventions do not allow
 (a Unicode digit or 5,000 digits as an index, ``1e400`` tokens, a start time of 10^30, a
 list where an object belongs, a number where a list belongs, JSON nested 500 deep inside a
-string attribute) is a ``skipped: FILE:LINE: trace ID: reason`` line; the good traces
+string attribute, a lone surrogate in a text) is a ``skipped: FILE:LINE: trace ID: reason`` line; the good traces
 beside it load, in ``traces import``, ``inspect`` and ``run``."""
 
 from __future__ import annotations
@@ -60,6 +60,11 @@ BAD_SPANS: dict[str, Any] = {
     "number-for-events": _span("number-for-events", events=5),
     "kvlist-list": _span("kvlist-list", [{"key": "k", "value": {"kvlistValue": [1, 2]}}]),
     "deep-in-string": _span("deep-in-string", [_kv("gen_ai.input.messages", DEEP)]),
+    # JSON may spell half a surrogate pair, which no UTF-8 file can hold
+    "surrogate-answer": _span(
+        "surrogate-answer", [_kv("gen_ai.completion.0.content", "Pro is \ud800 a month.")]
+    ),
+    "surrogate-model": _span("surrogate-model", [_kv("gen_ai.response.model", "gpt\udfff")]),
 }
 
 
@@ -122,6 +127,8 @@ def test_the_reasons_name_what_is_wrong(
     assert "int64" in reasons["inf-int-tokens"] and "int64" in reasons["start-10e30"]
     assert "nested over 64 levels" in reasons["deep-in-string"]
     assert "must be a list" in reasons["number-for-events"]
+    assert "\\ud800, a lone surrogate" in reasons["surrogate-answer"]
+    assert "\\udfff, a lone surrogate" in reasons["surrogate-model"]
     assert all(len(line) < 400 for line in reasons.values())  # no 5,000-digit echo
 
 

@@ -147,11 +147,21 @@ def _read_traces(name: str, text: str) -> TraceFile | None:
             kind = "langfuse-traces"
             count, fields = _langfuse_fields(name, traces, problems)
     seen: set[str] = set()
+    # JSON can spell a lone surrogate ("\ud800"), which is no Unicode character: the row
+    # could not be written. Only a file that spells one pays for checking its cases.
+    may_hold_surrogates = "\\ud" in text or "\\uD" in text
     for line, found in fields:
         try:
             case = to_case(found)
+            if may_hold_surrogates:
+                json.dumps(case.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")
         except RowError as exc:
             problems.append(Problem(name, line, str(exc)))
+            continue
+        except UnicodeEncodeError as exc:
+            char = f"\\u{ord(exc.object[exc.start]):04x}"
+            reason = f"text holds {char}, a lone surrogate and no Unicode character; skipped"
+            problems.append(Problem(name, line, f"trace {found.trace_id}: {reason}"))
             continue
         if case.id in seen:
             problems.append(Problem(name, line, f"trace {case.id}: duplicate trace id; skipped"))
