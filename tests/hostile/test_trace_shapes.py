@@ -1,8 +1,8 @@
 """One malformed trace skips one trace: valid JSON in shapes the conventions do not allow
 (a Unicode digit or 5,000 digits as an index, ``1e400`` tokens, a start time of 10^30, a
 list where an object belongs, a number where a list belongs, JSON nested 500 deep inside a
-string attribute, a lone surrogate in a text) is a ``skipped: FILE:LINE: trace ID: reason`` line; the good traces
-beside it load, in ``traces import``, ``inspect`` and ``run``."""
+string attribute, a lone surrogate in a text) is a ``skipped: FILE:LINE: trace ID: reason``
+line; the good traces beside it load, in ``traces import``, ``inspect`` and ``run``."""
 
 from __future__ import annotations
 
