@@ -26,7 +26,8 @@ def _both(text: str) -> tuple[list[Any], list[Any]]:
 @pytest.mark.parametrize("shape", sorted(BAD_SPANS))
 def test_each_malformed_span_reads_the_same_both_ways(shape: str) -> None:
     text = _otlp_line([_span("good-1"), BAD_SPANS[shape], _span("good-2")])
-    if shape.startswith("inf-"):  # 1e400: msgspec refuses the file, json.loads reads it
+    # 1e400 and a lone surrogate: msgspec refuses the file, json.loads reads it
+    if shape.startswith(("inf-", "surrogate-")):
         assert otlp_typed.request(text) is None
         return
     typed, plain = _both(text)
