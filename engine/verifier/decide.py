@@ -28,7 +28,7 @@ import numpy.typing as npt
 from engine.judges.local.quantities import number_rule
 from engine.judges.local.rules import content_stems
 from engine.verifier.choice import ClaimVerifier
-from engine.verifier.evidence import relevance as lexical_relevance
+from engine.verifier.evidence import PassageTerms
 
 TOP_SENTENCES = 2
 """Evidence sentences read alone per claim."""
@@ -115,10 +115,24 @@ def rank(claim: str, sentences: Sequence[str], cosines: npt.ArrayLike | None) ->
     sentence holds (IDF-weighted), plus the embedder's cosine when given: words find the
     sentence that names the claim's entities and numbers, the cosine the one that says it in
     other words. Ties keep document order."""
-    score = np.asarray(lexical_relevance(claim, sentences), dtype=np.float64)
-    if cosines is not None:
-        score = score + np.asarray(cosines, dtype=np.float64)
-    return [int(i) for i in np.argsort(-score, kind="stable")]
+    return rank_many([claim], sentences, [cosines])[0]
+
+
+def rank_many(
+    claims: Sequence[str],
+    sentences: Sequence[str],
+    cosines: Sequence[npt.ArrayLike | None],
+) -> list[list[int]]:
+    """``rank`` of each claim (``cosines[i]`` for ``claims[i]``) over the same sentences,
+    which are tokenised once for all of them."""
+    terms = PassageTerms(sentences)
+    orders: list[list[int]] = []
+    for claim, row in zip(claims, cosines, strict=True):
+        score = np.asarray(terms.relevance(claim), dtype=np.float64)
+        if row is not None:
+            score = score + np.asarray(row, dtype=np.float64)
+        orders.append([int(i) for i in np.argsort(-score, kind="stable")])
+    return orders
 
 
 def guarded(
