@@ -18,6 +18,7 @@ for the claims they leave in doubt.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -152,11 +153,26 @@ def guarded(
     """
     s, c, n = (float(x) for x in probs)
     rule = "verifier"
-    if s > 0 and number_rule(claim, evidence) is not None:
+    differs, shares = _guard_facts(claim, evidence)
+    if s > 0 and differs:
         s, c, rule = 0.0, c + s, "number"
-    if c > 0 and not content_stems(claim) & content_stems(evidence):
+    if c > 0 and not shares:
         c, n = 0.0, n + c
     return np.asarray((s, c, n)), rule
+
+
+GUARD_MEMO = 4096
+"""(claim, window) pairs whose guard facts are kept: the analyzer and the local judge read
+the same claims against the same windows, and a window's facts do not depend on the
+model's probabilities."""
+
+
+@functools.lru_cache(maxsize=GUARD_MEMO)
+def _guard_facts(claim: str, evidence: str) -> tuple[bool, bool]:
+    """Whether ``evidence`` states a number of ``claim`` differently, and whether the two
+    share a content word."""
+    differs = number_rule(claim, evidence) is not None
+    return differs, bool(content_stems(claim) & content_stems(evidence))
 
 
 def decide_many(

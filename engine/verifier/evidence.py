@@ -145,9 +145,10 @@ class PassageTerms:
         claim_terms = set(content_words(claim))
         if not claim_terms or not self.bags:
             return [0.0 for _ in self.bags]
-        idf = {t: self._term_idf(t) for t in claim_terms}
-        total = sum(idf.values()) or 1.0
-        return [sum(idf[t] for t in claim_terms if t in b) / total for b in self.bags]
+        # the terms in the set's order, summed in that order as ``relevance`` always did
+        weights = [(t, self._term_idf(t)) for t in claim_terms]
+        total = sum([w for _, w in weights]) or 1.0
+        return [sum([w for t, w in weights if t in b]) / total for b in self.bags]
 
 
 def relevance(claim: str, passages: Sequence[str]) -> list[float]:
