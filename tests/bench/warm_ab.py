@@ -8,9 +8,9 @@ first runs once untimed-for-the-ratio (its lazy imports and loads; printed as th
 in a fresh process, what a CLI warm run pays), then ``--repeat`` timed warm runs. Figures
 are medians over rounds of each process's median; equal digests mean the same scores.
 
-Run: ``.venv/bin/python -m tests.bench.warm_ab --baseline DIR [--samples 300]
+Run: ``.venv/bin/python -m tests.bench.warm_ab --baseline DIR [--tree DIR2] [--samples 300]
 [--rounds 4] [--repeat 3]``; ``DIR`` is another tree's root (``git worktree add --detach
-DIR COMMIT``).
+DIR COMMIT``), ``--tree`` measures a third tree in place of this one.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ def main() -> None:
     """Alternate this tree and ``--baseline`` on one warm home; print the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, required=False)
+    parser.add_argument("--tree", type=Path, default=HERE.parents[2], help="instead of this one")
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
@@ -95,7 +96,7 @@ def main() -> None:
         return
     if args.baseline is None:
         parser.error("--baseline DIR is required")
-    trees = {"this": HERE.parents[2], "baseline": args.baseline.resolve()}
+    trees = {"this": args.tree.resolve(), "baseline": args.baseline.resolve()}
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         cases = _local_speed()._cases(Path(tmp), args.samples)
