@@ -90,16 +90,29 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--child", type=Path, nargs=2, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--cases", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         print(json.dumps(child(*args.child, args.repeat)))
+        return
+    if args.cases is not None:
+        print(json.dumps(str(_local_speed()._cases(args.cases, args.samples))))
         return
     if args.baseline is None:
         parser.error("--baseline DIR is required")
     trees = {"this": args.tree.resolve(), "baseline": args.baseline.resolve()}
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        cases = _local_speed()._cases(Path(tmp), args.samples)
+        # the older tree writes the cases: a newer one reads its fields, not the reverse
+        made = subprocess.run(
+            [sys.executable, str(HERE), "--cases", tmp, "--samples", str(args.samples)],
+            env={**os.environ, "PYTHONPATH": str(trees["baseline"])},
+            cwd=trees["baseline"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        cases = Path(json.loads(made.stdout.strip().splitlines()[-1]))
         home = Path(tmp) / "home"
         _run(trees["this"], home, cases, 0)  # the cold run that fills the caches
         got: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
