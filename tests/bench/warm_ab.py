@@ -10,7 +10,8 @@ are medians over rounds of each process's median; equal digests mean the same sc
 
 Run: ``.venv/bin/python -m tests.bench.warm_ab --baseline DIR [--tree DIR2] [--samples 300]
 [--rounds 4] [--repeat 3]``; ``DIR`` is another tree's root (``git worktree add --detach
-DIR COMMIT``), ``--tree`` measures a third tree in place of this one.
+DIR COMMIT``), ``--tree`` measures a third tree in place of this one; without
+``--baseline`` a tree runs against itself, and the ratio shows the method's noise.
 """
 
 from __future__ import annotations
@@ -98,9 +99,8 @@ def main() -> None:
     if args.cases is not None:
         print(json.dumps(str(_local_speed()._cases(args.cases, args.samples))))
         return
-    if args.baseline is None:
-        parser.error("--baseline DIR is required")
-    trees = {"this": args.tree.resolve(), "baseline": args.baseline.resolve()}
+    # without a baseline the tree runs against itself: the ratio is the method's noise
+    trees = {"this": args.tree.resolve(), "baseline": (args.baseline or args.tree).resolve()}
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         # the older tree writes the cases: a newer one reads its fields, not the reverse
