@@ -20,7 +20,7 @@ from engine.scoring.accuracy import ChunkUnits, Lookup, Segment
 from engine.scoring.completeness import ClaimMatch, CompletenessResult, counts
 from engine.scoring.highlights import Match, Matcher
 from engine.verifier.choice import ClaimVerifier
-from engine.verifier.decide import Decision, decide_many, question_prefix, rank
+from engine.verifier.decide import Decision, decide_many, question_prefix, rank_many
 
 
 def _orders(claim_keys: Sequence[str], unit_keys: Sequence[str], lookup: Lookup) -> np.ndarray:
@@ -66,10 +66,7 @@ def verified_completeness(
         verifier,
         [c.text for c, _ in claims],
         keys[: len(segments)],
-        [
-            rank(c.text, keys[: len(segments)], row)
-            for (c, _), row in zip(claims, per_sentence, strict=True)
-        ],
+        rank_many([c.text for c, _ in claims], keys[: len(segments)], list(per_sentence)),
         question_prefix(question, response),
     )
     matches = [
@@ -150,7 +147,7 @@ def verifier_matcher(
             verifier,
             [s.key for s in segments],
             units,
-            [rank(s.key, units, row) for s, row in zip(segments, cos, strict=True)],
+            rank_many([s.key for s in segments], units, list(cos)),
         )
         out: list[Match] = []
         for row, d in zip(cos, decisions, strict=True):

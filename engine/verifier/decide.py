@@ -18,6 +18,7 @@ for the claims they leave in doubt.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -28,7 +29,7 @@ import numpy.typing as npt
 from engine.judges.local.quantities import number_rule
 from engine.judges.local.rules import content_stems
 from engine.verifier.choice import ClaimVerifier
-from engine.verifier.evidence import relevance as lexical_relevance
+from engine.verifier.evidence import PassageTerms
 
 TOP_SENTENCES = 2
 """Evidence sentences read alone per claim."""
@@ -115,10 +116,24 @@ def rank(claim: str, sentences: Sequence[str], cosines: npt.ArrayLike | None) ->
     sentence holds (IDF-weighted), plus the embedder's cosine when given: words find the
     sentence that names the claim's entities and numbers, the cosine the one that says it in
     other words. Ties keep document order."""
-    score = np.asarray(lexical_relevance(claim, sentences), dtype=np.float64)
-    if cosines is not None:
-        score = score + np.asarray(cosines, dtype=np.float64)
-    return [int(i) for i in np.argsort(-score, kind="stable")]
+    return rank_many([claim], sentences, [cosines])[0]
+
+
+def rank_many(
+    claims: Sequence[str],
+    sentences: Sequence[str],
+    cosines: Sequence[npt.ArrayLike | None],
+) -> list[list[int]]:
+    """``rank`` of each claim (``cosines[i]`` for ``claims[i]``) over the same sentences,
+    which are tokenised once for all of them."""
+    terms = PassageTerms(sentences)
+    orders: list[list[int]] = []
+    for claim, row in zip(claims, cosines, strict=True):
+        score = np.asarray(terms.relevance(claim), dtype=np.float64)
+        if row is not None:
+            score = score + np.asarray(row, dtype=np.float64)
+        orders.append([int(i) for i in np.argsort(-score, kind="stable")])
+    return orders
 
 
 def guarded(
@@ -138,11 +153,26 @@ def guarded(
     """
     s, c, n = (float(x) for x in probs)
     rule = "verifier"
-    if s > 0 and number_rule(claim, evidence) is not None:
+    differs, shares = _guard_facts(claim, evidence)
+    if s > 0 and differs:
         s, c, rule = 0.0, c + s, "number"
-    if c > 0 and not content_stems(claim) & content_stems(evidence):
+    if c > 0 and not shares:
         c, n = 0.0, n + c
     return np.asarray((s, c, n)), rule
+
+
+GUARD_MEMO = 4096
+"""(claim, window) pairs whose guard facts are kept: the analyzer and the local judge read
+the same claims against the same windows, and a window's facts do not depend on the
+model's probabilities."""
+
+
+@functools.lru_cache(maxsize=GUARD_MEMO)
+def _guard_facts(claim: str, evidence: str) -> tuple[bool, bool]:
+    """Whether ``evidence`` states a number of ``claim`` differently, and whether the two
+    share a content word."""
+    differs = number_rule(claim, evidence) is not None
+    return differs, bool(content_stems(claim) & content_stems(evidence))
 
 
 def decide_many(

@@ -123,16 +123,37 @@ def split_passages(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+class PassageTerms:
+    """The word sets of a list of passages, for ranking them against several claims: each
+    passage is tokenised once and each term's document frequency counted once, however
+    many claims are read against the same passages (a sample's claims share its context)."""
+
+    def __init__(self, passages: Sequence[str]) -> None:
+        self.bags = [set(words(p)) for p in passages]
+        self._idf: dict[str, float] = {}
+
+    def _term_idf(self, term: str) -> float:
+        idf = self._idf.get(term)
+        if idf is None:
+            n = len(self.bags)
+            idf = math.log(1.0 + n / (1.0 + sum(term in b for b in self.bags)))
+            self._idf[term] = idf
+        return idf
+
+    def relevance(self, claim: str) -> list[float]:
+        """IDF-weighted share of the claim's content words found in each passage."""
+        claim_terms = set(content_words(claim))
+        if not claim_terms or not self.bags:
+            return [0.0 for _ in self.bags]
+        # the terms in the set's order, summed in that order as ``relevance`` always did
+        weights = [(t, self._term_idf(t)) for t in claim_terms]
+        total = sum([w for _, w in weights]) or 1.0
+        return [sum([w for t, w in weights if t in b]) / total for b in self.bags]
+
+
 def relevance(claim: str, passages: Sequence[str]) -> list[float]:
     """IDF-weighted share of the claim's content words found in each passage."""
-    claim_terms = set(content_words(claim))
-    if not claim_terms or not passages:
-        return [0.0 for _ in passages]
-    bags = [set(words(p)) for p in passages]
-    n = len(bags)
-    idf = {t: math.log(1.0 + n / (1.0 + sum(t in b for b in bags))) for t in claim_terms}
-    total = sum(idf.values()) or 1.0
-    return [sum(idf[t] for t in claim_terms if t in b) / total for b in bags]
+    return PassageTerms(passages).relevance(claim)
 
 
 def select_evidence(

@@ -124,9 +124,9 @@ def file_hash(path: Path) -> str:
 class CrossEncoderVerifier:
     """(evidence, claim) -> calibrated P(supported, contradicted, not_supported).
 
-    The ONNX session loads lazily on the first ``predict`` (once, under a lock) and is reused;
-    ``predict`` may be called from several threads. ``version`` is a content hash of the model
-    file and its calibration, to be recorded with every run.
+    The ONNX session loads lazily on the first pair that is not cached (once, under a lock)
+    and is reused; ``predict`` may be called from several threads. ``version`` is a content
+    hash of the model file and its calibration, to be recorded with every run.
     """
 
     def __init__(
@@ -153,6 +153,7 @@ class CrossEncoderVerifier:
         self._pairs: OrderedDict[tuple[str, str], npt.NDArray[np.float64]] = OrderedDict()
         self._cache_dir = cache_dir
         self._disk: PairCache | None = None
+        self._prepared = False
 
     pays_per_pair = False
     """Pairs are cheap here: each claim reads several windows (``engine.verifier.decide``)."""
@@ -175,30 +176,42 @@ class CrossEncoderVerifier:
     @property
     def temperature(self) -> float:
         """The calibration temperature applied to the logits."""
-        self._load()
+        self._prepare()
         return self._temperature
 
+    def _prepare(self) -> None:
+        """Read the calibration and open the disk cache once: all that a call whose pairs
+        are all cached needs (a warm run in a new process then never loads the model,
+        about 0.18 CPU-s)."""
+        if self._prepared:
+            return
+        with self._lock:
+            if self._prepared:
+                return
+            if not self.model_path.exists():
+                raise VerifierError(f"verifier model not found: {self.model_path}")
+            if self.calibration_path.exists():
+                cal = json.loads(self.calibration_path.read_text(encoding="utf-8"))
+                self._temperature = float(cal.get("temperature", 1.0))
+            if self._cache_dir is not None:
+                self._disk = PairCache(self._cache_dir, self.version)
+            self._prepared = True
+
     def _load(self) -> None:
-        """Create the ONNX session, tokenizer and calibration once."""
+        """Create the ONNX session and tokenizer once (after ``_prepare``)."""
+        self._prepare()
         if self._session is not None:
             return
         with self._lock:
             if self._session is not None:
                 return
-            if not self.model_path.exists():
-                raise VerifierError(f"verifier model not found: {self.model_path}")
             import onnxruntime as ort
 
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = self._threads
             opts.inter_op_num_threads = 1
             opts.log_severity_level = 3
-            if self.calibration_path.exists():
-                cal = json.loads(self.calibration_path.read_text(encoding="utf-8"))
-                self._temperature = float(cal.get("temperature", 1.0))
             self._tokenizer = load_tokenizer(self._tokenizer_path)
-            if self._cache_dir is not None:
-                self._disk = PairCache(self._cache_dir, self.version)
             self._session = ort.InferenceSession(
                 str(self.model_path), opts, providers=["CPUExecutionProvider"]
             )
@@ -210,7 +223,7 @@ class CrossEncoderVerifier:
         run with the same ``cache_dir``) is not read again: the analyzer and the judge check
         the same claims against the same sentences, and runs repeat test sets.
         """
-        self._load()
+        self._prepare()
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
         if not pairs:
             return out
@@ -237,6 +250,7 @@ class CrossEncoderVerifier:
                         self._pairs[pair] = stored[key]
         if not todo:
             return out
+        self._load()
         unique = list(todo)
         rows = [encode_pair(self._tokenizer, ev, cl) for ev, cl in unique]
         # Each pair is read alone: dynamic int8 quantization scales a whole input tensor at

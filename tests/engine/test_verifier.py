@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from engine.verifier import CrossEncoderVerifier, select_evidence
-from engine.verifier.evidence import relevance, split_passages
+from engine.verifier.decide import rank, rank_many
+from engine.verifier.evidence import PassageTerms, relevance, split_passages
 from engine.verifier.model import (
     MAX_CLAIM_TOKENS,
     MAX_TOKENS,
@@ -91,6 +92,23 @@ def test_relevance_weights_rare_words() -> None:
     assert scores[1] == max(scores)
 
 
+def test_passages_tokenised_once_rank_every_claim_as_alone() -> None:
+    passages = [
+        "The Zephyr X2 ships in Canada.",
+        "Its warranty lasts two years in Canada and Peru.",
+        "Orkney ferry times change in winter.",
+        "",
+    ]
+    claims = ["Zephyr warranty in Peru", "ferry times", "the", "", "winter Canada ferry"]
+    terms = PassageTerms(passages)
+    assert [terms.relevance(c) for c in claims] == [relevance(c, passages) for c in claims]
+    cosines = [None, [0.1, 0.9, 0.0, 0.2], None, [0.0] * 4, [0.3, 0.3, 0.3, 0.3]]
+    assert rank_many(claims, passages, cosines) == [
+        rank(c, passages, row) for c, row in zip(claims, cosines, strict=True)
+    ]
+    assert rank_many([], passages, []) == []
+
+
 def test_split_passages_on_sentences_and_lines() -> None:
     text = "Hello there. This is two.\nAgent: a third line! And 4 more?"
     assert split_passages(text) == [
@@ -110,10 +128,10 @@ def test_a_second_verifier_on_the_same_cache_reads_nothing_and_answers_the_same(
     ]
     first = CrossEncoderVerifier(cache_dir=tmp_path).logits(pairs)
     again = CrossEncoderVerifier(cache_dir=tmp_path)
-    again.logits([])  # loads the session, so its calls can be counted
-    calls: list[object] = []
-    real_run = again._session.run
-    again._session = type("Counting", (), {"run": lambda _, *a: calls.append(a) or real_run(*a)})()
+    assert again.predict(pairs).tolist() == CrossEncoderVerifier().predict(pairs).tolist()
     assert again.logits(pairs).tolist() == first.tolist()
-    assert calls == []
+    assert again._session is None  # every pair came from the cache: no model was loaded
     assert (tmp_path / "verifier.sqlite3").exists()
+    new = [("The office opens at nine.", "The office opens at ten.")]
+    assert again.logits(new).tolist() == CrossEncoderVerifier().logits(new).tolist()
+    assert again._session is not None

@@ -116,6 +116,16 @@ def test_six_short_answers_rank_as_a_reader_would(analyzer: ResponseAnalyzer) ->
     assert scored["half"][0] < scored["right, short"][0]
 
 
+def test_kept_claim_spans_are_a_new_list_each_time() -> None:
+    text = "The Pro plan costs $20 a month; the Team plan costs $50."
+    first = claim_spans(text)
+    first.clear()  # a caller changing its list must not change the next caller's
+    assert [s.text for s in claim_spans(text)] == [
+        "The Pro plan costs $20 a month",
+        "the Team plan costs $50",
+    ]
+
+
 def test_greetings_thanks_and_offers_of_help_are_not_claims() -> None:
     assert claim_spans("Hello! Thanks for asking.") == []
     spans = claim_spans(

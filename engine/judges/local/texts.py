@@ -10,6 +10,7 @@ vector, so a mistake here changes speed, never a verdict.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
@@ -47,9 +48,20 @@ NO_ANSWER = re.compile(
 )
 
 
+CLAIM_SPANS_MEMO = 2048
+"""Texts whose claim spans are kept: judging one sample reads its answer's and its
+reference's claims up to six times (what to embed, extraction, correctness both ways,
+relevance), and the spans are a pure function of the text."""
+
+
 def claim_spans(response: str) -> list[Span]:
     """The response's claims as verbatim spans: clauses where a sentence has several, else
     the sentence; questions and connectives at the start are left out."""
+    return list(_claim_spans(response))
+
+
+@functools.lru_cache(maxsize=CLAIM_SPANS_MEMO)
+def _claim_spans(response: str) -> tuple[Span, ...]:
     out: list[Span] = []
     for sentence in split_sentences(response):
         if sentence.text.rstrip().endswith("?") or is_courtesy(sentence.text):
@@ -66,7 +78,7 @@ def claim_spans(response: str) -> list[Span]:
                 continue  # "Here is what I found: ..." introduces the claim, is none
             if text:
                 out.append(Span(start, start + len(text), text))
-    return out
+    return tuple(out)
 
 
 def selected_units(prepared: PreparedContext, text: str) -> list[int]:

@@ -16,7 +16,7 @@ from engine.judges.base import ClaimVerdict
 from engine.judges.local.evidence import Assessment, PreparedContext
 from engine.models import Verdict
 from engine.verifier.choice import ClaimVerifier
-from engine.verifier.decide import decide_many, rank
+from engine.verifier.decide import decide_many, rank_many
 
 VERDICTS: dict[str, Verdict] = {
     "supported": "SUPPORTED",
@@ -48,7 +48,7 @@ def verified_many(
     """
     chunk_of = {unit.sentence: unit.chunk for unit in prepared.units}
     cosines = [sentence_cosines(a, prepared) for a in assessments]
-    orders = [rank(claim, prepared.sentences, c) for claim, c in zip(claims, cosines, strict=True)]
+    orders = rank_many(claims, prepared.sentences, cosines)
     decisions = decide_many(verifier, claims, prepared.sentences, orders, prefix)
     out: list[tuple[ClaimVerdict, float]] = []
     for decision, c in zip(decisions, cosines, strict=True):
