@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +91,10 @@ class CachedEmbedder:
                 ).fetchall()
                 found.update(rows)
         return found
+
+    def cached(self, texts: Iterable[str]) -> int:
+        """How many of the distinct ``texts`` the cache holds vectors of (none embedded)."""
+        return len(self._lookup([text_key(t) for t in set(texts)]))
 
     def _store(self, keys: list[bytes], vectors: Vectors) -> None:
         name = self._inner.name

@@ -40,6 +40,7 @@ from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metric
 from engine.run.pipeline import SamplePipeline
 from engine.run.pool import start_pool
 from engine.run.testset_version import write_testset_version
+from engine.run.warmth import looks_warm
 from engine.run.writer import LakeWriter
 from engine.scorers.analyzer import ANALYZE_BATCH
 from engine.scorers.base import sample_kind
@@ -198,7 +199,8 @@ class Runner:
         lanes = len(self.config.candidates) if self.config.candidates else 1
         samples = len(self.cases) * lanes * self.config.iterations
         pool = None
-        if sample_kind(self.test_set.format) == "cases":  # conversations: no batch scorers
+        cases = sample_kind(self.test_set.format) == "cases"  # conversations: no batch scorers
+        if cases and not looks_warm(self.cases, self.config, parts.embedder):
             try:
                 pool = start_pool(self.config, self.paths, samples, warn=self.progress.message)
             except PoolUnavailable as exc:

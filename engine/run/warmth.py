@@ -1,0 +1,52 @@
+"""Whether a run's samples are already in the home's caches, before worker processes start.
+
+A run scored before (CI re-running an unchanged test set, a run resumed near its end, the
+same recorded answers launched again) reads every vector from the cache: starting a worker
+process per core then costs more than the scoring it takes over. Each worker imports the
+scorers and loads the models, about 2 CPU-s and 250 MB; on a warm run of 300 demo samples,
+24.9 CPU-ms a sample and 961 MB with the default workers against 9.2 CPU-ms and 459 MB in
+one process (docs/performance.md, the warm path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.embedders.base import Embedder
+from engine.embedders.cache import CachedEmbedder
+from engine.models import RunConfig, TestCase
+from engine.scoring.plan import AnalysisError, plan_sample
+
+PROBED_CASES = 32
+"""Cases, spread evenly over the test set, whose embedding texts are looked up."""
+
+
+def looks_warm(cases: Sequence[TestCase], config: RunConfig, embedder: Embedder | None) -> bool:
+    """True when every text the analyzer embeds for ``PROBED_CASES`` cases spread over the
+    run is in ``embedder``'s disk cache: the run scores in its own process instead of
+    starting workers. Only for recorded answers at the default ``--workers`` (answers a
+    target fetches are new; an explicit ``--workers`` is obeyed). A case of the run not
+    scored yet (a resume) has texts the cache lacks, so a run with much left starts its
+    workers as before."""
+    if config.workers is not None or config.target != "recorded" or config.candidates:
+        return False
+    cache = embedder
+    while cache is not None and not isinstance(cache, CachedEmbedder):
+        cache = getattr(cache, "inner", None)  # the run's in-memory store wraps the cache
+    if cache is None or not cases:
+        return False
+    count = len(cases)
+    probed = (
+        cases
+        if count <= PROBED_CASES
+        else [cases[i * count // PROBED_CASES] for i in range(PROBED_CASES)]
+    )
+    texts: set[str] = set()
+    for case in probed:
+        if case.response is None:
+            return False
+        try:
+            texts |= plan_sample(case, case.response, config.analyzer).texts()
+        except AnalysisError:
+            continue  # scored as an error row, with nothing to embed
+    return bool(texts) and cache.cached(texts) == len(texts)
