@@ -191,6 +191,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--pairs", type=int, default=1)
+    parser.add_argument(
+        "--baseline-workers",
+        type=int,
+        default=None,
+        help="the baseline's --workers (default: its own default)",
+    )
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-workers", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -203,7 +209,7 @@ def main() -> None:
         f"this --workers {w}": (HERE, w) for w in args.workers
     }
     if args.baseline is not None:
-        setups["baseline"] = (args.baseline.resolve(), None)
+        setups["baseline"] = (args.baseline.resolve(), args.baseline_workers)
     got: dict[str, list[dict[str, Any]]] = {name: [] for name in setups}
     for pair in range(args.pairs):
         order = list(setups) if pair % 2 == 0 else list(reversed(setups))
