@@ -211,6 +211,9 @@ class CrossEncoderVerifier:
             opts.intra_op_num_threads = self._threads
             opts.inter_op_num_threads = 1
             opts.log_severity_level = 3
+            # Idle pool threads sleep rather than spin, as the embedder's: the same
+            # probabilities, without burning a core between pairs on shared busy cores.
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self._tokenizer = load_tokenizer(self._tokenizer_path)
             self._session = ort.InferenceSession(
                 str(self.model_path), opts, providers=["CPUExecutionProvider"]
