@@ -405,4 +405,7 @@ def run_query(
         raise QueryError(one_line(str(exc))) from exc
     finally:
         timer.cancel()
+        # An interrupt already under way must end before the caller may close ``con``:
+        # DuckDB must never interrupt a connection that is being closed.
+        timer.join()
     return QueryResult(frame, truncated, (time.perf_counter() - started) * 1000)
