@@ -8,8 +8,8 @@ opens the dashboard first. A thread imports them as soon as the server's runtime
 opens the warehouse once (the process's first DuckDB connection loads the library's
 parts). Until that is done ``/_stcore/health`` answers 503 "unavailable", as it does
 before the runtime starts: a browser's page waits for it before connecting, and a load
-balancer or ``make demo`` sends nobody to a server that would make its first visitor
-wait for the imports. The first page then costs what every later one does.
+balancer sends nobody to a server that would make its first visitor wait for the
+imports. The first page then costs what every later one does.
 
     python -m dashboard.serve run dashboard/streamlit_app.py [streamlit options] -- --home DIR
 """

