@@ -21,7 +21,7 @@ class Embedder(Protocol):
 
     @property
     def name(self) -> str:
-        """Identifier recorded with every run, e.g. ``local:all-MiniLM-L6-v2-int8``."""
+        """Identifier recorded with every run, e.g. ``local:all-MiniLM-L6-v2-int8-kernels``."""
         ...
 
     @property

@@ -1,7 +1,7 @@
 """A persistent embedding cache: sqlite3 (stdlib) in WAL mode under a given folder.
 
 Rows are keyed by (embedder name, sha256 of the text); the embedder name carries the
-model (``local:all-MiniLM-L6-v2-int8``, ``openai:text-embedding-3-small``), so vectors of
+model (``local:all-MiniLM-L6-v2-int8-kernels``, ``openai:text-embedding-3-small``), so vectors of
 different models never mix. Vectors are stored as raw float32 bytes, so a cached vector
 is bit-identical to the one first computed and a warm run scores exactly like a cold one.
 
