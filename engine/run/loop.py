@@ -40,7 +40,7 @@ from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metric
 from engine.run.pipeline import SamplePipeline
 from engine.run.pool import start_pool
 from engine.run.testset_version import write_testset_version
-from engine.run.warmth import looks_warm
+from engine.run.warmth import scores_in_process
 from engine.run.writer import LakeWriter
 from engine.scorers.analyzer import ANALYZE_BATCH
 from engine.scorers.base import sample_kind
@@ -200,7 +200,7 @@ class Runner:
         samples = len(self.cases) * lanes * self.config.iterations
         pool = None
         cases = sample_kind(self.test_set.format) == "cases"  # conversations: no batch scorers
-        if cases and not looks_warm(self.cases, self.config, parts.embedder):
+        if cases and not scores_in_process(self.cases, self.config, parts.embedder, samples):
             try:
                 pool = start_pool(self.config, self.paths, samples, warn=self.progress.message)
             except PoolUnavailable as exc:

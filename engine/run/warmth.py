@@ -1,11 +1,12 @@
 """Whether a run's samples are already in the home's caches, before worker processes start.
 
 A run scored before (CI re-running an unchanged test set, a run resumed near its end, the
-same recorded answers launched again) reads every vector from the cache: starting a worker
-process per core then costs more than the scoring it takes over: each worker imports the
-scorers and loads the models. A warm run of 300 demo samples at the default workers took
-17.9 CPU-ms a sample and 820 MB at its peak with the workers, 11.5 CPU-ms and 231 MB
-without them, at the same samples/s (docs/performance.md, the warm path).
+same recorded answers launched again) reads every vector from the cache: for a few hundred
+samples, starting a worker process per core then costs more than the scoring it takes
+over (each worker imports the scorers and loads the models). A warm run of 300 demo samples
+at the default workers took 17.9 CPU-ms a sample and 820 MB at its peak with the workers,
+11.5 CPU-ms and 231 MB without them, at the same samples/s (docs/performance.md, the warm
+path).
 """
 
 from __future__ import annotations
@@ -19,6 +20,20 @@ from engine.scoring.plan import AnalysisError, plan_sample
 
 PROBED_CASES = 32
 """Cases, spread evenly over the test set, whose embedding texts are looked up."""
+
+IN_PROCESS_SAMPLES = 500
+"""Most samples a warm run scores in its own process. On 2 cores, 300 warm demo samples ran
+as fast in one process as with two workers (93 vs 97 samples/s) for 0.64x the CPU and 0.28x
+the memory; at 1,000 the workers' start is paid back (150 vs 110 samples/s with
+``--workers 2``), so a larger warm run keeps them."""
+
+
+def scores_in_process(
+    cases: Sequence[TestCase], config: RunConfig, embedder: Embedder | None, samples: int
+) -> bool:
+    """Whether a run of ``samples`` samples skips its worker pool: a warm run
+    (``looks_warm``) of at most ``IN_PROCESS_SAMPLES`` samples."""
+    return samples <= IN_PROCESS_SAMPLES and looks_warm(cases, config, embedder)
 
 
 def looks_warm(cases: Sequence[TestCase], config: RunConfig, embedder: Embedder | None) -> bool:

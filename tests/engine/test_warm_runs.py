@@ -13,7 +13,7 @@ from engine.embedders.factory import build_embedder
 from engine.lake import read_table
 from engine.models import RunConfig
 from engine.run import loop
-from engine.run.warmth import looks_warm
+from engine.run.warmth import IN_PROCESS_SAMPLES, looks_warm, scores_in_process
 from engine.runner import run_evaluation
 from engine.settings import Paths, resolve_paths
 from engine.testsets import load_test_set
@@ -73,3 +73,6 @@ def test_the_probe_reads_the_cache_and_obeys_the_flags(tmp_path: Path) -> None:
     # a third of the set never scored (a run resumed early, a grown set): workers
     grown = load_test_set(write_cases(tmp_path / "grown.jsonl", 60))
     assert not looks_warm(grown.cases, default, embedder)
+    # a large warm run keeps its workers: their start is paid back
+    assert scores_in_process(test_set.cases, default, embedder, IN_PROCESS_SAMPLES)
+    assert not scores_in_process(test_set.cases, default, embedder, IN_PROCESS_SAMPLES + 1)
