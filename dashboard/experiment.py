@@ -28,7 +28,8 @@ from engine.candidates.plan import run_files
 from engine.errors import InputError
 from engine.graders.judged import grader_judge_spec
 from engine.graders.options import BUILTIN_TYPES
-from engine.graders.spec import check_id, read_grader_file, read_grader_folder
+from engine.graders.spec import check_id
+from engine.graders.spec_files import read_grader_file, read_grader_folder
 from engine.models import RunConfig
 from engine.settings import Paths
 from engine.targets.candidate import candidate_model

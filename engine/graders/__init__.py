@@ -21,8 +21,8 @@ from engine.graders.spec import (
     GraderFileError,
     GraderProblem,
     GraderSpec,
-    read_grader_file,
 )
+from engine.graders.spec_files import read_grader_file
 from engine.judges.base import RubricVerdict
 
 __all__ = [

@@ -29,7 +29,8 @@ from engine.graders.overlap import OverlapGrader
 from engine.graders.python_grader import PythonGrader
 from engine.graders.rubric import RubricGrader, where
 from engine.graders.semantic import SemanticSimilarityGrader
-from engine.graders.spec import GraderSpec, builtin_spec, read_grader_folder
+from engine.graders.spec import GraderSpec, builtin_spec
+from engine.graders.spec_files import read_grader_folder
 from engine.judges.base import JudgeError
 
 

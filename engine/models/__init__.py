@@ -32,15 +32,11 @@ from engine.models.config import (
     CompletenessConfig,
     HttpEndpointOptions,
     ModelPrice,
-    OptionError,
     RagWeights,
     RunConfig,
     TargetOptions,
     TierThresholds,
     UntilCi,
-    nest_options,
-    option_bounds,
-    option_value,
 )
 from engine.models.conversation_records import ConversationScoreRecord, TurnRecord
 from engine.models.drift_records import DriftAnchorRecord, JudgeDriftRecord
@@ -55,6 +51,7 @@ from engine.models.inputs import (
 )
 from engine.models.judge_records import JudgeAskRecord
 from engine.models.lineage_records import CandidateLineageRecord
+from engine.models.options import OptionError, nest_options, option_bounds, option_value
 from engine.models.records import (
     LAKE_TABLES,
     AlertRecord,

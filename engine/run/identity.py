@@ -17,6 +17,7 @@ import json
 import os
 import secrets
 import socket
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -292,3 +293,16 @@ def evalhouse_version() -> str:
         return importlib.metadata.version("evalhouse")
     except importlib.metadata.PackageNotFoundError:
         return "0+unknown"
+
+
+def git_commit() -> str | None:
+    """The commit of the working directory's git checkout (recorded with every run), or
+    None outside one."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = done.stdout.strip()
+    return sha if done.returncode == 0 and len(sha) == 40 else None

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import signal
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from engine.run.components import Components, build_components, build_scorers
 from engine.run.control import POLL_S, pause_requested, request_continue
 from engine.run.conversing import TurnJournal
 from engine.run.executors import Executor, LocalWorkers, Scope
-from engine.run.identity import RunError, RunIdentity, evalhouse_version
+from engine.run.identity import RunError, RunIdentity, evalhouse_version, git_commit
 from engine.run.lanes import Lane, build_lanes
 from engine.run.metrics import METRIC_COLUMNS, ci_width, iteration_means, metrics_by_candidate
 from engine.run.pipeline import SamplePipeline
@@ -70,17 +69,6 @@ class RunOutcome:
     cost_usd: float
     exit_code: int
     """0 ok, 1 more failed samples than ``max_failed_fraction`` allows, 130 cancelled."""
-
-
-def _git_commit() -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sha = done.stdout.strip()
-    return sha if done.returncode == 0 and len(sha) == 40 else None
 
 
 @dataclass
@@ -221,7 +209,7 @@ class Runner:
         self.meta = {
             "judge": parts.judge_name,
             "embedder": parts.embedder_name,
-            "git": _git_commit(),
+            "git": git_commit(),
             "claim_threshold": parts.claim_threshold,
             "judge_prompt_version": parts.judge_prompt_version,
             "graders": [g.id for g in plan.graders] if plan is not None else [],

@@ -16,7 +16,8 @@ from engine.candidates.plan import project_digest
 from engine.graders import GradeInput, GraderConfigError, GraderError, load_graders
 from engine.graders.python_grader import PythonGrader
 from engine.graders.python_worker import interpret
-from engine.graders.spec import GraderFileError, parse_grader, read_grader_file
+from engine.graders.spec import GraderFileError, parse_grader
+from engine.graders.spec_files import read_grader_file
 from engine.models import ExpectedAnswer, TestCase
 from engine.settings import Paths
 from evalhouse.cli import main

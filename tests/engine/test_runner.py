@@ -8,7 +8,6 @@ The fakes live here and are reused by the crash tests and the benchmark: ``FakeA
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import threading
 from collections import Counter
@@ -21,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from engine.judges.base import Judge, JudgeError, Usage
-from engine.lake import list_parts, read_table, write_part
+from engine.lake import list_parts, read_table
 from engine.models import (
     AttributionRecord,
     ClaimRecord,
@@ -32,14 +31,11 @@ from engine.models import (
     TestCase,
     VerdictRecord,
 )
-from engine.progress import LineProgress, NullProgress, TerminalProgress, choose_progress
-from engine.run import identity as identity_mod, loop as runner_mod
+from engine.progress import NullProgress
+from engine.run import loop as runner_mod
 from engine.runner import (
     Components,
     RunError,
-    estimate_run,
-    iteration_metrics,
-    new_run_id,
     run_evaluation,
 )
 from engine.scoring.analyzer import AnalysisError
@@ -377,187 +373,6 @@ def test_time_based_flush(home: Paths, tmp_path: Path, monkeypatch: pytest.Monke
     assert len(parts) >= 3
 
 
-def _seed_interrupted_run(home: Paths, ts: LoadedTestSet, config: RunConfig, done: int) -> str:
-    """A run a dead process left behind: state running, ``done`` results flushed, and an
-    orphan claims part of a flush that died before its results part."""
-    from tests.factories import result_record, run_record
-
-    run_id = new_run_id()
-    write_part(
-        home.lake,
-        "runs",
-        run_id,
-        0,
-        [
-            run_record(
-                run_id,
-                name=config.name,
-                status="running",
-                finished_at=None,
-                test_set_hash=ts.sha256,
-                config=config.model_dump_json(),
-            )
-        ],
-    )
-    write_part(
-        home.lake,
-        "results",
-        run_id,
-        1,
-        [result_record(run_id, c.id, query=c.query) for c in ts.cases[:done]],
-    )
-    orphan = ClaimRecord(
-        run_id=run_id,
-        iteration=1,
-        sample_id=ts.cases[done].id,
-        claim_id="c1",
-        claim_text="x",
-        importance="required",
-        found=True,
-        similarity=0.9,
-    )
-    write_part(home.lake, "claims", run_id, 1, [orphan])
-    return run_id
-
-
-def test_rerunning_the_same_command_resumes_from_the_lake(home: Paths, tmp_path: Path) -> None:
-    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 10))
-    config = config_for(ts)
-    run_id = _seed_interrupted_run(home, ts, config, done=4)
-    components, _, script = fake_components()
-    sink = NullProgress()
-    out = run_evaluation(config, home, test_set=ts, components=components, progress=sink)
-    assert out.run_id == run_id and out.status == "completed"
-    assert set(script.calls) == {c.id for c in ts.cases[4:]}  # flushed samples never re-judged
-    ids = result_ids(home, run_id)
-    assert len(ids) == len(set(ids)) == 10
-    claims = read_table(home.lake, "claims", run_id).to_pylist()
-    assert Counter(c["sample_id"] for c in claims)["s0004"] == 1  # orphan set aside
-    assert any(p.name.startswith(".orphan-part-") for p in home.lake.rglob(".orphan-*"))
-    assert run_states(home, run_id) == ["running", "running", "completed"]
-    assert any("4 samples already in the lake, 6 to go" in m for m in sink.messages)
-    progress = json.loads((home.progress / run_id / "iteration-1" / ".progress.json").read_text())
-    assert progress["statistics"]["completedQuestions"] == 10
-
-
-def test_a_different_config_or_finished_run_starts_afresh(home: Paths, tmp_path: Path) -> None:
-    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
-    config = config_for(ts)
-    old = _seed_interrupted_run(home, ts, config, done=1)
-    other = config.model_copy(update={"judge": "openai:gpt-4o-mini"})
-    components, _, _ = fake_components()
-    out = run_evaluation(other, home, test_set=ts, components=components)
-    assert out.run_id != old
-    again = run_evaluation(
-        config_for(ts, concurrency=3), home, test_set=ts, components=fake_components()[0]
-    )
-    assert again.run_id == old  # only the pace differs: still the same run
-    third = run_evaluation(config, home, test_set=ts, components=fake_components()[0])
-    assert third.run_id not in (old, out.run_id)  # old is completed now
-
-
-def test_explicit_resume_and_its_refusals(home: Paths, tmp_path: Path) -> None:
-    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 5))
-    config = config_for(ts, name="first")
-    run_id = _seed_interrupted_run(home, ts, config, done=2)
-    with pytest.raises(RunError, match="no run 'nope'"):
-        run_evaluation(
-            config, home, test_set=ts, resume_run_id="nope", components=fake_components()[0]
-        )
-    changed = load_test_set(write_cases(tmp_path / "r2.jsonl", 6))
-    with pytest.raises(RunError, match="different test set"):
-        run_evaluation(
-            config, home, test_set=changed, resume_run_id=run_id, components=fake_components()[0]
-        )
-    components, _, script = fake_components()
-    out = run_evaluation(
-        config_for(ts, name="renamed"),
-        home,
-        test_set=ts,
-        resume_run_id=run_id,
-        components=components,
-    )
-    assert out.run_id == run_id and sum(script.calls.values()) == 3
-    assert read_table(home.lake, "runs", run_id, 0).to_pylist()[-1]["name"] == "first"
-
-
-def test_a_live_run_is_not_taken_over(home: Paths, tmp_path: Path) -> None:
-    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
-    config = config_for(ts)
-    run_id = _seed_interrupted_run(home, ts, config, done=1)
-    held = identity_mod.RunLock(home.progress / run_id / ".lock")
-    assert held.try_acquire()
-    try:
-        with pytest.raises(RunError, match="still running in another process"):
-            run_evaluation(config, home, test_set=ts, components=fake_components()[0])
-    finally:
-        held.release()
-
-
-def test_a_live_run_of_the_same_name_is_left_alone_by_a_new_run(
-    home: Paths, tmp_path: Path
-) -> None:
-    """What ``evalhouse run`` asks (``start_new_if_live``): same name while another live
-    process holds the run gives a new run id, the live run's records untouched; an explicit
-    --resume of the live run is refused."""
-    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
-    config = config_for(ts)
-    run_id = _seed_interrupted_run(home, ts, config, done=1)
-    held = identity_mod.RunLock(home.progress / run_id / ".lock")
-    assert held.try_acquire()
-    try:
-        before = read_table(home.lake, "runs", run_id, 0).to_pylist()
-        sink = NullProgress()
-        out = run_evaluation(
-            config, home, test_set=ts, components=fake_components()[0], progress=sink,
-            start_new_if_live=True,
-        )  # fmt: skip
-        assert out.run_id != run_id and out.exit_code == 0 and out.samples == 3
-        assert sorted(result_ids(home, out.run_id)) == [(1, "s0000"), (1, "s0001"), (1, "s0002")]
-        assert result_ids(home, run_id) == [(1, "s0000")]
-        assert read_table(home.lake, "runs", run_id, 0).to_pylist() == before
-        assert any("running in another process" in m for m in sink.messages)
-        with pytest.raises(RunError, match="is running in another process"):
-            run_evaluation(
-                config, home, test_set=ts, resume_run_id=run_id, components=fake_components()[0]
-            )
-    finally:
-        held.release()
-
-
-def test_a_run_that_finished_after_the_state_read_is_not_resumed(
-    home: Paths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two processes, same name: the second read the first's state while it ran, and took
-    the lock after the first completed and let go of it. It must start its own run, not
-    "resume" the finished one (found by tests/cli/test_two_runs.py)."""
-    from tests.factories import run_record
-
-    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
-    config = config_for(ts)
-    run_id = _seed_interrupted_run(home, ts, config, done=1)
-    stale = identity_mod.latest_run_states(home.lake)  # what the second process read
-    assert stale[run_id].status == "running"
-    finished = run_record(
-        run_id,
-        name=config.name,
-        status="completed",
-        test_set_hash=ts.sha256,
-        config=config.model_dump_json(),
-        updated_at=stale[run_id].updated_at.replace(year=2100),
-    )
-    write_part(home.lake, "runs", run_id, 0, [finished])  # the first run then finished
-    reads = iter([stale])
-    real = identity_mod.latest_run_states
-    monkeypatch.setattr(
-        identity_mod, "latest_run_states", lambda lake: next(reads, None) or real(lake)
-    )
-    out = run_evaluation(config, home, test_set=ts, components=fake_components()[0])
-    assert out.run_id != run_id and out.samples == 3
-    assert result_ids(home, run_id) == [(1, "s0000")]
-    assert run_states(home, run_id) == ["running", "completed"]
-
-
 def test_only_sample_ids(home: Paths, cases3: LoadedTestSet) -> None:
     components, _, _ = fake_components()
     out = run_evaluation(
@@ -653,107 +468,6 @@ def test_contexts_from_the_target_replace_the_case_context(
     assert (row["latency_ms"], row["input_tokens"], row["output_tokens"]) == (12.5, 3, 4)
     assert row["cost_usd"] == pytest.approx(0.01) and out.cost_usd == pytest.approx(0.03)
     assert row["ai_provider"] == "ctx-target"
-
-
-def test_run_ids_sort_by_time_and_are_safe() -> None:
-    from datetime import UTC, datetime
-
-    a = new_run_id(datetime(2026, 1, 1, tzinfo=UTC))
-    b = new_run_id(datetime(2026, 1, 2, tzinfo=UTC))
-    assert a < b and a.startswith("20260101T000000Z-")
-    assert all(ch.isalnum() or ch in "._-" for ch in a)
-
-
-def test_iteration_metrics_by_hand() -> None:
-    rows = [
-        {
-            "sample_id": "a",
-            "query": "q",
-            "accuracy": 80.0,
-            "judge_faithfulness": 5.0,
-            "judge_completeness": 4.0,
-            "passed": True,
-            "cost_usd": 0.5,
-            "error": None,
-            "input_tokens": 10,
-            "judge_input_tokens": 5,
-        },
-        {
-            "sample_id": "b",
-            "query": "q",
-            "accuracy": 60.0,
-            "judge_faithfulness": 3.0,
-            "judge_completeness": 2.0,
-            "passed": False,
-            "cost_usd": 0.25,
-            "error": None,
-        },
-        {"sample_id": "c", "query": "q", "error": "target: boom", "cost_usd": 0.0},
-    ]
-    got = iteration_metrics("r", 1, rows)
-    assert (got.samples, got.errors) == (3, 1)
-    assert got.accuracy_mean == 70.0 and got.judge_faithfulness_mean == 4.0
-    assert got.faithfulness_pass_rate == 0.5 and got.pass_rate == 0.5
-    assert got.cost_usd == 0.75 and got.input_tokens == 15
-    low = json.loads(got.low_faithfulness)
-    assert low["categories"]["mixed"]["count"] == 1
-    assert low["categories"]["completeness_failures"]["examples"][0]["sample_id"] == "b"
-
-
-def test_estimate(tmp_path: Path) -> None:
-    ts = load_test_set(write_cases(tmp_path / "e.jsonl", 10))
-    local = estimate_run(config_for(ts, iterations=3), ts)
-    assert (local.target_calls, local.judge_calls, local.cost_usd) == (0, 0, 0.0)
-    assert local.seconds > 0 and "local judge" in local.render()
-    remote = estimate_run(
-        config_for(
-            ts,
-            iterations=2,
-            judge="openai:gpt-4o-mini",
-            target="openai:gpt-4o-mini",
-            judge_calls="per_prompt",
-        ),
-        ts,
-    )
-    # responses not known yet (5 claims assumed): extract + 5 verifications + rubric +
-    # relevance + correctness + 1 context chunk = 10 calls per sample
-    assert remote.target_calls == 20 and remote.judge_calls == 2 * 10 * 10
-    assert remote.cost_usd > 0 and remote.input_tokens > remote.output_tokens > 0
-    text = remote.render()
-    assert "judge calls:   200" in text and "$" in text
-    recorded = estimate_run(
-        config_for(ts, judge="openai:gpt-4o-mini", judge_calls="per_prompt"), ts
-    )
-    # one-sentence recorded responses: extract + 1 + rubric + relevance + correctness + 1 chunk
-    assert (recorded.target_calls, recorded.judge_calls) == (0, 10 * 6)
-    # batched (the default): extract + 1 verification naming the chunks + rubric + relevance
-    # + correctness = 5 calls per sample, and fewer tokens sent
-    batched = estimate_run(config_for(ts, judge="openai:gpt-4o-mini"), ts)
-    assert (batched.target_calls, batched.judge_calls) == (0, 10 * 5)
-    assert batched.input_tokens < recorded.input_tokens and batched.cost_usd < recorded.cost_usd
-    remote_batched = estimate_run(
-        config_for(ts, iterations=2, judge="openai:gpt-4o-mini", target="openai:gpt-4o-mini"), ts
-    )
-    assert remote_batched.judge_calls == 2 * 10 * 5
-
-
-def test_progress_sinks() -> None:
-    out = io.StringIO()
-    bar = TerminalProgress(out, width=10, min_interval_s=0)
-    bar.update(5, 10, 0.5, 2.0, 2.5)
-    bar.message("hello")
-    bar.update(10, 10, 1.0, 2.0, 0.0)
-    text = out.getvalue()
-    assert "\r[#####.....] 5/10  50.0% 2.0/s ETA 00:02 $0.5000" in text
-    assert "hello\n" in text and text.endswith("$1.0000\n")
-    lines = io.StringIO()
-    plain = LineProgress(lines, interval_s=60)
-    plain.update(1, 10, 0.0, 1.0, None)
-    plain.update(2, 10, 0.0, 1.0, None)  # throttled
-    plain.update(10, 10, 0.0, 1.0, 0.0)  # the last one always prints
-    assert lines.getvalue().count("progress ") == 2
-    assert "eta --:--" in lines.getvalue()
-    assert isinstance(choose_progress(io.StringIO()), LineProgress)
 
 
 def test_clock_dates_every_record(home: Paths, cases3: LoadedTestSet) -> None:
