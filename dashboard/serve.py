@@ -1,35 +1,42 @@
 """Serve the dashboard: Streamlit's own ``streamlit run``, with the dashboard's modules
-imported while the server starts, and its health check saying "ok" only once they are.
+imported and its pages visited while the server starts, and its health check saying "ok"
+only once they are.
 
 Streamlit imports what a page uses during the first visitor's script run: about two
 seconds of altair, pandas, polars and evalhouse on a 2-core machine, paid by whoever
-opens the dashboard first. A thread imports them as soon as the server's runtime exists
-(importing earlier would make every cached query warn that no runtime was found), and
-opens the warehouse once (the process's first DuckDB connection loads the library's
-parts). Until that is done ``/_stcore/health`` answers 503 "unavailable", as it does
-before the runtime starts: a browser's page waits for it before connecting, and a load
-balancer sends nobody to a server that would make its first visitor wait for the
-imports. The first page then costs what every later one does.
+opens the dashboard first; and a page's first run at a million results spends most of
+its time in queries every later visit reads from the cache. A thread imports the modules
+as soon as the server's runtime exists (importing earlier would make every cached query
+warn that no runtime was found), then visits every page in a session of its own
+(``dashboard.warmup``), and keeps doing so at each new data version. Until the first
+visits are done ``/_stcore/health`` answers 503 "unavailable", as it does before the
+runtime starts: a browser's page waits for it before connecting, and a load balancer
+sends nobody to a server that would make its first visitor wait. The first visit to a
+page then costs what every later one does.
 
     python -m dashboard.serve run dashboard/streamlit_app.py [streamlit options] -- --home DIR
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import pkgutil
 import sys
 import threading
-import time
 from typing import Any
 
 import dashboard
+from dashboard import warmup
 
 RUNTIME_WAIT_S = 60.0
 """How long the import thread waits for Streamlit's runtime before giving up quietly."""
 
 READY = threading.Event()
 """Set when the import thread is done (or gave up): the health check's extra condition."""
+
+log = logging.getLogger("dashboard")
 
 NOT_PRELOADED = ("dashboard.app_pages", "dashboard.streamlit_app", "dashboard.serve")
 """Page scripts run per visit (importing them would draw nothing, but run their code)."""
@@ -46,14 +53,12 @@ def preloaded_modules() -> list[str]:
 
 
 def _preload() -> None:
-    from streamlit.runtime import Runtime
-
+    left: list[str] = []
+    warmer = None
     try:
-        deadline = time.monotonic() + RUNTIME_WAIT_S
-        while not Runtime.exists():
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.05)
+        runtime = warmup.runtime_started(RUNTIME_WAIT_S)
+        if runtime is None:
+            return
         for name in preloaded_modules():
             # A module that fails here fails again, with the page's own error panel, when
             # a page imports it: nothing to report from a background thread.
@@ -61,25 +66,39 @@ def _preload() -> None:
                 importlib.import_module(name)
             except Exception:
                 continue
-        _open_warehouse_once()
+        warmer = warmup.Warmer(runtime, data_version, warmup_headers)
+        try:
+            left = warmer.warm(warmup.BEFORE_READY_S)
+        except Exception as exc:  # the pages then pay their own first visits
+            log.warning("warming the pages failed: %s", type(exc).__name__)
     finally:
         READY.set()
+    if warmer is not None:
+        with contextlib.suppress(Exception):
+            warmer.warm_rest(left)
+        warmer.keep_warm(threading.Event())
 
 
-def _open_warehouse_once() -> None:
-    """Read the data version: the first connection (DuckDB's parts loaded, the file's
-    catalog read) costs the server's start, not the first page. Closed again at once, so
-    an ingest never waits for the server; a warehouse that cannot be read is the pages'
-    to report."""
+def data_version() -> str | None:
+    """The warehouse's data version, read on a connection of its own closed at once (so
+    an ingest never waits for the server; Streamlit's caches warn outside a script run);
+    None while there is no warehouse to read (the pages report why)."""
     try:
         from dashboard.data import home_paths
         from warehouse.catalog import catalog_from_env
         from warehouse.queries import Warehouse
 
-        # Not the pages' cached facade: Streamlit's caches warn outside a script run.
-        Warehouse(home_paths().warehouse, catalog=catalog_from_env()).data_version()
+        return Warehouse(home_paths().warehouse, catalog=catalog_from_env()).data_version()
     except Exception:
-        return
+        return None
+
+
+def warmup_headers() -> list[tuple[str, str]]:
+    """Behind sign-in, the operator's user header naming the warm-up (it only reads)."""
+    from dashboard.components.identity import access
+
+    rules = access()
+    return [] if rules.user_header is None else [(rules.user_header, warmup.WARMUP_USER)]
 
 
 def gate_health_on_preload() -> None:

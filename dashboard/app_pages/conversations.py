@@ -95,7 +95,7 @@ for column, (label, value) in zip(st.columns(len(metrics)), metrics, strict=True
 graded = turns.filter(pl.col("expectation_score").is_not_null())
 if graded.height:
     st.subheader("Expectation score per assistant turn")
-    st.altair_chart(charts.turn_scores_chart(graded), use_container_width=True)
+    st.altair_chart(charts.turn_scores_chart(graded), width="stretch")
 
 
 def _turn_line(turn: dict[str, object]) -> str:

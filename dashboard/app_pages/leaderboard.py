@@ -73,7 +73,7 @@ long = ratings.select(
         "label", pl.lit(charts.RATING_METHODS[1]).alias("method"), pl.col("bt").alias("rating")
     )
 )
-st.altair_chart(charts.leaderboard_chart(long), use_container_width=True)
+st.altair_chart(charts.leaderboard_chart(long), width="stretch")
 
 shown = ratings.select(
     pl.col("rank").alias("Rank"),
@@ -135,7 +135,7 @@ st.caption(
     + " Intervals are Wilson 95% intervals of a side's win rate (ties count as not won)."
 )
 domains = data.query(q.comparison_domains, picked)
-st.altair_chart(charts.win_tie_loss_chart(domains, label_a, label_b), use_container_width=True)
+st.altair_chart(charts.win_tie_loss_chart(domains, label_a, label_b), width="stretch")
 
 
 def _interval(low: float | None, high: float | None) -> str | None:

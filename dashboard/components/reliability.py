@@ -70,7 +70,7 @@ def reviewer_agreement(runs: tuple[str, ...], metric_name: Callable[[str], str])
         "counts as not correct). A calibrated judge lies on the dashed diagonal; points below "
         "it are scores people find too generous."
     )
-    st.altair_chart(calibration_chart(bins), use_container_width=True)
+    st.altair_chart(calibration_chart(bins), width="stretch")
     download_csv(bins, "judge-calibration.csv", key="agreement_calibration_csv")
 
 

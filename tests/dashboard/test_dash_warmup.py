@@ -1,0 +1,67 @@
+"""The server visits its own pages before its health check says "ok", so the first visitor
+reads the query cache; and warms them again when a new data version appears."""
+
+from __future__ import annotations
+
+import re
+import threading
+import urllib.request
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from streamlit.runtime import Runtime, RuntimeState
+
+from dashboard import warmup
+from tests.dashboard.fixture_home import build_fixture_home
+from tests.dashboard.serve import serve_dashboard
+
+CACHE_BYTES = re.compile(
+    r'^cache_memory_bytes\{cache_type="st_cache_data",cache="[^"]*_cached"\} (\d+)', re.M
+)
+
+
+def _cached_bytes(url: str) -> int:
+    with urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    return sum(int(n) for n in CACHE_BYTES.findall(text))
+
+
+def test_the_query_cache_is_full_before_anyone_visits(tmp_path: Path) -> None:
+    home = build_fixture_home(tmp_path)
+    with serve_dashboard(home.home, tmp_path) as url:
+        # Nobody has opened a page: whatever the one query cache holds, the warm-up put there.
+        assert _cached_bytes(url) > 0, (tmp_path / "dashboard.log").read_text()
+
+
+class _Runtime:
+    state = RuntimeState.NO_SESSIONS_CONNECTED
+
+
+def test_each_new_data_version_is_warmed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    visits: list[str] = []
+
+    def visit(runtime: Any, page: str, headers: list[tuple[str, str]]) -> list[str]:
+        visits.append(page)
+        return ["trends", "claims"] if page == "" else []
+
+    versions = iter(["v1", "v1", "v1", "v2", "v2"])
+    stop = threading.Event()
+
+    def version() -> str:
+        value = next(versions, None)
+        if value is None:
+            stop.set()
+            return "v2"
+        return value
+
+    monkeypatch.setattr(warmup, "visit", visit)
+    monkeypatch.setattr(warmup, "POLL_S", 0.001)
+    warmer = warmup.Warmer(cast(Runtime, _Runtime()), version, list)
+    assert warmer.warm(budget_s=0.0) == ["trends", "claims"]  # no time left: the rest later
+    warmer.warm_rest(["trends", "claims"])
+    assert visits == ["", "trends", "claims"]
+    warmer.keep_warm(stop)
+    # v1 again twice: nothing; v2 once: every page, once.
+    assert visits == ["", "trends", "claims", "", "trends", "claims"]
+    assert warmer.warmed == "v2"
