@@ -11,7 +11,6 @@ way.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from dashboard.components.badges import TIER_COLORS, TIER_ORDER
+from dashboard.components.safe import safe_markup
 
 WIDTH = 640
 """The drawing's width in its own units; the browser scales it to the column."""
@@ -71,11 +71,8 @@ def _round_step(raw: float) -> float:
     return float(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw - 1e-12))
 
 
-def _e(value: object) -> str:
-    """Data as SVG text: markup escaped, and ``$`` as an entity so the page's Markdown
-    never reads two of them as a formula."""
-    text = html.escape("" if value is None else str(value), quote=True)
-    return text.replace("$", "&#36;")
+_e = safe_markup
+"""Data as SVG text."""
 
 
 def _label(domain: object) -> str:

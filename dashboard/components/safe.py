@@ -20,6 +20,7 @@ trigger (``https:⁠//``, ``www⁠.``, ``a⁠@b``) keeps the text as it reads an
 
 from __future__ import annotations
 
+import html
 import re
 
 _ALWAYS = re.compile(r"([\\`*\[\]<>&$:~@])")
@@ -57,3 +58,10 @@ def safe_text(value: object) -> str:
     text = _AT.sub(rf"{WORD_JOINER}\\@", text)
     text = _MATERIAL.sub(lambda m: m.group(0)[:-1] + "\\/", text)
     return _BLOCK_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], text)
+
+
+def safe_markup(value: object) -> str:
+    """``value`` as text inside raw HTML or SVG drawn through Markdown: markup escaped, and
+    ``$`` as an entity so the page's Markdown never reads two of them as a formula."""
+    text = html.escape("" if value is None else str(value), quote=True)
+    return text.replace("$", "&#36;")

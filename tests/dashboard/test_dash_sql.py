@@ -17,7 +17,10 @@ def _run(at: AppTest, sql: str) -> AppTest:
 
 def test_query_results_and_schema(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "sql")
-    assert {e.label for e in at.expander} >= {"results (table)", "domain_scores (view)"}
+    schema = next(m.value for m in at.markdown if m.value.startswith("<details>"))
+    assert "<summary>results (table)</summary>" in schema
+    assert "<summary>domain_scores (view)</summary>" in schema
+    assert "<tr><td><code>run_id</code></td><td>VARCHAR</td></tr>" in schema
     _run(at, "SELECT run_id, name FROM runs ORDER BY run_id")
     assert not at.error
     rows = table(at, "name")
@@ -61,3 +64,17 @@ def test_very_long_query_refused_before_running(app: AppFactory, fixture_home: P
 def test_sql_page_on_missing_warehouse(app: AppFactory, missing_home: Paths) -> None:
     at = app(missing_home, "sql")
     assert "make demo" in at.info[0].value
+
+
+def test_the_schema_list_escapes_every_name() -> None:
+    import polars as pl
+
+    from dashboard.components.schema_list import schema_html
+
+    frame = pl.DataFrame(
+        {"object": ["a<b>"], "kind": ["view"], "column": ["$x$ & y"], "type": ["MAP(A, B)"]}
+    )
+    html = schema_html(frame)
+    assert "<b>" not in html
+    assert "<summary>a&lt;b&gt; (view)</summary>" in html
+    assert "<code>&#36;x&#36; &amp; y</code>" in html
