@@ -40,6 +40,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         items.sort(key=lambda item: -per_file.get(item.nodeid.split("::", 1)[0], 0.0))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every new ``AppTest`` scans the metadata of every installed distribution for
+    Streamlit components (0.1-0.2 s each time: a quarter of a short page test; a real
+    server scans once when it starts). The installed packages do not change while the
+    tests run, so each test process scans once."""
+    import functools
+
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # another Streamlit: nothing to spare
+        return
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Paths:
     """Paths of an empty evalhouse home."""

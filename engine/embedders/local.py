@@ -16,6 +16,7 @@ would depend on the texts beside it: each text is embedded in a call of its own.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
 from collections.abc import Sequence
@@ -76,6 +77,33 @@ def source_model_file() -> Path:
     return _package_dir(SOURCE_PACKAGE) / "model.onnx"
 
 
+@functools.cache
+def _model(
+    model_path: Path, tokenizer_path: Path, threads: int, max_tokens: int
+) -> tuple[Any, Any]:
+    """The ONNX session and tokenizer of one model file, loaded once per process and shared
+    by its embedders (onnxruntime's ``run`` may be called from several threads at once): a
+    process that scores run after run loads the model once."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    # The shipped tokenizer pads every text to 128; ``embed`` pads each batch to its own
+    # longest text instead, and allows up to max_tokens.
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_tokens)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Idle pool threads sleep rather than spin: on shared busy cores spinning burned ~25%
+    # more CPU for the same vectors (bit-identical either way).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = ort.InferenceSession(
+        str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    return session, tokenizer
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 on onnxruntime's int8 kernels: mean pooling over the attention
     mask, L2 norm; one text a model call (``batch_size`` 1), since the model quantizes its
@@ -129,22 +157,8 @@ class LocalEmbedder:
                 if not path.is_file():
                     raise EmbedderError(f"embedding model file not found: {path}")
             try:
-                import onnxruntime as ort
-                from tokenizers import Tokenizer
-
-                tokenizer = Tokenizer.from_file(str(tokenizer_path))
-                # The shipped tokenizer pads every text to 128; ``embed`` pads each batch
-                # to its own longest text instead, and allows up to max_tokens.
-                tokenizer.no_padding()
-                tokenizer.enable_truncation(max_length=self._max_tokens)
-                options = ort.SessionOptions()
-                options.intra_op_num_threads = self._threads
-                options.inter_op_num_threads = 1
-                # Idle pool threads sleep rather than spin: on shared busy cores spinning
-                # burned ~25% more CPU for the same vectors (bit-identical either way).
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                session = ort.InferenceSession(
-                    str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+                session, tokenizer = _model(
+                    model_path.resolve(), tokenizer_path.resolve(), self._threads, self._max_tokens
                 )
             except Exception as exc:  # onnxruntime raises its own exception types
                 raise EmbedderError(f"cannot load the local embedding model: {exc}") from exc

@@ -9,6 +9,7 @@ the same one the embedder and the training use.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -33,7 +34,8 @@ MAX_CLAIM_TOKENS = 80
 """Word pieces of the claim kept; the evidence gets the rest of ``MAX_TOKENS``."""
 
 PAIR_CACHE = 50_000
-"""(evidence, claim) pairs whose logits a verifier keeps (about 5 MB)."""
+"""(evidence, claim) pairs whose logits a verifier keeps (about 5 MB), and the process keeps
+per model file besides."""
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 MODEL_FILE = DATA_DIR / "verifier-minilm-int8.onnx"
@@ -121,6 +123,66 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+class _PairMemo:
+    """The logits of the last ``PAIR_CACHE`` pairs any verifier of this process read with
+    one model file: a process that scores run after run (the monitor's passes, a
+    dashboard's reanalyses and experiments) reads a claim against a sentence once, whatever
+    home's disk cache each run keeps."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.rows: OrderedDict[tuple[str, str], npt.NDArray[np.float64]] = OrderedDict()
+
+    def take(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], npt.NDArray[np.float64]]:
+        found = {}
+        with self.lock:
+            for pair in pairs:
+                row = self.rows.get(pair)
+                if row is not None:
+                    self.rows.move_to_end(pair)
+                    found[pair] = row
+        return found
+
+    def keep(self, rows: dict[tuple[str, str], npt.NDArray[np.float64]]) -> None:
+        with self.lock:
+            self.rows.update(rows)
+            while len(self.rows) > PAIR_CACHE:
+                self.rows.popitem(last=False)
+
+
+_MEMOS: dict[Path, _PairMemo] = {}
+_MEMOS_LOCK = threading.Lock()
+
+
+def _memo_of(model_path: Path) -> _PairMemo:
+    with _MEMOS_LOCK:
+        return _MEMOS.setdefault(model_path.resolve(), _PairMemo())
+
+
+def forget_pairs() -> None:
+    """Empty this process's memory of pairs read (a test of the model itself reads anew)."""
+    with _MEMOS_LOCK:
+        _MEMOS.clear()
+
+
+@functools.cache
+def _model(model_path: Path, tokenizer_path: Path | None, threads: int) -> tuple[Any, Any]:
+    """The ONNX session and tokenizer of one model file, loaded once per process and shared
+    by its verifiers (onnxruntime's ``run`` may be called from several threads at once)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    # Idle pool threads sleep rather than spin, as the embedder's: the same probabilities,
+    # without burning a core between pairs on shared busy cores.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    tokenizer = load_tokenizer(tokenizer_path)
+    session = ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
+    return session, tokenizer
+
+
 class CrossEncoderVerifier:
     """(evidence, claim) -> calibrated P(supported, contradicted, not_supported).
 
@@ -205,26 +267,18 @@ class CrossEncoderVerifier:
         with self._lock:
             if self._session is not None:
                 return
-            import onnxruntime as ort
-
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = self._threads
-            opts.inter_op_num_threads = 1
-            opts.log_severity_level = 3
-            # Idle pool threads sleep rather than spin, as the embedder's: the same
-            # probabilities, without burning a core between pairs on shared busy cores.
-            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            self._tokenizer = load_tokenizer(self._tokenizer_path)
-            self._session = ort.InferenceSession(
-                str(self.model_path), opts, providers=["CPUExecutionProvider"]
+            session, self._tokenizer = _model(
+                self.model_path.resolve(), self._tokenizer_path, self._threads
             )
+            self._session = session
 
     def logits(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
         """Raw (uncalibrated) logits, shape (n, 3), for (evidence, claim) pairs.
 
-        A pair read before (in this process, among the last ``PAIR_CACHE`` ones, or by any
-        run with the same ``cache_dir``) is not read again: the analyzer and the judge check
-        the same claims against the same sentences, and runs repeat test sets.
+        A pair read before (by this verifier or another of this process, among the last
+        ``PAIR_CACHE`` ones, or by any run with the same ``cache_dir``) is not read again:
+        the analyzer and the judge check the same claims against the same sentences, and
+        runs repeat test sets.
         """
         self._prepare()
         out = np.zeros((len(pairs), len(LABELS)), dtype=np.float64)
@@ -253,6 +307,19 @@ class CrossEncoderVerifier:
                         self._pairs[pair] = stored[key]
         if not todo:
             return out
+        memo = _memo_of(self.model_path)
+        remembered = memo.take(list(todo))
+        if remembered:
+            with self._lock:
+                for pair, row in remembered.items():
+                    out[todo.pop(pair)] = row
+                    self._pairs[pair] = row
+            if self._disk is not None:  # this home's runs find them on disk next time
+                self._disk.store(
+                    [keys[pair] for pair in remembered], np.stack(list(remembered.values()))
+                )
+        if not todo:
+            return out
         self._load()
         unique = list(todo)
         rows = [encode_pair(self._tokenizer, ev, cl) for ev, cl in unique]
@@ -274,6 +341,7 @@ class CrossEncoderVerifier:
                 self._pairs[pair] = row
             while len(self._pairs) > PAIR_CACHE:
                 self._pairs.popitem(last=False)
+        memo.keep(dict(zip(unique, fresh, strict=True)))
         if self._disk is not None:
             self._disk.store([keys[pair] for pair in unique], fresh)
         return out

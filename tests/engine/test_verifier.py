@@ -19,6 +19,7 @@ from engine.verifier.model import (
     MAX_CLAIM_TOKENS,
     MAX_TOKENS,
     encode_pair,
+    forget_pairs,
     load_tokenizer,
 )
 
@@ -62,7 +63,9 @@ def test_a_pairs_probabilities_do_not_depend_on_the_pairs_read_with_it() -> None
         ("Acme Cloud provides 24/7 phone and chat support. " * 6, "Support is by email."),
         ("The warranty lasts two years.", "It has no warranty."),
     ]
+    forget_pairs()  # each read below is the model's, not this process's memory of it
     alone = CrossEncoderVerifier().predict([pair])[0]
+    forget_pairs()
     together = CrossEncoderVerifier().predict([*others, pair])[2]
     assert alone.tolist() == together.tolist()
 
@@ -135,3 +138,18 @@ def test_a_second_verifier_on_the_same_cache_reads_nothing_and_answers_the_same(
     new = [("The office opens at nine.", "The office opens at ten.")]
     assert again.logits(new).tolist() == CrossEncoderVerifier().logits(new).tolist()
     assert again._session is not None
+
+
+def test_a_pair_read_by_one_verifier_is_not_read_again_by_another_and_reaches_its_cache(
+    tmp_path: Path,
+) -> None:
+    pairs = [("The office opens at nine on weekdays.", "The office opens at nine.")]
+    forget_pairs()
+    first = CrossEncoderVerifier().logits(pairs)
+    other = CrossEncoderVerifier(cache_dir=tmp_path)
+    assert other.logits(pairs).tolist() == first.tolist()
+    assert other._session is None  # this process had read the pair: no model loaded for it
+    # The home's disk cache holds it all the same, for its next run in another process.
+    forget_pairs()
+    later = CrossEncoderVerifier(cache_dir=tmp_path)
+    assert later.logits(pairs).tolist() == first.tolist() and later._session is None
