@@ -4,15 +4,16 @@
 Starts the dashboard (a real Streamlit server) on a large warehouse, opens every page in
 headless Debian chromium three times, cold (the page's first visit by a browser since the
 server started, by URL; the server has visited its pages itself before saying it is
-healthy, ``dashboard.warmup``, so this is the browser's first load of what the page draws), warm by URL (the same address opened again: the browser loads the app
-and the server runs the page with its queries cached, the measure the issue's floor was
-taken with) and warm by click (the sidebar link from the page before: the app already
-loaded, only the page's script and drawing), each timed until the last element is drawn
-(no script running, no placeholder left). Goals: cold <= 1.5 s, warm <= 0.5 s per page,
-and < 1 GB resident for the server's process tree, sampled every 50 ms. The first page
-drawn with a chart also loads the chart library into the browser (about a second here,
-once per browser visit). ``tests.bench.dashboard`` times the page scripts with AppTest;
-this one measures the process a user runs.
+healthy, ``dashboard.warmup``, so this is the browser's first load of what the page
+draws), warm by URL (the same address opened again: the browser loads the app and the
+server runs the page with its queries cached, the measure the issue's floor was taken
+with) and warm by click (the sidebar link from the page before: the app already loaded,
+only the page's script and drawing), each timed until the last element is drawn (no
+script running, no placeholder left). Goals: cold <= 1.5 s, warm <= 0.5 s per page, and
+< 1 GB resident for the server's process tree, sampled every 50 ms. The first page a
+browser opens also loads the code of the elements it draws (grids, widgets, Markdown with
+HTML: about a second here, once per browser). ``tests.bench.dashboard`` times the page
+scripts with AppTest; this one measures the process a user runs.
 
     python -m tests.bench.dashboard_server [--dir bench-data/dashboard] [--settle S]
 """
