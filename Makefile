@@ -40,6 +40,9 @@ typecheck: install
 # ends the run alone on a long test. Lint and mypy run beside the tests too (a cold mypy
 # cache is about 45 s on one core: mypy is single-threaded): their output follows the tests' and a
 # failure of either fails `make test` all the same.
+# One test worker more than the cores: a worker waits about half its time on what its tests
+# started (run processes, servers, browsers, Ray), and the extra one uses the cores then.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 BROWSER_LOG := test-artifacts/browser-tests.log
 CHECKS_LOG := test-artifacts/lint-typecheck.log
 test: install
@@ -47,7 +50,7 @@ test: install
 	@$(MAKE) --no-print-directory -k lint typecheck > $(CHECKS_LOG) 2>&1 & checks=$$!; \
 	$(BIN)/pytest -m browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	status=0; \
-	$(BIN)/pytest -n auto --dist worksteal -m "not browser" --durations=25 || status=$$?; \
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" --durations=25 || status=$$?; \
 	wait $$browser || status=1; \
 	echo "--- the browser tests ($(BROWSER_LOG))"; cat $(BROWSER_LOG); \
 	wait $$checks || status=1; \

@@ -9,6 +9,7 @@ DuckLake catalog in place (``warehouse.upgrade``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from importlib import resources
 
@@ -38,13 +39,22 @@ def _create_table(table: str, cols: list[Column]) -> str:
     return f"CREATE TABLE IF NOT EXISTS {quote_ident(table)} (\n{body}\n);"
 
 
+# The schema is the code's: computed once per process (every ingest checks it, and reading
+# the models' type hints costs about 15 ms a time).
+
+
+@functools.cache
+def _table_columns() -> tuple[tuple[str, tuple[Column, ...]], ...]:
+    tables = [(table, tuple(columns(model))) for table, model in LAKE_TABLES.items()]
+    return (*tables, (RUNS_LOG, tuple(columns(RunRecord))))
+
+
 def table_columns() -> dict[str, list[Column]]:
     """Columns of every record table of the warehouse, ``runs_log`` included."""
-    out = {table: columns(model) for table, model in LAKE_TABLES.items()}
-    out[RUNS_LOG] = columns(RunRecord)
-    return out
+    return {table: list(cols) for table, cols in _table_columns()}
 
 
+@functools.cache
 def ddl() -> str:
     """The complete DDL of the warehouse tables (views are in ``sql/views``)."""
     parts = [_create_table(t, cols) for t, cols in table_columns().items()]
@@ -52,6 +62,7 @@ def ddl() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+@functools.cache
 def ddl_sha256() -> str:
     """Fingerprint of the DDL and the views; a change means the warehouse is rebuilt."""
     digest = hashlib.sha256(ddl().encode())
@@ -67,9 +78,14 @@ def _sql_text(relative: str) -> str:
 
 def view_sql() -> list[tuple[str, str]]:
     """(file name, SQL) of every view file, in name order."""
+    return list(_view_sql())
+
+
+@functools.cache
+def _view_sql() -> tuple[tuple[str, str], ...]:
     folder = resources.files("warehouse") / "sql" / "views"
     files = sorted((p for p in folder.iterdir() if p.name.endswith(".sql")), key=lambda p: p.name)
-    return [(p.name, p.read_text(encoding="utf-8")) for p in files]
+    return tuple((p.name, p.read_text(encoding="utf-8")) for p in files)
 
 
 def polars_schema(table: str) -> dict[str, pl.DataType]:

@@ -81,6 +81,7 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             page.screenshot(path=str(ARTIFACTS / "sql.png"), full_page=True)
 
             page.goto(url)
+            settle(page)  # a click during the page's run can land on a button it replaces
             page.get_by_text("Launch run").first.click()
             page.get_by_role("button", name="Estimate").first.click()
             # the one-line estimate of a run scored here: local, its time counted

@@ -26,9 +26,11 @@ def test_a_query_that_builds_a_huge_value_is_stopped_in_its_own_process(
 ) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
+    # The memory cap must stop it, not the clock: about 5 s on a quiet 2-core machine and
+    # 17 s beside the rest of the suite, so the time limit is far above either.
     with pytest.raises(QueryError, match=r"(?i)memory"):
-        warehouse.analyst_sql("SELECT repeat('x', 900000000) AS s", time_limit_s=20)
-    assert time.monotonic() - started < 30
+        warehouse.analyst_sql("SELECT repeat('x', 900000000) AS s", time_limit_s=60)
+    assert time.monotonic() - started < 75
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mb < 200, grown_mb  # the 900 MB were the child's, not ours
 
