@@ -28,7 +28,7 @@ import threading
 from typing import Any
 
 import dashboard
-from dashboard import warmup
+from dashboard import NO_WARMUP_FLAG, warmup
 
 RUNTIME_WAIT_S = 60.0
 """How long the import thread waits for Streamlit's runtime before giving up quietly."""
@@ -66,6 +66,9 @@ def _preload() -> None:
                 importlib.import_module(name)
             except Exception:
                 continue
+        if not warmup_wanted():
+            data_version()  # the process's first DuckDB connection loads the library's parts
+            return
         warmer = warmup.Warmer(runtime, data_version, warmup_headers)
         try:
             left = warmer.warm(warmup.BEFORE_READY_S)
@@ -77,6 +80,11 @@ def _preload() -> None:
         with contextlib.suppress(Exception):
             warmer.warm_rest(left)
         warmer.keep_warm(threading.Event())
+
+
+def warmup_wanted() -> bool:
+    """Whether the server visits its own pages (not with ``--no-warmup`` after ``--``)."""
+    return NO_WARMUP_FLAG not in sys.argv[1:]
 
 
 def data_version() -> str | None:
@@ -93,11 +101,16 @@ def data_version() -> str | None:
         return None
 
 
-def warmup_headers() -> list[tuple[str, str]]:
-    """Behind sign-in, the operator's user header naming the warm-up (it only reads)."""
+def warmup_headers() -> list[tuple[str, str]] | None:
+    """Behind sign-in, the operator's user header naming the warm-up (it only reads); None
+    when the access file refuses every page (nothing to warm; the pages say why)."""
+    from dashboard.access import AccessError, AccessRefused
     from dashboard.components.identity import access
 
-    rules = access()
+    try:
+        rules = access()
+    except (AccessRefused, AccessError):
+        return None
     return [] if rules.user_header is None else [(rules.user_header, warmup.WARMUP_USER)]
 
 

@@ -147,7 +147,7 @@ class Warmer:
         self,
         runtime: Runtime,
         version: Callable[[], str | None],
-        headers: Callable[[], list[tuple[str, str]]],
+        headers: Callable[[], list[tuple[str, str]] | None],
     ) -> None:
         self._runtime = runtime
         self._version = version
@@ -160,14 +160,20 @@ class Warmer:
         the hashes of the pages left unvisited."""
         deadline = None if budget_s is None else time.monotonic() + budget_s
         self.warmed = self._version()
-        left = visit(self._runtime, "", self._headers())
+        headers = self._headers()
+        if headers is None:  # every page refused: nothing to warm
+            return []
+        left = visit(self._runtime, "", headers)
         while left and (deadline is None or time.monotonic() < deadline):
-            visit(self._runtime, left.pop(0), self._headers())
+            visit(self._runtime, left.pop(0), headers)
         return left
 
     def warm_rest(self, pages: list[str]) -> None:
+        headers = self._headers()
+        if headers is None:
+            return
         for page in pages:
-            visit(self._runtime, page, self._headers())
+            visit(self._runtime, page, headers)
 
     def keep_warm(self, stop: threading.Event) -> None:
         """Every ``POLL_S``: a data version not yet warmed is warmed, all pages."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from dashboard import NO_WARMUP_FLAG
 from engine.processes import serve_child
 from engine.settings import Paths
 
@@ -16,12 +17,15 @@ APP = Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py"
 
 
 def dashboard_command(
-    paths: Paths, port: int, address: str, *, sign_in_required: bool = False
+    paths: Paths, port: int, address: str, *, sign_in_required: bool = False, warmup: bool = True
 ) -> list[str]:
     """The streamlit command line that serves the dashboard; ``sign_in_required`` makes the
     server refuse every page without sign-in for its whole life, whatever becomes of the
-    access file."""
+    access file; without ``warmup`` the server does not visit its own pages
+    (``dashboard.warmup``)."""
     pinned = ["--sign-in-required"] if sign_in_required else []
+    if not warmup:
+        pinned.append(NO_WARMUP_FLAG)
     return [
         sys.executable, "-m", "dashboard.serve", "run", str(APP),
         "--server.address", address,

@@ -18,10 +18,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:
-    """``--port`` and ``--address`` (also taken by ``demo``)."""
+    """``--port``, ``--address``, ``--no-warmup`` and ``--health-port`` (also taken by
+    ``demo``)."""
     parser.add_argument("--port", type=argtypes.port, default=8501)
     parser.add_argument(
         "--address", default="127.0.0.1", help="bind address (default loopback only)"
+    )
+    parser.add_argument(
+        "--no-warmup",
+        action="store_true",
+        help="answer at once instead of first running every page's queries (then each "
+        "page's first visit runs them, also after each ingest)",
     )
     parser.add_argument(
         "--health-port",
@@ -59,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     )
     start_health(args, paths)
     return serve_child(
-        dashboard_command(paths, args.port, args.address, sign_in_required=signed_in)
+        dashboard_command(
+            paths, args.port, args.address, sign_in_required=signed_in, warmup=not args.no_warmup
+        )
     )
 
 

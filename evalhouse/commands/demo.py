@@ -49,5 +49,7 @@ def run(args: argparse.Namespace) -> int:
         "land there one by one as they are scored (a few minutes in all)"
     )
     dashboard.start_health(args, paths)
-    command = dashboard_command(paths, args.port, args.address, sign_in_required=signed_in)
+    command = dashboard_command(
+        paths, args.port, args.address, sign_in_required=signed_in, warmup=not args.no_warmup
+    )
     return serve_child(command, while_serving=build)

@@ -24,18 +24,21 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve_dashboard(home: Path, log_dir: Path) -> Iterator[str]:
+def serve_dashboard(home: Path, log_dir: Path, *, warmup: bool = False) -> Iterator[str]:
     """Start the dashboard over ``home``, wait until it is healthy, yield its URL, stop it
-    (its whole process group) afterwards; the server's output goes to ``log_dir``."""
+    (its whole process group) afterwards; the server's output goes to ``log_dir``. The
+    server warms its pages only with ``warmup`` (``tests/dashboard/test_dash_warmup.py``
+    tests that; the browser tests test pages, and each warm-up is a dozen page runs)."""
     script = Path(sys.executable).with_name("evalhouse")
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "evalhouse.cli"]
     port = free_port()
     # The server reads the file under ``home``: never a catalog that an earlier in-process
     # CLI call exported (module fixtures start before the per-test environment reset).
     env = {k: v for k, v in os.environ.items() if not k.startswith("EVALHOUSE_CATALOG")}
+    no_warmup = [] if warmup else ["--no-warmup"]
     with open(log_dir / "dashboard.log", "wb") as log:
         server = subprocess.Popen(
-            [*cmd, "dashboard", "--port", str(port), "--home", str(home)],
+            [*cmd, "dashboard", "--port", str(port), "--home", str(home), *no_warmup],
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -29,7 +29,7 @@ def _cached_bytes(url: str) -> int:
 
 def test_the_query_cache_is_full_before_anyone_visits(tmp_path: Path) -> None:
     home = build_fixture_home(tmp_path)
-    with serve_dashboard(home.home, tmp_path) as url:
+    with serve_dashboard(home.home, tmp_path, warmup=True) as url:
         # Nobody has opened a page: whatever the one query cache holds, the warm-up put there.
         assert _cached_bytes(url) > 0, (tmp_path / "dashboard.log").read_text()
 
@@ -65,3 +65,27 @@ def test_each_new_data_version_is_warmed_once(monkeypatch: pytest.MonkeyPatch) -
     # v1 again twice: nothing; v2 once: every page, once.
     assert visits == ["", "trends", "claims", "", "trends", "claims"]
     assert warmer.warmed == "v2"
+
+
+def test_nothing_is_warmed_where_every_page_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    visits: list[str] = []
+    monkeypatch.setattr(warmup, "visit", lambda runtime, page, headers: visits.append(page))
+    warmer = warmup.Warmer(cast(Runtime, _Runtime()), lambda: "v1", lambda: None)
+    assert warmer.warm() == []
+    warmer.warm_rest(["trends"])
+    assert visits == []
+
+
+def test_no_warmup_reaches_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dashboard import serve
+    from engine.settings import Paths
+    from evalhouse.processes import dashboard_command
+
+    command = dashboard_command(Paths(tmp_path), 8501, "127.0.0.1", warmup=False)
+    after = command[command.index("--") + 1 :]
+    assert "--no-warmup" in after
+    assert "--no-warmup" not in dashboard_command(Paths(tmp_path), 8501, "127.0.0.1")
+    monkeypatch.setattr("sys.argv", ["streamlit", *after])
+    assert not serve.warmup_wanted()
+    monkeypatch.setattr("sys.argv", ["streamlit", "--", "--home", str(tmp_path)])
+    assert serve.warmup_wanted()
