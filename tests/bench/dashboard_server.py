@@ -9,7 +9,7 @@ draws), warm by URL (the same address opened again: the browser loads the app an
 server runs the page with its queries cached, the measure the issue's floor was taken
 with) and warm by click (the sidebar link from the page before: the app already loaded,
 only the page's script and drawing), each timed until the last element is drawn (no
-script running, no placeholder left). Goals: cold <= 1.5 s, warm <= 0.5 s per page, and
+script running, no skeleton left). Goals: cold <= 1.5 s, warm <= 0.5 s per page, and
 < 1 GB resident for the server's process tree, sampled every 50 ms. The first page a
 browser opens also loads the code of the elements it draws (grids, widgets, Markdown with
 HTML: about a second here, once per browser). ``tests.bench.dashboard`` times the page

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -129,17 +131,26 @@ def test_explicit_resume_and_its_refusals(home: Paths, tmp_path: Path) -> None:
     assert read_table(home.lake, "runs", run_id, 0).to_pylist()[-1]["name"] == "first"
 
 
-def test_a_live_run_is_not_taken_over(home: Paths, tmp_path: Path) -> None:
+@contextmanager
+def _live_run(home: Paths, tmp_path: Path) -> Iterator[tuple[LoadedTestSet, RunConfig, str]]:
+    """An interrupted run of 3 cases (1 done) whose lock another process holds."""
     ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
     config = config_for(ts)
     run_id = _seed_interrupted_run(home, ts, config, done=1)
     held = identity_mod.RunLock(home.progress / run_id / ".lock")
     assert held.try_acquire()
     try:
-        with pytest.raises(RunError, match="still running in another process"):
-            run_evaluation(config, home, test_set=ts, components=fake_components()[0])
+        yield ts, config, run_id
     finally:
         held.release()
+
+
+def test_a_live_run_is_not_taken_over(home: Paths, tmp_path: Path) -> None:
+    with (
+        _live_run(home, tmp_path) as (ts, config, _),
+        pytest.raises(RunError, match="still running in another process"),
+    ):
+        run_evaluation(config, home, test_set=ts, components=fake_components()[0])
 
 
 def test_a_live_run_of_the_same_name_is_left_alone_by_a_new_run(
@@ -148,12 +159,7 @@ def test_a_live_run_of_the_same_name_is_left_alone_by_a_new_run(
     """What ``evalhouse run`` asks (``start_new_if_live``): same name while another live
     process holds the run gives a new run id, the live run's records untouched; an explicit
     --resume of the live run is refused."""
-    ts = load_test_set(write_cases(tmp_path / "r.jsonl", 3))
-    config = config_for(ts)
-    run_id = _seed_interrupted_run(home, ts, config, done=1)
-    held = identity_mod.RunLock(home.progress / run_id / ".lock")
-    assert held.try_acquire()
-    try:
+    with _live_run(home, tmp_path) as (ts, config, run_id):
         before = read_table(home.lake, "runs", run_id, 0).to_pylist()
         sink = NullProgress()
         out = run_evaluation(
@@ -169,8 +175,6 @@ def test_a_live_run_of_the_same_name_is_left_alone_by_a_new_run(
             run_evaluation(
                 config, home, test_set=ts, resume_run_id=run_id, components=fake_components()[0]
             )
-    finally:
-        held.release()
 
 
 def test_a_run_that_finished_after_the_state_read_is_not_resumed(
