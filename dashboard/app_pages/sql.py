@@ -23,9 +23,8 @@ st.caption(
     f"{data.SQL_ROW_CAP:,} rows. Files, URLs, extensions and settings are off limits."
 )
 
-browser, editor = st.columns([1, 3])
+browser, editor = st.columns([1, 2])
 with browser:
-    st.markdown("**Schema**")
     # One element for every table and view: a grid each (dozens of them) cost the page
     # most of a second at every visit, in the server and in the browser.
     st.markdown(schema_html(data.query(q.schema_columns)), unsafe_allow_html=True)

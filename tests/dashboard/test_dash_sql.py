@@ -17,9 +17,11 @@ def _run(at: AppTest, sql: str) -> AppTest:
 
 def test_query_results_and_schema(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "sql")
-    schema = next(m.value for m in at.markdown if m.value.startswith("<details>"))
-    assert "<summary>results (table)</summary>" in schema
-    assert "<summary>domain_scores (view)</summary>" in schema
+    schema = next(m.value for m in at.markdown if "<details>" in m.value)
+    tables, views = schema.split("<p><strong>Views</strong></p>")
+    assert tables.startswith("<p><strong>Tables</strong></p>")
+    assert "<summary>results</summary>" in tables
+    assert "<summary>domain_scores</summary>" in views
     assert "<tr><td><code>run_id</code></td><td>VARCHAR</td></tr>" in schema
     _run(at, "SELECT run_id, name FROM runs ORDER BY run_id")
     assert not at.error
@@ -76,5 +78,5 @@ def test_the_schema_list_escapes_every_name() -> None:
     )
     html = schema_html(frame)
     assert "<b>" not in html
-    assert "<summary>a&lt;b&gt; (view)</summary>" in html
+    assert "<p><strong>Views</strong></p><details><summary>a&lt;b&gt;</summary>" in html
     assert "<code>&#36;x&#36; &amp; y</code>" in html
