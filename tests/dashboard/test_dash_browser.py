@@ -16,7 +16,7 @@ import pytest
 from engine.settings import Paths
 from tests.dashboard.fixture_home import build_fixture_home
 from tests.dashboard.serve import serve_dashboard
-from tests.dashboard.settle import settle
+from tests.dashboard.settle import report_failure, settle, until_shown
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,10 +82,18 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
 
             page.goto(url)
             settle(page)  # a click during the page's run can land on a button it replaces
-            page.get_by_text("Launch run").first.click()
-            page.get_by_role("button", name="Estimate").first.click()
+            estimate = page.get_by_role("button", name="Estimate").first
+
+            def ask_estimate() -> None:
+                if not estimate.is_visible():  # the form is closed: open it
+                    page.get_by_text("Launch run").first.click()
+                estimate.click()
+
             # the one-line estimate of a run scored here: local, its time counted
-            page.get_by_text("local, no API calls · about").first.wait_for(timeout=90_000)
+            estimated = page.get_by_text("local, no API calls · about").first
+            failed = page.get_by_text("The estimate failed")
+            until_shown(page, ask_estimate, estimated.or_(failed))
+            assert not failed.is_visible(), page.get_by_test_id("stSidebar").inner_text()
             page.get_by_role("button", name="Launch").click()
             status = page.get_by_text("fixture — ").first
             status.wait_for(timeout=90_000)  # a launched run loads the model first
@@ -103,6 +111,9 @@ def test_overview_sample_sql_and_launch(served: tuple[str, Paths]) -> None:
             run_box = page.get_by_test_id("stMain").get_by_role("combobox", name="Run")
             assert run_box.input_value().endswith(f"· {run_id}")  # the new run is the latest
             page.screenshot(path=str(ARTIFACTS / "launched-run.png"), full_page=True)
+        except Exception:
+            report_failure(page, "overview-sample-sql-launch", ARTIFACTS)
+            raise
         finally:
             browser.close()
 

@@ -13,6 +13,7 @@ import pytest
 from engine.settings import resolve_paths
 from tests.dashboard.fixture_home import build_empty_home
 from tests.dashboard.serve import serve_dashboard
+from tests.dashboard.settle import report_failure, settle, until_shown
 from tests.dashboard.test_dash_browser import ARGS, ARTIFACTS, CHROMIUM
 from tests.dashboard.test_dash_experiments import KEY, write_cases, write_project
 from tests.loopback_llm import LoopbackLLM
@@ -47,12 +48,19 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def _choose(main: Any, label: str, options: list[str]) -> None:
     """Pick ``options`` in the select box labelled ``label``."""
+    page = main.page
     box = main.get_by_role("combobox", name=label)
     for option in options:
-        box.click()
-        box.press_sequentially(option[:12])
-        box.page.get_by_role("option", name=option, exact=True).click()
-    box.page.keyboard.press("Escape")
+        listed = page.get_by_role("option", name=option, exact=True)
+
+        def list_it(option: str = option) -> None:
+            box.click()
+            box.press_sequentially(option[:12])
+
+        until_shown(page, list_it, listed, each_ms=10_000)
+        listed.click()
+        settle(page)  # each pick reruns the page: the next box is redrawn
+    page.keyboard.press("Escape")
 
 
 def _shot(page: Any, name: str, width: int) -> Path:
@@ -76,12 +84,16 @@ def test_an_experiment_from_the_browser(served: str, width: int) -> None:
             name = main.get_by_role("textbox", name="Experiment name")
             name.fill(f"prompt check {width}")
             name.press("Enter")
+            settle(page)
             _choose(main, "Candidates", ["Terse (helper)", "Polite (helper-polite)"])
             _choose(main, "Graders", ["exact", "Says OK (says-ok)", "short"])
             _choose(main, "Target model", ["openai:gpt-4o-mini"])
             main.get_by_role("button", name="Test", exact=True).nth(2).wait_for(timeout=30_000)
-            main.get_by_role("button", name="Estimate").click()
-            main.get_by_role("button", name="Launch").wait_for(timeout=60_000)
+            until_shown(
+                page,
+                main.get_by_role("button", name="Estimate").click,
+                main.get_by_role("button", name="Launch"),
+            )
             text = main.inner_text()
             assert "calls" in text and "$" in text, text
             _shot(page, "estimate", width)
@@ -103,7 +115,7 @@ def test_an_experiment_from_the_browser(served: str, width: int) -> None:
             assert "run=" in page.url, page.url
             _shot(page, "leaderboard", width)
         except Exception:
-            _shot(page, "failure", width)
+            report_failure(page, f"experiments-{width}", ARTIFACTS)
             raise
         finally:
             browser.close()
