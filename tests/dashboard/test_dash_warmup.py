@@ -3,6 +3,7 @@ reads the query cache; and warms them again when a new data version appears."""
 
 from __future__ import annotations
 
+import gc
 import re
 import threading
 import urllib.request
@@ -12,7 +13,7 @@ from typing import Any, cast
 import pytest
 from streamlit.runtime import Runtime, RuntimeState
 
-from dashboard import warmup
+from dashboard import serve, warmup
 from tests.dashboard.fixture_home import build_fixture_home
 from tests.dashboard.serve import serve_dashboard
 
@@ -89,3 +90,16 @@ def test_no_warmup_reaches_the_server(tmp_path: Path, monkeypatch: pytest.Monkey
     assert not serve.warmup_wanted()
     monkeypatch.setattr("sys.argv", ["streamlit", "--", "--home", str(tmp_path)])
     assert serve.warmup_wanted()
+
+
+def test_what_lives_as_long_as_the_server_is_out_of_the_collectors_scans() -> None:
+    # Streamlit collects after every script run: its cost is the objects it must scan.
+    scanned = len(gc.get_objects())
+    try:
+        frozen = serve.freeze_long_lived()
+        assert frozen >= scanned // 2
+        assert len(gc.get_objects()) < scanned // 10
+        made_since = [[i] for i in range(1000)]  # what a visit makes is scanned, and freed
+        assert len(gc.get_objects()) >= len(made_since)
+    finally:
+        gc.unfreeze()
