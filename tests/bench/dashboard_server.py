@@ -179,6 +179,16 @@ def _floor(browser: Any, root: Path) -> tuple[float, float, float]:
     return cold, sum(by_url) / len(by_url), sum(warms) / len(warms)
 
 
+def _tree_cpu(proc: psutil.Process) -> float:
+    """CPU seconds (user and system) of ``proc`` and its children so far."""
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            times = p.cpu_times()
+            total += times.user + times.system
+    return total
+
+
 def _tree_rss(proc: psutil.Process) -> int:
     total = 0
     for p in [proc, *proc.children(recursive=True)]:
@@ -244,6 +254,7 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1440, "height": 900})
             _wait_healthy(port)
             to_healthy = time.monotonic() - started
+            cpu_at_healthy = _tree_cpu(proc)
             time.sleep(args.settle)
             titles = {}
             colds = {}
@@ -254,6 +265,7 @@ def main() -> None:
             for name in PAGES:
                 warm = _warm(page, name, titles[name])
                 timings.append((name or "overview", colds[name], by_url[name], warm))
+            visits_cpu = _tree_cpu(proc) - cpu_at_healthy
             browser.close()
     finally:
         stop.set()
@@ -280,6 +292,10 @@ def main() -> None:
     print(f"slowest page against the floor, warm by click: {worst:.2f}x (goal <= {FLOOR_GOAL}x)")
     print(f"first visit after healthy (the Overview, cold): {timings[0][1]:.2f} s (goal <= 1.5 s)")
     print(f"server start to healthy (imports and the pages' warm-up): {to_healthy:.2f} s")
+    print(
+        f"server CPU per page visit (the {3 * len(PAGES)} visits above, the sidebar's "
+        f"refreshes while open included): {visits_cpu / (3 * len(PAGES)) * 1000:.0f} ms"
+    )
     met = sum(c <= COLD_GOAL_S and w <= WARM_GOAL_S for _, c, _, w in timings)
     print(f"pages within both goals: {met}/{len(timings)}")
     print(
