@@ -9,6 +9,8 @@ user the operator lets launch sees the controls (``Access.may_launch``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from dashboard import data, launcher, live_runs
@@ -20,6 +22,9 @@ from engine.run import control
 
 REFRESH_S = 2.0
 """How often the lists of live runs and launches redraw."""
+
+LAUNCHES_SHOWN = 5
+"""The sidebar's most recent launches."""
 
 
 def _progress_bar(progress: tuple[int, int] | None) -> None:
@@ -144,12 +149,32 @@ def _launch(item: launcher.Launch, may_cancel: bool) -> None:
         )
 
 
-@st.fragment(run_every=REFRESH_S)
+LIVE_STATUSES = ("running", "cancelling")
+"""Launch statuses that can still change on their own."""
+
+
+def refresh_every(launches: Sequence[launcher.Launch]) -> float | None:
+    """``REFRESH_S`` while one of ``launches`` is live, else None: nothing to redraw."""
+    return REFRESH_S if any(item.status() in LIVE_STATUSES for item in launches) else None
+
+
 def launched_runs(may_cancel: bool) -> None:
-    """The sidebar's recent dashboard launches with their progress, log tail and controls."""
-    launches = launcher.list_launches(data.home_paths(), limit=5)
+    """The sidebar's recent dashboard launches with their progress, log tail and controls,
+    redrawn every ``REFRESH_S`` while one of them is live. Idle, the sidebar of an open page
+    costs the server nothing: a launch from this page redraws the whole page (and so starts
+    the redrawing); one from elsewhere shows at the page's next run."""
+    launches = launcher.list_launches(data.home_paths(), limit=LAUNCHES_SHOWN)
+    if launches:
+        (_live_launches if refresh_every(launches) else _launches)(may_cancel)
+
+
+def _launches(may_cancel: bool) -> None:
+    launches = launcher.list_launches(data.home_paths(), limit=LAUNCHES_SHOWN)
     if not launches:
         return
     st.markdown("**Launched runs**")
     for item in launches:
         _launch(item, may_cancel)
+
+
+_live_launches = st.fragment(run_every=REFRESH_S)(_launches)

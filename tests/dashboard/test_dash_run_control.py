@@ -6,6 +6,7 @@ their pause is the control file the run loop polls."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import socket
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import launcher
+from dashboard.components.run_control import REFRESH_S, refresh_every
 from dashboard.live_runs import file_progress, lacks_samples, live_runs
 from engine.lake import write_part
 from engine.progress import ProgressEntry, progress_file_path, write_progress_file
@@ -190,3 +193,21 @@ def test_progress_files_count_every_iteration(home: Paths) -> None:
     assert file_progress(home, run_id, 2) is None
     _write_progress(home, run_id, 4, 10)
     assert file_progress(home, run_id, 2) == (4, 20)
+
+
+def test_the_sidebar_redraws_itself_only_while_a_launch_is_live(home: Paths) -> None:
+    """Every open page's sidebar lists the launches: polling them while none can change
+    would cost the server a script run every two seconds per open page, for nothing."""
+    _cancelled_launch(home, "20261129T060000Z-eeeeee")
+    (ended,) = launcher.list_launches(home)
+    assert ended.status() == "cancelled (resumable)"
+    assert refresh_every([ended]) is None
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = dataclasses.replace(ended, launch_id="L2", pid=child.pid)  # no exit code yet
+        assert live.status() == "running"
+        assert refresh_every([ended, live]) == REFRESH_S
+    finally:
+        child.kill()
+        child.wait()
+    assert refresh_every([ended, live]) is None  # it ended: the sidebar stops redrawing
