@@ -1,5 +1,5 @@
-"""Page timings and peak memory of a real ``evalhouse dashboard`` process on the
-1,000,000-result warehouse.
+"""Page timings, peak memory and CPU of a real ``evalhouse dashboard`` process on the
+1,000,000-result warehouse (the server's CPU per page visit, and per page left open).
 
 Starts the dashboard (a real Streamlit server) on a large warehouse, opens every page in
 headless Debian chromium three times, cold (the page's first visit by a browser since the
@@ -189,6 +189,25 @@ def _tree_cpu(proc: psutil.Process) -> float:
     return total
 
 
+IDLE_TABS = 8
+IDLE_S = 20.0
+
+
+def _idle_cpu(browser: Any, port: int, proc: psutil.Process, tabs: int) -> float:
+    """The server's CPU, in ms a second, while ``tabs`` Overviews stay open untouched."""
+    pages = [browser.new_page(viewport={"width": 1440, "height": 900}) for _ in range(tabs)]
+    for page in pages:
+        page.goto(f"http://127.0.0.1:{port}/")
+        _drawn(page, "", None)
+    time.sleep(2)
+    before = _tree_cpu(proc)
+    time.sleep(IDLE_S)
+    spent = _tree_cpu(proc) - before
+    for page in pages:
+        page.close()
+    return spent / IDLE_S * 1000
+
+
 def _tree_rss(proc: psutil.Process) -> int:
     total = 0
     for p in [proc, *proc.children(recursive=True)]:
@@ -266,6 +285,8 @@ def main() -> None:
                 warm = _warm(page, name, titles[name])
                 timings.append((name or "overview", colds[name], by_url[name], warm))
             visits_cpu = _tree_cpu(proc) - cpu_at_healthy
+            page.close()
+            idle = {tabs: _idle_cpu(browser, port, proc, tabs) for tabs in (0, IDLE_TABS)}
             browser.close()
     finally:
         stop.set()
@@ -295,6 +316,11 @@ def main() -> None:
     print(
         f"server CPU per page visit (the {3 * len(PAGES)} visits above, the sidebar's "
         f"refreshes while open included): {visits_cpu / (3 * len(PAGES)) * 1000:.0f} ms"
+    )
+    per_tab = (idle[IDLE_TABS] - idle[0]) / IDLE_TABS
+    print(
+        f"server CPU with pages left open: {idle[0]:.0f} ms/s with none, {idle[IDLE_TABS]:.0f} "
+        f"ms/s with {IDLE_TABS} Overviews open: {per_tab:.1f} ms/s per open page"
     )
     met = sum(c <= COLD_GOAL_S and w <= WARM_GOAL_S for _, c, _, w in timings)
     print(f"pages within both goals: {met}/{len(timings)}")
