@@ -82,7 +82,6 @@ def _preload() -> None:
     if warmer is not None:
         with contextlib.suppress(Exception):
             warmer.warm_rest(left)
-        freeze_long_lived()
         warmer.keep_warm(threading.Event())
 
 
@@ -96,7 +95,8 @@ def freeze_long_lived() -> int:
     browser meanwhile: half the time of a page's run on the server, measured with py-spy.
     Modules, classes and the warmed caches live as long as the server; what a visit makes
     after this is still collected, and a frozen object no longer referenced is still freed
-    (only cycles among frozen objects wait)."""
+    (only cycles among frozen objects wait). So it runs once, before any visitor connects:
+    a visitor's session frozen with the rest would keep its cycles after it closed."""
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
