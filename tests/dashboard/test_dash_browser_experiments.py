@@ -55,6 +55,7 @@ def _choose(main: Any, label: str, options: list[str]) -> None:
 
         def list_it(option: str = option) -> None:
             box.click()
+            box.fill("")  # a lost try's text would make this one search for both
             box.press_sequentially(option[:12])
 
         until_shown(page, list_it, listed, each_ms=10_000)
