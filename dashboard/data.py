@@ -99,7 +99,41 @@ def warehouse() -> Warehouse:
     return _warehouse(_location())
 
 
+_FILE_VERSIONS: dict[str, tuple[tuple[int, ...], str]] = {}
+"""Per warehouse file: its signature on disk and the data version read under it."""
+
+
+def _file_signature(path: Path) -> tuple[int, ...]:
+    """What every commit to the DuckDB file changes on disk: the identity, size and
+    modification time (nanoseconds) of the file and of its write-ahead log (zeros for one
+    that is absent)."""
+    signature: list[int] = []
+    for part in (path, path.with_name(path.name + ".wal")):
+        try:
+            info = part.stat()
+        except OSError:
+            signature += [0, 0, 0]
+        else:
+            signature += [info.st_ino, info.st_size, info.st_mtime_ns]
+    return tuple(signature)
+
+
 def _read_version(location: str) -> str:
+    """The data version. A warehouse file is only opened when its signature on disk has
+    changed since the version was last read (opening it was a quarter of a page run's
+    time on the server once every query was cached); a catalog is asked every time."""
+    if location.startswith(_CATALOG_KEY):
+        return _query_version(location)
+    signature = _file_signature(Path(location))  # before the read: a later commit changes it
+    known = _FILE_VERSIONS.get(location)
+    if known is not None and known[0] == signature:
+        return known[1]
+    version = _query_version(location)
+    _FILE_VERSIONS[location] = (signature, version)
+    return version
+
+
+def _query_version(location: str) -> str:
     try:
         return _warehouse(location).data_version()
     except QueryError:
@@ -114,9 +148,8 @@ _version = st.cache_data(ttl=1.0, show_spinner=False)(_read_version)
 
 
 def _current_version(location: str) -> str:
-    """The data version, read once per page run (the run's session holds the connection
-    anyway, so it costs one small query and no connect): a page never shows results cached
-    under the version from before an ingest. Outside a session, ``_version``."""
+    """The data version, read once per page run: a page never shows results cached under
+    the version from before an ingest. Outside a session, ``_version``."""
     memo = _warehouse(location).session_memo()
     if memo is None:
         return _version(location)

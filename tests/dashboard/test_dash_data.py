@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard import data
 from engine.lake import write_part
 from engine.settings import Paths
+from ingest import ingest
 from tests.conftest import Store
 from tests.factories import T0, result_record, run_record
 from warehouse import (
@@ -67,6 +68,30 @@ def test_one_cache_keyed_on_data_version(store: Store, monkeypatch: pytest.Monke
     time.sleep(1.1)  # the data version is re-read at most once a second
     assert list(data.query(runs)["run_id"]) == ["B", "A"] and calls == ["runs", "runs"]
     assert data.query(q.previous_run, "B") == "A"
+
+
+def test_the_data_version_opens_the_file_only_after_a_commit(
+    home: Paths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _seed(home, "A", 0)
+    ingest(home)
+    location = str(home.warehouse)
+    reads: list[str] = []
+    read = q.Warehouse.data_version
+
+    def counted(wh: q.Warehouse) -> str:
+        reads.append(location)
+        return read(wh)
+
+    monkeypatch.setattr(q.Warehouse, "data_version", counted)
+    monkeypatch.setattr(data, "_FILE_VERSIONS", {})
+    first = data._read_version(location)
+    assert data._read_version(location) == first and len(reads) == 1  # nothing committed
+    _seed(home, "B", 7)
+    ingest(home)
+    second = data._read_version(location)
+    assert second != first and len(reads) == 2
+    assert data._read_version(location) == second and len(reads) == 2
 
 
 def test_only_registered_queries(home: Paths, monkeypatch: pytest.MonkeyPatch) -> None:
