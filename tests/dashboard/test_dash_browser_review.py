@@ -160,8 +160,11 @@ def test_search_finds_a_planted_phrase_and_thumbs_review_it(served: tuple[str, P
             browser.close()
 
 
-def test_the_overview_report_downloads_as_one_html_file(served: tuple[str, Paths]) -> None:
-    """The report is built when the button is clicked: the file is the whole page."""
+def test_the_overview_report_and_table_download_when_clicked(
+    served: tuple[str, Paths],
+) -> None:
+    """The report and the table's CSV are built when their button is clicked: the report is
+    the whole page in one file, the CSV the table as shown."""
     sync_api = pytest.importorskip("playwright.sync_api")
     url, _ = served
     with sync_api.sync_playwright() as pw:
@@ -174,7 +177,15 @@ def test_the_overview_report_downloads_as_one_html_file(served: tuple[str, Paths
             with page.expect_download(timeout=60_000) as info:
                 button.click()
             html = Path(info.value.path()).read_text(encoding="utf-8")
+            settle(page)
+            with page.expect_download(timeout=60_000) as info:
+                page.get_by_role("button", name="Download CSV").first.click()
+            csv = Path(info.value.path()).read_text(encoding="utf-8")
+            name = info.value.suggested_filename
         finally:
             browser.close()
     assert html.startswith("<!DOCTYPE html>") and "r2" in html
     assert "<script" not in html.lower()
+    assert name.startswith("overview-") and name.endswith(".csv")
+    header, *rows = csv.splitlines()
+    assert header.startswith("Domain,") and any(r.startswith("acme.example,") for r in rows)
