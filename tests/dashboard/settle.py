@@ -71,9 +71,13 @@ def until_shown(
 
 def report_failure(page: Any, name: str, artifacts: Path) -> None:
     """A screenshot of ``page`` and the text of its sidebar and main block, printed so a
-    failure in CI, where only the log survives, shows what the browser had on screen."""
-    page.screenshot(path=str(artifacts / f"failure-{name}.png"), full_page=True)
-    for test_id in ("stSidebar", "stMain"):
-        block = page.get_by_test_id(test_id)
-        text = block.inner_text(timeout=5_000) if block.count() else "(absent)"
-        print(f"--- {test_id} of the page at {page.url}\n{text}")
+    failure in CI, where only the log survives, shows what the browser had on screen.
+    Never raises: the test's own error is the one to see."""
+    try:
+        page.screenshot(path=str(artifacts / f"failure-{name}.png"), full_page=True)
+        for test_id in ("stSidebar", "stMain"):
+            block = page.get_by_test_id(test_id)
+            text = block.inner_text(timeout=5_000) if block.count() else "(absent)"
+            print(f"--- {test_id} of the page at {page.url}\n{text}")
+    except Exception as exc:  # a closed or crashed browser: say so and no more
+        print(f"--- the page could not be read after the failure: {exc}")
