@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from engine.embedders.base import EmbedderError, Vectors
+from engine.onnx_cpu import cpu_session
 
 MODEL_ID = "all-MiniLM-L6-v2-int8-kernels"
 DIMENSIONS = 384
@@ -84,7 +85,6 @@ def _model(
     """The ONNX session and tokenizer of one model file, loaded once per process and shared
     by its embedders (onnxruntime's ``run`` may be called from several threads at once): a
     process that scores run after run loads the model once."""
-    import onnxruntime as ort
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
@@ -92,16 +92,7 @@ def _model(
     # longest text instead, and allows up to max_tokens.
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=max_tokens)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    # Idle pool threads sleep rather than spin: on shared busy cores spinning burned ~25%
-    # more CPU for the same vectors (bit-identical either way).
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    session = ort.InferenceSession(
-        str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-    )
-    return session, tokenizer
+    return cpu_session(model_path, threads), tokenizer
 
 
 class LocalEmbedder:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.onnx_cpu import cpu_session
 from engine.verifier.cache import PairCache, pair_key
 
 LABELS: tuple[str, str, str] = ("supported", "contradicted", "not_supported")
@@ -169,18 +170,7 @@ def forget_pairs() -> None:
 def _model(model_path: Path, tokenizer_path: Path | None, threads: int) -> tuple[Any, Any]:
     """The ONNX session and tokenizer of one model file, loaded once per process and shared
     by its verifiers (onnxruntime's ``run`` may be called from several threads at once)."""
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    # Idle pool threads sleep rather than spin, as the embedder's: the same probabilities,
-    # without burning a core between pairs on shared busy cores.
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    tokenizer = load_tokenizer(tokenizer_path)
-    session = ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
-    return session, tokenizer
+    return cpu_session(model_path, threads), load_tokenizer(tokenizer_path)
 
 
 class CrossEncoderVerifier:
