@@ -56,6 +56,7 @@ ENGINE_FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "engine.pricing",
             "engine.processes",
             "engine.providers",
+            "engine.onnx_cpu",
         ),
     ),
     (
