@@ -3,8 +3,10 @@ reads the query cache; and warms them again when a new data version appears."""
 
 from __future__ import annotations
 
-import gc
+import json
 import re
+import subprocess
+import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -13,7 +15,7 @@ from typing import Any, cast
 import pytest
 from streamlit.runtime import Runtime, RuntimeState
 
-from dashboard import serve, warmup
+from dashboard import warmup
 from tests.dashboard.fixture_home import build_fixture_home
 from tests.dashboard.serve import serve_dashboard
 
@@ -93,13 +95,21 @@ def test_no_warmup_reaches_the_server(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_what_lives_as_long_as_the_server_is_out_of_the_collectors_scans() -> None:
-    # Streamlit collects after every script run: its cost is the objects it must scan.
-    scanned = len(gc.get_objects())
-    try:
-        frozen = serve.freeze_long_lived()
-        assert frozen >= scanned // 2
-        assert len(gc.get_objects()) < scanned // 10
-        made_since = [[i] for i in range(1000)]  # what a visit makes is scanned, and freed
-        assert len(gc.get_objects()) >= len(made_since)
-    finally:
-        gc.unfreeze()
+    # Streamlit collects after every script run: its cost is the objects it must scan. In a
+    # process of its own, as the server's: freezing this one would change every later test's.
+    probe = (
+        "import gc, json\n"
+        "from dashboard import serve\n"
+        "scanned = len(gc.get_objects())\n"
+        "frozen = serve.freeze_long_lived()\n"
+        "left = len(gc.get_objects())\n"
+        "made_since = [[i] for i in range(1000)]\n"
+        "print(json.dumps([scanned, frozen, left, len(gc.get_objects())]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    scanned, frozen, left, after_a_visit = json.loads(out.stdout.splitlines()[-1])
+    assert frozen >= scanned // 2
+    assert left < scanned // 10
+    assert after_a_visit >= left + 1000  # what a visit makes is scanned (and freed)
