@@ -165,13 +165,12 @@ def launched_runs(may_cancel: bool) -> None:
     the redrawing); one from elsewhere shows at the page's next run."""
     launches = launcher.list_launches(data.home_paths(), limit=LAUNCHES_SHOWN)
     if launches:
-        (_live_launches if refresh_every(launches) else _launches)(may_cancel)
+        (_live_launches if refresh_every(launches) else _launches)(launches, may_cancel)
 
 
-def _launches(may_cancel: bool) -> None:
-    launches = launcher.list_launches(data.home_paths(), limit=LAUNCHES_SHOWN)
-    if not launches:
-        return
+def _launches(launches: Sequence[launcher.Launch], may_cancel: bool) -> None:
+    # A redraw reads each launch's status from its files again; the list itself changes
+    # only with a launch, which redraws the whole page.
     st.markdown("**Launched runs**")
     for item in launches:
         _launch(item, may_cancel)
