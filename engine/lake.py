@@ -16,11 +16,9 @@ this host, and files older than ``ORPHAN_AGE_S`` whoever wrote them.
 
 from __future__ import annotations
 
-import importlib.abc
 import os
 import re
 import socket
-import sys
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -58,35 +56,6 @@ _TMP_RE = re.compile(r"^\.part-(\d+)-[0-9a-f]+@(.*)\.tmp$")
 ORPHAN_AGE_S = 6 * 3600.0
 """A temporary part older than this is an orphan even if its owner's pid is alive (the pid
 may have been reused, or the owner runs on another host): writing one part takes seconds."""
-
-
-class _RefusePandas(importlib.abc.MetaPathFinder):
-    """Makes ``import pandas`` fail while installed (see ``skip_pandas_probe``)."""
-
-    def find_spec(self, fullname: str, path: object, target: object = None) -> None:
-        if fullname == "pandas" or fullname.startswith("pandas."):
-            raise ImportError("pandas is not loaded by a run process")
-        return None
-
-
-def skip_pandas_probe() -> None:
-    """Tell pyarrow once that pandas is absent, unless something already loaded it.
-
-    The first time pyarrow converts any Python list it imports pandas, only to ask whether
-    the list is a pandas object: 0.35 s of CPU before a run's first lake part, on the way to
-    its first call. A run never hands pyarrow a pandas object, so a run process (the CLI,
-    before it starts any thread: the import hook is global) lets the probe fail instead.
-    pyarrow remembers the answer for its probe only; an explicit conversion such as
-    ``to_pandas`` still imports pandas.
-    """
-    if "pandas" in sys.modules:
-        return
-    refuse = _RefusePandas()
-    sys.meta_path.insert(0, refuse)
-    try:
-        pa.array([None])
-    finally:
-        sys.meta_path.remove(refuse)
 
 
 def _host() -> str:

@@ -33,6 +33,10 @@ from evalhouse.processes import dashboard_command, serve_child
 
 __all__ = ["build_parser", "console_main", "dashboard_command", "ingest_now", "main", "serve_child"]
 
+LOADS_PANDAS = frozenset({"evalhouse.commands.report"})
+"""Commands that draw with the dashboard's code in their own process (Streamlit may load pandas);
+every other command runs with pandas refused (``evalhouse.pandas_free``)."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
@@ -54,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from engine.errors import InputError
     from engine.secrets import mask_text
+    from evalhouse.pandas_free import pandas_refused
     from evalhouse.run_options import validation_line
     from warehouse.errors import WarehouseError, WarehouseUnavailable
 
@@ -63,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a one-line usage refusal
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        return int(args.func(args))
+        with pandas_refused(args.func.__module__ not in LOADS_PANDAS):
+            return int(args.func(args))
     except WarehouseError as exc:
         # One line, with any connection string or password masked: CI logs are shared.
         err(mask_text(" ".join(f"{exc.title}: {exc}".split())))

@@ -48,7 +48,6 @@ def run(args: argparse.Namespace) -> int:
     paths = home.paths(args)
     from engine import runner
     from engine.candidates.plan import check_run_files
-    from engine.lake import skip_pandas_probe
     from engine.progress import LineProgress, TerminalProgress
     from engine.testsets import load_test_set
 
@@ -76,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
         print(runner.estimate_run(config, test_set, only_sample_ids=only, lake=paths.lake).render())
         return EXIT_OK
     progress = TerminalProgress() if sys.stderr.isatty() else LineProgress()
-    skip_pandas_probe()
 
     def ingest_quietly() -> None:
         home.ingest_now(paths, quiet=True)  # a busy warehouse waits: the lake keeps records

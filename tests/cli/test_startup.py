@@ -42,7 +42,7 @@ def test_a_run_loads_no_pandas_and_pandas_still_works_after_it(tmp_path: Path) -
         "import json, sys\n"
         "from evalhouse.cli import main\n"
         f"code = main(['run', '--test-set', {str(NATIVE)!r}, '--name', 'startup',\n"
-        f"             '--home', {str(home)!r}, '--no-ingest', '--max-failed', '1'])\n"
+        f"             '--home', {str(home)!r}, '--max-failed', '1'])\n"
         "loaded = 'pandas' in sys.modules\n"
         "import pandas as pd\n"
         "import pyarrow as pa\n"
