@@ -26,6 +26,9 @@ install: $(STAMP)
 # of the project's modules. Where PYTHONDONTWRITEBYTECODE is set (this project's machines
 # have it) Python never caches them and each process compiled them all from source again:
 # ~0.2 s of CPU each, hundreds of times in `make test`. Compiled here once (what changed).
+# pytest too caches its assertion-rewritten test modules only where bytecode may be
+# written: 9 s of CPU to collect the suite without, 3.6 s with, in each of its processes.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 bytecode: $(RUN_STAMP)
 	@$(BIN)/python -m compileall -q -j 0 -x 'tests/data/' engine warehouse ingest dashboard evalhouse tests
 
@@ -55,9 +58,9 @@ CHECKS_LOG := test-artifacts/lint-typecheck.log
 test: install bytecode
 	@mkdir -p test-artifacts
 	@$(MAKE) --no-print-directory -k lint typecheck > $(CHECKS_LOG) 2>&1 & checks=$$!; \
-	$(BIN)/pytest -m browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
+	$(PYTEST) -m browser > $(BROWSER_LOG) 2>&1 & browser=$$!; \
 	status=0; \
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not browser" --durations=25 || status=$$?; \
+	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "not browser" --durations=25 || status=$$?; \
 	wait $$browser || status=1; \
 	echo "--- the browser tests ($(BROWSER_LOG))"; cat $(BROWSER_LOG); \
 	wait $$checks || status=1; \
@@ -66,7 +69,7 @@ test: install bytecode
 
 # The fast loop: lint and the tests not marked slow or browser, on every core.
 check: install lint bytecode
-	$(BIN)/pytest -n auto --dist worksteal -m "not slow and not browser"
+	$(PYTEST) -n auto --dist worksteal -m "not slow and not browser"
 
 bench: install
 	$(BIN)/python -m tests.bench
