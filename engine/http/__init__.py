@@ -16,7 +16,9 @@ new TCP handshake once the pool is warm.
 The transport is aiohttp: at 32 calls in flight it spends 0.4 ms of CPU per call where
 httpx spent 2.0 ms (``tests/bench/http_path.py``), and on two cores that CPU is what
 decides whether 32-256 calls stay in flight. Nothing outside this module sees it: parsers
-get an :class:`HttpReply`.
+get an :class:`HttpReply`. It is imported by the first request, not with this module: a
+process whose judge, embedder and target are all local never loads it (0.1 s of CPU, its
+default TLS contexts included, in every ``evalhouse run`` and ``evalhouse check``).
 """
 
 from __future__ import annotations
@@ -31,13 +33,14 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
-
-import aiohttp
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from engine.http.routes import Route, request_headers, route_from_environment
 from engine.retry import RETRY_STATUS, backoff_delay, retry_after_seconds
 from engine.secrets import redact, register_headers
+
+if TYPE_CHECKING:
+    import aiohttp
 
 log = logging.getLogger("engine.http")
 
@@ -199,6 +202,8 @@ async def _attempt(
     limit: asyncio.Semaphore | None,
 ) -> tuple[HttpReply | None, str, float, bool]:
     """One request: (answer or None, failure reason, latency in ms, worth retrying)."""
+    import aiohttp
+
     timeout = aiohttp.ClientTimeout(
         total=None, connect=policy.timeout_s, sock_read=policy.timeout_s
     )
@@ -373,6 +378,8 @@ class HttpSession:
 
     async def client(self) -> aiohttp.ClientSession:
         """The client of the running loop, made on first use."""
+        import aiohttp
+
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop or self._client.closed:
             connector = aiohttp.TCPConnector(

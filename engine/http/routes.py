@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import aiohttp
-from aiohttp import helpers as aiohttp_helpers
 from yarl import URL
 
 from engine.secrets import register, register_url
+
+if TYPE_CHECKING:
+    import aiohttp  # imported by the first request (``engine.http``)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Route:
 
 
 def route_from_environment(url: str) -> Route:
+    from aiohttp import helpers as aiohttp_helpers
+
     parsed = URL(url)
     proxy: URL | None = None
     proxy_auth: aiohttp.BasicAuth | None = None

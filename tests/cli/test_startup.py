@@ -36,7 +36,9 @@ def test_a_command_that_needs_no_warehouse_loads_no_duckdb_polars_or_pyarrow(
     assert got == {"code": 0, "loaded": []}
 
 
-def test_a_run_loads_no_pandas_and_pandas_still_works_after_it(tmp_path: Path) -> None:
+def test_a_local_run_loads_no_pandas_nor_http_client_and_pandas_still_works_after_it(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     got = _python(
         "import json, sys\n"
@@ -44,6 +46,7 @@ def test_a_run_loads_no_pandas_and_pandas_still_works_after_it(tmp_path: Path) -
         f"code = main(['run', '--test-set', {str(NATIVE)!r}, '--name', 'startup',\n"
         f"             '--home', {str(home)!r}, '--max-failed', '1'])\n"
         "loaded = 'pandas' in sys.modules\n"
+        "http_client = 'aiohttp' in sys.modules\n"
         "import pandas as pd\n"
         "import pyarrow as pa\n"
         "from engine.lake import read_table\n"
@@ -52,7 +55,7 @@ def test_a_run_loads_no_pandas_and_pandas_still_works_after_it(tmp_path: Path) -
         f"rows = read_table(Path({str(home)!r}, 'lake'), 'results', run_id).to_pandas()\n"
         "kinds = pa.array(pd.Categorical(['a', 'b'])).type\n"
         "print(json.dumps({'code': code, 'pandas_during_run': loaded, 'rows': len(rows),\n"
-        "                  'categorical': str(kinds)}))\n",
+        "                  'http_client': http_client, 'categorical': str(kinds)}))\n",
         tmp_path,
     )
     # The type pyarrow gives a categorical in a process that never skipped its probe.
@@ -66,6 +69,7 @@ def test_a_run_loads_no_pandas_and_pandas_still_works_after_it(tmp_path: Path) -
         "code": 0,  # acme-q03 has no response: an error row, allowed by --max-failed
         "pandas_during_run": False,
         "rows": cases,
+        "http_client": False,  # local judge and embedder: aiohttp waits for a first request
         # pyarrow's pandas support is whole again once pandas is used explicitly
         "categorical": plain["categorical"],
     }
