@@ -30,7 +30,7 @@ import re
 import shlex
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -308,11 +308,15 @@ mistake in ``--catalog`` (exit 2), not an outage (exit 3)."""
 
 
 def _connect(
-    catalog: Catalog, *, read_only: bool, wait_s: float = LOCK_WAIT_S
+    catalog: Catalog,
+    *,
+    read_only: bool,
+    wait_s: float = LOCK_WAIT_S,
+    on_wait: Callable[[str], None] | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB with both extensions loaded from their packages and the
     catalog attached as ``lake`` (and made the default database); a writer waits at most
-    ``wait_s`` for the commit lock it attaches under."""
+    ``wait_s`` for the commit lock it attaches under (``on_wait`` hears who holds it)."""
     files = _extension_files()
     if isinstance(catalog.data_path, S3Location):
         files.append(_linked(httpfs_file(_DUCKDB_VERSION), "httpfs"))
@@ -349,7 +353,7 @@ def _connect(
             # creating at once collide, so writers attach under the commit lock.
             lock_db = _sql_text(lock_conninfo(catalog.conninfo))
             con.execute(f"ATTACH {lock_db} AS {LOCK_DB} (TYPE postgres)")
-            with advisory_lock(con, wait_s):
+            with advisory_lock(con, wait_s, on_wait):
                 con.execute(f"{attach} ({options})")
         con.execute(f"USE {LAKE}")
     except (WarehouseBusy, CatalogError):
@@ -465,24 +469,30 @@ _writers: dict[Catalog, duckdb.DuckDBPyConnection] = {}
 _writers_lock = threading.Lock()
 
 
-def _writer_instance(catalog: Catalog, wait_s: float) -> duckdb.DuckDBPyConnection:
+def _writer_instance(
+    catalog: Catalog, wait_s: float, on_wait: Callable[[str], None] | None
+) -> duckdb.DuckDBPyConnection:
     """The process's read-write instance over ``catalog`` (kept: a run ingests after
     every flush, and loading the extensions costs about a second each time)."""
     with _writers_lock:
         con = _writers.get(catalog)
         if con is None:
-            con = _connect(catalog, read_only=False, wait_s=wait_s)
+            con = _connect(catalog, read_only=False, wait_s=wait_s, on_wait=on_wait)
             _writers[catalog] = con
         return con
 
 
 @contextmanager
 def write_connection(
-    catalog: Catalog, *, wait_s: float = LOCK_WAIT_S
+    catalog: Catalog,
+    *,
+    wait_s: float = LOCK_WAIT_S,
+    on_wait: Callable[[str], None] | None = None,
 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, CommitGuard]]:
     """A read-write connection to the catalog and the guard of its commits (which waits
-    at most ``wait_s`` for the commit lock)."""
-    con = _writer_instance(catalog, wait_s).cursor()
+    at most ``wait_s`` for the commit lock; so does this process's first connection, which
+    attaches under it: ``on_wait`` hears who holds it then)."""
+    con = _writer_instance(catalog, wait_s, on_wait).cursor()
     try:
         con.execute(f"USE {LAKE}")
         yield con, CommitGuard(con, catalog, wait_s)

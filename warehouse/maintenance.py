@@ -28,18 +28,29 @@ maintenance says who holds it and waits (``wait_s``). The deletions (4, 5) chang
 table and run after the lock is released; the grace period protects in-flight files.
 These functions are refused in analysts' SQL (``ducklake_*`` in ``warehouse.db``); this module
 is the operator's way in.
+
+A pass runs in a child process (``warehouse.maintenance_child``): DuckLake's functions have
+aborted the process that called them (native crashes of the merge of small files are on
+DuckLake's tracker: duckdb/ducklake#281, #464, #525), and the scheduler of ``evalhouse
+maintain --every`` or a test worker must outlive that. A pass whose process dies is run once
+more: each step is complete or not done, so the second pass finishes what the first left.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
-from contextlib import ExitStack
-from dataclasses import dataclass, field
+from contextlib import ExitStack, suppress
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import duckdb
 
-from warehouse import FILE_GRACE_S, SNAPSHOT_KEEP_S
+from warehouse import FILE_GRACE_S, SNAPSHOT_KEEP_S, errors
 from warehouse.catalog import LAKE, Catalog, CatalogError, write_connection
 from warehouse.commit_lock import advisory_lock
 from warehouse.db import one_line
@@ -117,6 +128,8 @@ def _steps(keep_s: float, grace_s: float) -> list[tuple[str, str, dict[str, obje
 
 _LOCKED_STEPS = ("flushed", "merged", "expired")
 """The steps that rewrite the catalog: run under the commit lock."""
+CRASH_RETRIES = 1
+"""Passes run again after the process of one died (a second death is reported)."""
 
 
 def maintain(
@@ -127,12 +140,101 @@ def maintain(
     wait_s: float = LOCK_WAIT_S,
     on_message: Callable[[str], None] | None = None,
 ) -> MaintenanceReport:
-    """Run the maintenance steps (module docstring) on ``catalog``; ``CatalogError`` in
-    one line when a step fails (the steps done before it stay done: each is complete),
-    ``WarehouseBusy`` naming the holder when the commit lock stays taken for ``wait_s``;
-    ``on_message`` hears who holds it when maintenance has to wait."""
+    """Run the maintenance steps (module docstring) on ``catalog`` in a child process, once
+    more if that process dies; ``CatalogError`` in one line when a step fails or the pass
+    died twice (the steps done before stay done: each is complete), ``WarehouseBusy``
+    naming the holder when the commit lock stays taken for ``wait_s``; ``on_message``
+    hears who holds it when maintenance has to wait, and of a pass run again."""
+    request = json.dumps(
+        {
+            "catalog": f"postgres:{catalog.conninfo}",  # on standard input, never argv
+            "catalog_data": str(catalog.data_path),
+            "keep_s": keep_s,
+            "grace_s": grace_s,
+            "wait_s": wait_s,
+        }
+    )
+    for attempt in range(CRASH_RETRIES + 1):
+        report, died = _child_pass(request, on_message)
+        if report is not None:
+            return report
+        if attempt < CRASH_RETRIES and on_message is not None:
+            on_message(f"maintenance of {catalog.label}: its process died ({died}); once more")
+    raise CatalogError(
+        f"maintenance of {catalog.label}: its process died twice ({died}); the steps it "
+        "finished are done, run it again"
+    )
+
+
+def _child_pass(
+    request: str, on_message: Callable[[str], None] | None
+) -> tuple[MaintenanceReport | None, str]:
+    """One pass in ``warehouse.maintenance_child``: its report, or None and how its process
+    died. Its messages reach ``on_message`` as they come; its error is raised here."""
+    outcome: dict[str, Any] = {}
+    # stderr to a file: a dying process's dump can never fill a pipe nobody reads
+    with tempfile.TemporaryFile() as said:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "warehouse.maintenance_child"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=said,
+            text=True,
+        )
+        try:
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(request)
+            child.stdin.close()
+            for line in child.stdout:
+                message: object = None
+                with suppress(ValueError):
+                    message = json.loads(line)
+                if not isinstance(message, dict):
+                    continue
+                if "message" in message and on_message is not None:
+                    on_message(str(message["message"]))
+                outcome.update(message)
+            code = child.wait()
+        finally:
+            if child.poll() is None:  # Ctrl-C or an error here: the pass stops with us
+                child.kill()
+                child.wait()
+    if "report" in outcome:
+        return _report(outcome["report"]), ""
+    if "error" in outcome:
+        kind = getattr(errors, str(outcome["error"].get("kind")), CatalogError)
+        if not (isinstance(kind, type) and issubclass(kind, errors.WarehouseError)):
+            kind = CatalogError
+        raise kind(str(outcome["error"].get("message", "")))
+    return None, f"signal {-code}" if code < 0 else f"exit {code}"
+
+
+def _report(found: dict[str, Any]) -> MaintenanceReport:
+    return MaintenanceReport(
+        Census(**found["before"]),
+        Census(**found["after"]),
+        {str(k): int(v) for k, v in found["steps"].items()},
+        float(found["seconds"]),
+    )
+
+
+def report_json(report: MaintenanceReport) -> str:
+    """``report`` as the child sends it."""
+    return json.dumps({"report": asdict(report)})
+
+
+def maintain_here(
+    catalog: Catalog,
+    *,
+    keep_s: float = SNAPSHOT_KEEP_S,
+    grace_s: float = FILE_GRACE_S,
+    wait_s: float = LOCK_WAIT_S,
+    on_message: Callable[[str], None] | None = None,
+) -> MaintenanceReport:
+    """``maintain``'s pass in this process (``warehouse.maintenance_child`` runs it)."""
     started = time.perf_counter()
-    with write_connection(catalog, wait_s=wait_s) as (con, _guard), ExitStack() as locked:
+    connected = write_connection(catalog, wait_s=wait_s, on_wait=on_message)
+    with connected as (con, _guard), ExitStack() as locked:
         report = MaintenanceReport(census(con, catalog), census(con, catalog))
         locked.enter_context(advisory_lock(con, wait_s, on_message))
         for name, sql, params in _steps(keep_s, grace_s):

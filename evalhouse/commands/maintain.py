@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import TYPE_CHECKING
 
 from evalhouse import argtypes, home
 from evalhouse.console import EXIT_CANCELLED, EXIT_OK, UsageError, err
-
-if TYPE_CHECKING:
-    from warehouse.catalog import Catalog
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -113,11 +109,3 @@ def _round(catalog: object, args: argparse.Namespace) -> None:
         print(report.line(), flush=True)
     except WarehouseError as exc:
         err(f"{exc.title}: {exc} (next round in {args.every:.0f} s)")
-
-
-def _maintain_once(catalog: Catalog, args: argparse.Namespace) -> str:
-    """One maintenance pass; its report line (who holds the commit lock goes to stderr)."""
-    from warehouse.maintenance import maintain
-
-    options = {"keep_s": args.keep, "grace_s": args.grace, "wait_s": args.wait}
-    return maintain(catalog, **options, on_message=err).line()

@@ -6,12 +6,15 @@ refused in analysts' SQL."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
+import psutil
 import pytest
 
 from engine.lake import write_part
@@ -19,7 +22,8 @@ from engine.settings import Paths
 from evalhouse.cli import main
 from ingest import ingest
 from tests.factories import T0, result_record, run_record
-from warehouse.catalog import Catalog
+from warehouse.catalog import Catalog, CatalogError, write_connection
+from warehouse.commit_lock import advisory_lock
 from warehouse.maintenance import maintain
 from warehouse.queries import Warehouse
 
@@ -85,6 +89,54 @@ def test_maintain_a_catalog_of_hundreds_of_snapshots(
     catalog: Catalog, home: Paths, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _maintain_and_check(home, catalog, 100, capsys)
+
+
+def _kill_the_pass() -> None:
+    """SIGKILL the running pass's process, as a native abort inside DuckLake ends it."""
+    for child in psutil.Process().children():
+        if "warehouse.maintenance_child" in " ".join(child.cmdline()):
+            child.send_signal(signal.SIGKILL)
+
+
+@pytest.mark.parametrize("deaths", [1, 2])
+def test_a_pass_whose_process_dies_runs_once_more(
+    deaths: int, catalog: Catalog, home: Paths
+) -> None:
+    """The pass runs in a process of its own: killed (here while it waits for the commit
+    lock this test holds), the caller lives, and the pass runs again and finishes; a second
+    death is one line that says the finished steps are done."""
+    _small_ingests(home, catalog, 3)
+    heard: list[str] = []
+    with ExitStack() as held:
+        con, _guard = held.enter_context(write_connection(catalog))
+        held.enter_context(advisory_lock(con, 10))
+
+        def told(message: str) -> None:
+            heard.append(message)
+            waits = sum("commit lock" in m for m in heard)
+            if "commit lock" in message and waits <= deaths:
+                _kill_the_pass()
+            elif "commit lock" in message:
+                held.close()  # the lock is let go: this pass finishes
+
+        if deaths > 1:
+            twice = re.escape("its process died twice (signal 9); the steps")
+            with pytest.raises(CatalogError, match=twice):
+                maintain(catalog, keep_s=3600, grace_s=3600, wait_s=60, on_message=told)
+            assert [("commit lock" in m, "died" in m) for m in heard] == [
+                (True, False),
+                (False, True),
+                (True, False),
+            ]
+            return
+        report = maintain(catalog, keep_s=3600, grace_s=3600, wait_s=60, on_message=told)
+    assert [("commit lock" in m, "died (signal 9); once more" in m) for m in heard] == [
+        (True, False),
+        (False, True),
+        (True, False),
+    ]
+    assert report.after.rows == report.before.rows
+    assert report.after.rows["results"] == 60 and report.after.rows["runs"] == 3
 
 
 @pytest.mark.parametrize(
