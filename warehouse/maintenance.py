@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from contextlib import ExitStack, suppress
@@ -172,33 +171,32 @@ def _child_pass(
     """One pass in ``warehouse.maintenance_child``: its report, or None and how its process
     died. Its messages reach ``on_message`` as they come; its error is raised here."""
     outcome: dict[str, Any] = {}
-    # stderr to a file: a dying process's dump can never fill a pipe nobody reads
-    with tempfile.TemporaryFile() as said:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "warehouse.maintenance_child"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=said,
-            text=True,
-        )
-        try:
-            assert child.stdin is not None and child.stdout is not None
-            child.stdin.write(request)
-            child.stdin.close()
-            for line in child.stdout:
-                message: object = None
-                with suppress(ValueError):
-                    message = json.loads(line)
-                if not isinstance(message, dict):
-                    continue
-                if "message" in message and on_message is not None:
-                    on_message(str(message["message"]))
-                outcome.update(message)
-            code = child.wait()
-        finally:
-            if child.poll() is None:  # Ctrl-C or an error here: the pass stops with us
-                child.kill()
-                child.wait()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "warehouse.maintenance_child"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        # a dying process's dump is not the operator's one line (and no pipe fills up)
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(request)
+        child.stdin.close()
+        for line in child.stdout:
+            message: object = None
+            with suppress(ValueError):
+                message = json.loads(line)
+            if not isinstance(message, dict):
+                continue
+            if "message" in message and on_message is not None:
+                on_message(str(message["message"]))
+            outcome.update(message)
+        code = child.wait()
+    finally:
+        if child.poll() is None:  # Ctrl-C or an error here: the pass stops with us
+            child.kill()
+            child.wait()
     if "report" in outcome:
         return _report(outcome["report"]), ""
     if "error" in outcome:
