@@ -224,12 +224,13 @@ def report_json(report: MaintenanceReport) -> str:
 def maintain_here(
     catalog: Catalog,
     *,
-    keep_s: float = SNAPSHOT_KEEP_S,
-    grace_s: float = FILE_GRACE_S,
-    wait_s: float = LOCK_WAIT_S,
-    on_message: Callable[[str], None] | None = None,
+    keep_s: float,
+    grace_s: float,
+    wait_s: float,
+    on_message: Callable[[str], None] | None,
 ) -> MaintenanceReport:
-    """``maintain``'s pass in this process (``warehouse.maintenance_child`` runs it)."""
+    """``maintain``'s pass in this process (``warehouse.maintenance_child`` runs it, with
+    every option from its request)."""
     started = time.perf_counter()
     connected = write_connection(catalog, wait_s=wait_s, on_wait=on_message)
     with connected as (con, _guard), ExitStack() as locked:
