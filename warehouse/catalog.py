@@ -23,12 +23,9 @@ never shown (``Catalog.label`` is the form fit for logs and errors).
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import os
 import re
 import shlex
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -42,6 +39,7 @@ from engine import secrets
 from warehouse import ENV_CATALOG, ENV_CATALOG_DATA
 from warehouse.commit_lock import LOCK_DB, advisory_lock, lock_conninfo
 from warehouse.db import WarehouseBusy, WarehouseMissing, one_line
+from warehouse.ducklake_extensions import extension_files, verified_stamp
 
 # Re-exported: callers catch the catalog's errors where they always found them.
 from warehouse.errors import (
@@ -53,22 +51,12 @@ from warehouse.object_store import (
     S3Location,
     count_files,
     create_secret,
-    httpfs_file,
     parse_s3,
     probe as probe_bucket,
 )
 
 LAKE = "lake"
 """The name the DuckLake catalog is attached under in every connection."""
-
-
-_DUCKDB_VERSION = "v1.5.5"
-
-_EXTENSIONS = (
-    # (PyPI package, file in it, name DuckDB derives the entry point from)
-    ("duckdb_extension_postgres", "postgres", "postgres_scanner"),
-    ("duckdb_extension_ducklake", "ducklake", "ducklake"),
-)
 
 
 class CommitConflict(Exception):
@@ -216,83 +204,8 @@ def catalog_from_env(environ: Mapping[str, str] | None = None) -> Catalog | None
     return parse_catalog(text, env.get(ENV_CATALOG_DATA), where=ENV_CATALOG)
 
 
-# ----------------------------------------------------------------------------- extensions
-
-_ext_lock = threading.Lock()
-
-
-def _private_folder() -> Path:
-    """``evalhouse-ext-<uid>`` in the temp folder, owned by this user and closed to others
-    (the links in it decide which code DuckDB loads)."""
-    folder = Path(tempfile.gettempdir()) / f"evalhouse-ext-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    info = folder.lstat()
-    if folder.is_symlink() or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise CatalogError(f"{folder} is not a private folder of this user; remove it")
-    return folder
-
-
-def _extension_files() -> list[Path]:
-    """The extension files of the PyPI packages, under the names DuckDB expects.
-
-    DuckDB derives an extension's entry point from its file name, and the postgres package
-    ships ``postgres.duckdb_extension`` for the extension named ``postgres_scanner``; so
-    each file is linked under its right name in a private folder of this process."""
-    with _ext_lock:
-        folder = _private_folder()
-        out = []
-        for package, stem, name in _EXTENSIONS:
-            spec = importlib.util.find_spec(package)
-            if spec is None or not spec.submodule_search_locations:
-                raise CatalogError(
-                    f"the Python package {package.replace('_', '-')} is missing; "
-                    "reinstall evalhouse (pip install -e .)"
-                )
-            source = (
-                Path(next(iter(spec.submodule_search_locations)))
-                / "extensions"
-                / _DUCKDB_VERSION
-                / f"{stem}.duckdb_extension"
-            )
-            if not source.is_file():
-                raise CatalogError(f"{package} has no {_DUCKDB_VERSION} extension file")
-            out.append(_link(folder, source, name))
-        return out
-
-
-def _link(folder: Path, source: Path, name: str) -> Path:
-    """``folder/<name>.duckdb_extension`` pointing at ``source``."""
-    link = folder / f"{name}.duckdb_extension"
-    if not (link.is_symlink() and link.resolve() == source.resolve()):
-        # Atomic replace: another process may be reading the link right now.
-        fresh = folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
-        fresh.unlink(missing_ok=True)
-        fresh.symlink_to(source)
-        fresh.replace(link)
-    return link
-
-
-def _linked(source: Path, name: str) -> Path:
-    """``source`` linked under ``name`` in the private folder (see ``_extension_files``)."""
-    with _ext_lock:
-        return _link(_private_folder(), source, name)
-
-
 def _sql_text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
-
-
-def _stamp(paths: list[Path]) -> Path:
-    """The marker saying these exact extension files (path, size, time, inode) loaded once
-    with their signatures checked. Checking costs about a second of CPU per instance (it
-    hashes 80 MB), on every ``evalhouse sql``; the marker lives in the user's private
-    folder, so only the user (who could change the package files anyway) can forge it."""
-    digest = hashlib.sha256()
-    for path in paths:
-        real = path.resolve()
-        info = real.stat()
-        digest.update(f"{real}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino};".encode())
-    return paths[0].parent / f"verified-{digest.hexdigest()[:32]}"
 
 
 _REFUSALS = (
@@ -317,10 +230,8 @@ def _connect(
     """A new in-memory DuckDB with both extensions loaded from their packages and the
     catalog attached as ``lake`` (and made the default database); a writer waits at most
     ``wait_s`` for the commit lock it attaches under (``on_wait`` hears who holds it)."""
-    files = _extension_files()
-    if isinstance(catalog.data_path, S3Location):
-        files.append(_linked(httpfs_file(_DUCKDB_VERSION), "httpfs"))
-    stamp = _stamp(files)
+    files = extension_files(httpfs=isinstance(catalog.data_path, S3Location))
+    stamp = verified_stamp(files)
     verified = stamp.exists()
     con = duckdb.connect(
         ":memory:",
