@@ -18,6 +18,8 @@ from typing import Any
 import polars as pl
 
 from dashboard import formats
+from dashboard.components.html_table import table_html
+from dashboard.components.tables import VERDICT_COLUMNS, overview_columns
 from dashboard.verdict import Verdict, verdict_rows
 
 CHART_METRICS = ("accuracy", "completeness", "attribution")
@@ -27,8 +29,6 @@ _ROW_HEIGHT = 22
 _LABEL_WIDTH = 190
 _RUN_COLOUR = "#1f6feb"
 _BASE_COLOUR = "#b6bcc5"
-_WORSE = "#b42318"
-_BETTER = "#067647"
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2rem auto;
@@ -40,9 +40,7 @@ h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem}
 .same{background:#eff4ff;color:#1d2939}.judge{background:#fef0c7;color:#7a2e0e}
 table{border-collapse:collapse;width:100%;font-size:.85rem}
 th,td{border-bottom:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}
-th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.d-worse{color:#b42318;font-weight:600}.d-better{color:#067647;font-weight:600}
-.d-none{color:#8c959f}.legend{font-size:.8rem;color:#57606a}
+.legend{font-size:.8rem;color:#57606a}
 svg text{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:12px}
 """
 
@@ -95,27 +93,6 @@ def _bars(frame: pl.DataFrame, metric: str) -> str:
     return "".join(parts)
 
 
-def _table(frame: pl.DataFrame, beyond: Sequence[bool | None] = ()) -> str:
-    head = "".join(f"<th>{_e(c)}</th>" for c in frame.columns)
-    body = []
-    for i, row in enumerate(frame.iter_rows()):
-        cells = []
-        for column, value in zip(frame.columns, row, strict=True):
-            css = "num" if isinstance(value, int | float) else ""
-            if column == "Δ" and i < len(beyond):
-                text = str(value or "")
-                moved = beyond[i]
-                down = "▼" in text or text.lstrip().startswith(("-", "−"))
-                up = "▲" in text or text.lstrip().startswith("+")
-                css += " d-worse" if moved and down else ""
-                css += " d-better" if moved and up and not down else ""
-                css += " d-none" if not moved else ""
-            shown = "n/a" if value is None else value
-            cells.append(f'<td class="{css.strip()}">{_e(shown)}</td>')
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
 def render_report(
     run: Mapping[str, Any],
     baseline: Mapping[str, Any] | None,
@@ -140,7 +117,12 @@ def render_report(
         for metric in CHART_METRICS
         if (svg := _bars(frame, metric))
     )
-    changes = _table(verdict_rows(verdict)) if verdict.changes else ""
+    changes = (
+        table_html(verdict_rows(verdict), VERDICT_COLUMNS, name="movers", max_height_px=None)
+        if verdict.changes
+        else ""
+    )
+    shown, beyond = table
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>evalhouse report: {_e(run['name'])}</title>"
@@ -162,8 +144,8 @@ def render_report(
         "<h2>Scores per domain</h2>"
         '<p class="legend">Δ is the change against the baseline; coloured only when it is '
         "beyond noise (the 95% interval of the change excludes zero).</p>"
-        f"{_table(*table)}"
-        "</body></html>"
+        + table_html(shown, overview_columns(beyond), name="scores", max_height_px=None)
+        + "</body></html>"
     )
 
 

@@ -10,6 +10,7 @@ from dashboard.components import tables
 from dashboard.components.badges import tier_legend
 from dashboard.components.cards import run_cards, show_run_cards
 from dashboard.components.downloads import download_csv
+from dashboard.components.html_table import Column, show_table
 from dashboard.components.judge_drift import show_judge_change
 from dashboard.components.links import compare_params, page_url
 from dashboard.components.pickers import pick_run, pick_series, run_label, runs_or_stop
@@ -160,26 +161,18 @@ with verdict_slot:
                 dtype=pl.String,
             )
         )
-        # The link first: at 1024 px the last columns of a table scroll out of view.
+        # The link first, where a reader's eye starts.
         movers = movers.select("Samples", pl.exclude("Samples"))
-        tables.grid(
+        show_table(
             movers,
-            key="overview_verdict",
-            # Fixed narrow widths: at 1024 px the link's text and the interval were cut.
-            column_config={
-                "Domain": st.column_config.TextColumn(width=120),
-                "Metric": st.column_config.TextColumn(width=110),
-                "Δ": st.column_config.NumberColumn(format="%+.1f", width=60),
-                "95% interval": st.column_config.TextColumn(width=100),
-                "Change": st.column_config.TextColumn(width=64),
-                "Also moved": st.column_config.TextColumn(width="medium"),
-                "Samples": st.column_config.LinkColumn(
-                    "Samples",
-                    display_text="Compare ↗",
+            {
+                **tables.VERDICT_COLUMNS,
+                "Samples": Column(
+                    link="Compare ↗",
                     help="Compare filtered to this domain and metric, largest drop first",
-                    width=84,
                 ),
             },
+            name="overview_verdict",
         )
 
 st.subheader("Scores per domain")
@@ -202,35 +195,20 @@ every_column = st.toggle(
     key="overview_all_columns",
     help="Also the tier, the sample and error counts and the abstention rate.",
 )
-tables.grid(
-    tables.overview_styled(frame, tiers, only_beyond=only_beyond),
-    key="overview_table",
-    # The change and its noise verdict right after the metric, in fixed narrow widths, and
-    # the counts behind "All columns": at 1024 px with the sidebar open the noise interval
-    # scrolled out of sight.
-    column_order=tables.OVERVIEW_COLUMNS if every_column else tables.OVERVIEW_SHORT,
-    column_config={
-        "Domain": st.column_config.TextColumn(pinned=True, width=110),
-        "Score": st.column_config.Column(width=56),
-        "Tier": st.column_config.Column(width="small"),
-        "Δ": st.column_config.Column(width=64),
-        "Metric": st.column_config.TextColumn(width=110),
-        # medium, not large: the verdict and its interval ("within noise [+0.0, +0.0]")
-        "Noise": st.column_config.TextColumn(
-            "Noise", help="95% interval of Δ: beyond noise when it excludes zero", width=200
-        ),
-        "Samples": st.column_config.Column("n", help="Samples", width="small"),
-        "Errors": st.column_config.Column("Err.", help="Samples with an error", width="small"),
-        "Abstained %": st.column_config.Column(
-            "Abst. %", help="Share of answers empty or declined", width="small"
-        ),
-    },
+shown, beyond = tables.overview_display(frame, tiers, only_beyond=only_beyond)
+show_table(
+    shown,
+    tables.overview_columns(beyond),
+    # The change and its noise verdict right after the metric; the counts behind "All
+    # columns", so the key columns stay readable at 1024 px with the sidebar open.
+    order=tables.OVERVIEW_COLUMNS if every_column else tables.OVERVIEW_SHORT,
+    name="overview_table",
 )
 # The download has the table's shape and rounding: what the reader sees is what they get.
 c1, c2 = st.columns(2)
 with c1:
     download_csv(
-        tables.overview_display(frame, tiers, only_beyond=only_beyond)[0],
+        shown,
         f"overview-{run_id}.csv",
         key="overview_csv",
     )

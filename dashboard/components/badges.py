@@ -58,6 +58,16 @@ def delta_text(delta: float | None) -> str:
     return f"= {delta:+.1f}"
 
 
+DELTA_GOOD = "#1a7f37"
+"""A change beyond noise the good way."""
+
+DELTA_BAD = "#cf222e"
+"""A change beyond noise the bad way."""
+
+DELTA_GREY = "#6e7781"
+"""A change within noise, or with no noise verdict."""
+
+
 def delta_color(text: object, beyond_noise: bool | None = True) -> str:
     """CSS for a delta cell: green up, red down, and grey when the change is within noise or
     has no noise verdict (``beyond_noise`` not True): colour says "this is real"."""
@@ -65,11 +75,11 @@ def delta_color(text: object, beyond_noise: bool | None = True) -> str:
     if not value:
         return ""
     if beyond_noise is not True:
-        return "color: #6e7781"
+        return f"color: {DELTA_GREY}"
     if value.startswith("▲"):
-        return "color: #1a7f37; font-weight: 600"
+        return f"color: {DELTA_GOOD}; font-weight: 600"
     if value.startswith("▼"):
-        return "color: #cf222e; font-weight: 600"
+        return f"color: {DELTA_BAD}; font-weight: 600"
     return ""
 
 
@@ -91,7 +101,8 @@ def tier_legend_html(thresholds: TierThresholds | None = None) -> str:
 
 
 def tier_legend(thresholds: TierThresholds | None = None) -> None:
-    """Draw ``tier_legend_html`` on the page."""
+    """Draw ``tier_legend_html`` on the page (through Markdown: ``st.html`` would make the
+    Overview's first visit load its sanitiser's code too)."""
     import streamlit as st
 
-    st.html(tier_legend_html(thresholds))
+    st.markdown(tier_legend_html(thresholds), unsafe_allow_html=True)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from dashboard import formats
+from dashboard.components.badges import DELTA_BAD, DELTA_GOOD, DELTA_GREY
+from dashboard.components.safe import safe_markup
 from engine.noise import NoiseCheck
 
 CARD_NOISE_METRICS = ("error_rate", "pass_rate", "abstention_rate", "overall", "latency_mean")
@@ -154,22 +156,60 @@ def run_cards(
     return cards
 
 
+CARDS_CLASS = "eh-cards"
+"""The class of the cards' box (tests find the cards by it)."""
+
+CARDS_STYLE = (
+    f".{CARDS_CLASS}{{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:1rem;"
+    "margin-bottom:1rem}"
+    f"@media (max-width:640px){{.{CARDS_CLASS}{{grid-template-columns:repeat(2,minmax(0,1fr))}}}}"
+    f".{CARDS_CLASS}>div{{border:1px solid rgba(49,51,63,.2);border-radius:.5rem;"
+    "padding:.75rem 1rem}"
+    f".{CARDS_CLASS} .label{{font-size:.875rem}}"
+    # the number shrinks with the window: "100.0%" fits a quarter of the page at 1024 px
+    f".{CARDS_CLASS} .value{{font-size:clamp(1.5rem,2.6vw,2.25rem);line-height:1.3;"
+    "white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
+    f".{CARDS_CLASS} .verdict{{font-size:.875rem;color:rgba(49,51,63,.6)}}"
+)
+"""Four cards a row (a number like "1,234 (12.5%)" needs a quarter of the page at 1440 px),
+two on a phone; the look of Streamlit's bordered metrics."""
+
+
+def card_delta_css(card: Card) -> str:
+    """The colour of a card's change: green when it went the good way, red the bad way,
+    grey when within noise or unchecked (as every table's Δ, ``badges.delta_color``)."""
+    if card.delta is None or card.beyond_noise is not True:
+        return f"color:{DELTA_GREY}"
+    down = card.delta.lstrip().startswith(("-", "−"))
+    good = down if card.lower_is_better else not down
+    return f"color:{DELTA_GOOD if good else DELTA_BAD};font-weight:600"
+
+
+def cards_html(cards: list[Card]) -> str:
+    """The cards as one line of HTML: each card's label, number, change (an arrow and the
+    signed change, only when it is a change) and noise verdict; the verdict again as the
+    card's tooltip. Labels and numbers are the code's own; still escaped."""
+    parts = []
+    for card in cards:
+        delta = ""
+        if changed(card.delta):
+            arrow = "▼" if str(card.delta).lstrip().startswith(("-", "−")) else "▲"
+            delta = (
+                f'<div class="delta" style="{card_delta_css(card)}">'
+                f"{arrow} {safe_markup(card.delta)}</div>"
+            )
+        parts.append(
+            f'<div title="Change against the baseline: {safe_markup(card.verdict())}.">'
+            f'<div class="label">{safe_markup(card.label)}</div>'
+            f'<div class="value">{safe_markup(card.value)}</div>{delta}'
+            f'<div class="verdict">{safe_markup(card.verdict())}</div></div>'
+        )
+    return f'<div class="{CARDS_CLASS}"><style>{CARDS_STYLE}</style>{"".join(parts)}</div>'
+
+
 def show_run_cards(cards: list[Card]) -> None:
-    """Draw the cards in one row: Δ in colour only when beyond noise, grey otherwise; the
-    verdict in each card's help and under its number."""
+    """Draw the cards: one Markdown element, not eight ``st.metric`` (their code is nine
+    more files for a first visit to load, and 16 elements to draw)."""
     import streamlit as st
 
-    per_row = 4  # a number like "1,234 (12.5%)" needs a quarter of the page at 1440 px
-    slots = [c for start in range(0, len(cards), per_row) for c in st.columns(per_row)]
-    for col, card in zip(slots, cards, strict=False):
-        good_way: Literal["inverse", "normal"] = "inverse" if card.lower_is_better else "normal"
-        colour: Literal["inverse", "normal", "off"] = good_way if card.beyond_noise else "off"
-        col.metric(
-            card.label,
-            card.value,
-            card.delta if changed(card.delta) else None,
-            delta_color=colour,
-            help=f"Change against the baseline: {card.verdict()}.",
-            border=True,
-        )
-        col.caption(card.verdict())
+    st.markdown(cards_html(cards), unsafe_allow_html=True)

@@ -8,7 +8,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data
-from dashboard.components import tables
+from dashboard.components.html_table import Column, show_table
 from dashboard.components.safe import safe_text
 from engine.drift import split_delta
 from warehouse.drift_queries import drift_run_series, judge_drift_split
@@ -63,12 +63,20 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
             f"'{safe_text(judges['series'])}'` to measure the judge on the series' anchors."
         )
         return
-    number, interval = 60, 96  # px: "-50.0" and "[-54.0, -46.0]"
-    tables.grid(
+    signed = "+.1f"
+    show_table(
         split_table(split),
-        # The system change first, short headers in fixed narrow widths: at 1024 px the
-        # system change scrolled off a table of wide ones.
-        column_order=(
+        {
+            "System change": Column(
+                "System Δ", help="Observed Δ minus the judge's drift", number=signed
+            ),
+            "Observed Δ": Column("Observed", help="Observed Δ", number=signed),
+            "Judge drift": Column("Drift", help="Judge drift", number=signed),
+            "Anchors": Column("n", help="Anchors: answers both judges scored"),
+        },
+        # The system change first: it is the answer; the observed change and the drift
+        # are how it was reached.
+        order=(
             "Metric",
             "System change",
             "System 95%",
@@ -77,26 +85,7 @@ def show_judge_change(run_id: str, baseline: str | None) -> None:
             "Drift 95%",
             "Anchors",
         ),
-        column_config={
-            "Metric": st.column_config.TextColumn("Metric", width=130, pinned=True),
-            "System change": st.column_config.NumberColumn(
-                "System Δ",
-                help="Observed Δ minus the judge's drift",
-                format="%+.1f",
-                width=number,
-            ),
-            "System 95%": st.column_config.TextColumn("System 95%", width=interval),
-            "Observed Δ": st.column_config.NumberColumn(
-                "Observed", help="Observed Δ", format="%+.1f", width=number
-            ),
-            "Judge drift": st.column_config.NumberColumn(
-                "Drift", help="Judge drift", format="%+.1f", width=number
-            ),
-            "Drift 95%": st.column_config.TextColumn("Drift 95%", width=interval),
-            "Anchors": st.column_config.NumberColumn(
-                "n", help="Anchors: answers both judges scored", width=44
-            ),
-        },
+        name="judge_drift",
     )
     st.caption(
         "0-100 points. Judge drift: both judges scored the same stored answers (the "

@@ -1,17 +1,17 @@
-"""Display forms of tables: human labels, one number format, tier pills and deltas coloured
-only when they are beyond noise, for ``st.dataframe``."""
+"""Display forms of tables: human labels, one number format, tier names and delta arrows
+(coloured by the page, only when beyond noise), for ``st.dataframe`` and the HTML tables."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import Any
 
-import pandas as pd
 import polars as pl
 
 from dashboard import formats
 from dashboard.components.badges import delta_color, delta_text, tier_badge, tier_style
+from dashboard.components.html_table import Column
 from engine.models import ANALYZER_METRICS, TierThresholds
 from engine.models.metrics import METRICS, RATE, RUBRIC, TO_100_SUFFIX
 from warehouse.queries import EXTRA_PREFIXES, METRIC_LABELS, metric_label
@@ -109,25 +109,27 @@ def overview_display(
     return pl.DataFrame(rows, schema=schema), beyond
 
 
+def overview_columns(beyond: Sequence[bool | None]) -> dict[str, Column]:
+    """How the Overview table (``overview_display``) is drawn, on the page and in the HTML
+    report: tier pills, Δ coloured only beyond noise (``beyond``, per row), short labels for
+    the counts with their names in tooltips."""
+    return {
+        "Score": Column(number=".1f"),
+        "Tier": Column(css=lambda tier, _row: tier_style(tier)),
+        "Δ": Column(align_right=True, css=lambda delta, row: delta_color(delta, beyond[row])),
+        "Noise": Column(help="95% interval of Δ: beyond noise when it excludes zero"),
+        "Samples": Column("n", help="Samples"),
+        "Errors": Column("Err.", help="Samples with an error"),
+        "Abstained %": Column("Abst. %", number=".1f", help="Share of answers empty or declined"),
+    }
+
+
+VERDICT_COLUMNS = {"Δ": Column(number="+.1f")}
+"""How the verdict's movers (``verdict.verdict_rows``) are drawn: Δ signed."""
+
+
 def _round(value: object) -> float | None:
     return None if value is None else round(float(str(value)), 1)
-
-
-def overview_styled(
-    frame: pl.DataFrame, thresholds: TierThresholds | None = None, *, only_beyond: bool = False
-) -> Any:
-    """The Overview table as a pandas Styler: tier pills, Δ green/red only beyond noise."""
-    shown, beyond = overview_display(frame, thresholds, only_beyond=only_beyond)
-    table = shown.to_pandas()
-
-    def deltas(column: pd.Series) -> list[str]:
-        return [delta_color(v, b) for v, b in zip(column, beyond, strict=True)]
-
-    return (
-        table.style.map(tier_style, subset=["Tier"])
-        .apply(deltas, subset=["Δ"])
-        .format({"Score": "{:.1f}", "Abstained %": "{:.1f}"}, na_rep=MISSING)
-    )
 
 
 _ZERO_TO_HUNDRED = (*ANALYZER_METRICS, "score", "delta", "percent")

@@ -208,13 +208,13 @@ KEY_TABLE_PAGES = (
 # sideways and its box lies inside the viewport.
 _GRID_JS = """
 (el) => {
-  const s = el.querySelector('.dvn-scroller');
+  const s = el.querySelector('.dvn-scroller') || (el.matches('.eh-table') ? el : null);
   const box = el.getBoundingClientRect();
   return {
     scroll: s ? s.scrollWidth : null,
     visible: s ? s.clientWidth : null,
     right: box.right,
-    headers: [...el.querySelectorAll('[role=columnheader]')].map((h) => h.innerText),
+    headers: [...el.querySelectorAll('[role=columnheader], th')].map((h) => h.innerText),
   };
 }
 """
@@ -223,7 +223,8 @@ _GRID_JS = """
 def hidden_columns(page: Any) -> list[str]:
     """Tables whose columns do not all fit on screen, or that show raw snake_case headers."""
     problems = []
-    grids = page.get_by_test_id("stDataFrame")
+    # the data grids, then the HTML tables (``html_table``)
+    grids = page.locator("[data-testid='stDataFrame'], .eh-table")
     for i in range(grids.count()):
         if not grids.nth(i).is_visible():
             continue

@@ -62,7 +62,7 @@ def test_contradicted_reads_contradicted_on_sample_and_claims(served: str) -> No
             headers = main.locator("th").all_inner_texts()
             assert headers.count("Contradicted") == 3, headers
             # The per-domain counts fit at 1024 px: no sideways scroll hides a column.
-            assert [p for p in scrolled_tables(page, 1024) if p.startswith("table 0 ")] == []
+            assert [p for p in scrolled_tables(page, 1024) if p.startswith("grid 0 ")] == []
             # The per-query counts come before the long text, so they fit at 1024 px too.
             per_query = main.get_by_test_id("stDataFrame").nth(1)
             header = per_query.locator("th").filter(has_text="Missing").first

@@ -6,10 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from dashboard.components.badges import DELTA_GREY
 from dashboard.components.cards import run_cards
 from engine.noise import NoiseCheck, bootstrap_check
 from engine.settings import Paths
-from tests.dashboard.conftest import AppFactory
+from tests.dashboard.conftest import AppFactory, shown_cards
 
 
 def _row(**over: Any) -> dict[str, Any]:
@@ -94,19 +95,24 @@ def test_without_baseline_and_missing_values() -> None:
 def test_overview_cards_week2_against_week1(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home)
     at.selectbox(key="overview_run").set_value("r2").run()
-    metrics = {m.label: m for m in at.metric}
+    cards = shown_cards(at)
     # r2: 10 result rows (acme 2, beta 2, gamma 6), one error; r1: 9 rows, none
-    assert metrics["Samples"].value == "10"
-    assert metrics["Error rate"].value == "10.0%"
+    assert cards["Samples"]["value"] == "10"
+    assert cards["Error rate"]["value"] == "10.0%"
     # r2's only verdict failed; r1 has none: no change to show
-    assert metrics["Pass rate"].value == "0.0%"
-    assert metrics["Overall (1-5)"].value == "3.50"
+    assert cards["Pass rate"]["value"] == "0.0%"
+    assert cards["Pass rate"]["verdict"] == "not measured in both runs"
+    assert "delta" not in cards["Pass rate"]
+    assert cards["Overall (1-5)"]["value"] == "3.50"
     # gamma-q1 abstained, gamma-q2 answered nothing: 2 of the 9 rows that are not errors
-    assert metrics["Abstained"].value == "22.2%"
-    captions = [c.value for c in at.caption]
-    # errors 0 -> 1 on one of 9 paired samples: the bootstrap interval reaches 0
-    assert "within noise" in captions
-    assert "not measured in both runs" in captions
+    assert cards["Abstained"]["value"] == "22.2%"
+    # errors 0 -> 1 on one of 9 paired samples: the bootstrap interval reaches 0, so the
+    # rise is drawn grey, with its verdict under the number and in the tooltip
+    errors = cards["Error rate"]
+    assert errors["delta"] == "▲ +10.0 pts"
+    assert errors["verdict"] == "within noise"
+    assert errors["help"] == "Change against the baseline: within noise."
+    assert DELTA_GREY in errors["delta_style"]
 
 
 def test_one_format_per_quantity() -> None:

@@ -14,11 +14,12 @@ from streamlit.testing.v1 import AppTest
 from dashboard.components import tables
 from dashboard.components.answer import NOTES
 from engine.settings import Paths
-from tests.dashboard.conftest import AppFactory, table
+from tests.dashboard.conftest import AppFactory, all_columns, html_tables, table
 
 
 def shown(at: AppTest) -> list[pd.DataFrame]:
-    """The display text of every data grid on the page (what the browser draws)."""
+    """The display text of every table on the page, data grids and then HTML tables (what
+    the browser draws)."""
     out = []
     for frame in at.dataframe:
         # the browser draws a null cell as the element's placeholder ("None" without one):
@@ -32,6 +33,8 @@ def shown(at: AppTest) -> list[pd.DataFrame]:
             out.append(raw.astype(str))
             continue
         out.append(pa.ipc.open_stream(io.BytesIO(styler.display_values)).read_pandas())
+    for _, header, rows in html_tables(at, as_drawn=True):
+        out.append(pd.DataFrame(rows, columns=header))
     return out
 
 
@@ -114,7 +117,7 @@ def test_no_page_shows_none(app: AppFactory, fixture_home: Paths) -> None:
     ]
     for page, query in pages:
         at = app(fixture_home, page, **query)
-        assert at.dataframe, page
+        assert shown(at), page
         _assert_no_none(at)
     # trends: beta has no score in rc, the pivot cell is null -> the dash
     at = app(fixture_home, "trends")
@@ -160,7 +163,7 @@ def test_sample_page_says_abstained_and_no_answer(app: AppFactory, fixture_home:
 def test_graders_on_overview_with_tiers_and_delta(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home)
     at.selectbox(key="overview_run").set_value("r2").run()
-    rows = {(str(r["Domain"]), str(r["Metric"])): r for r in table(at, "Noise")}
+    rows = {(str(r["Domain"]), str(r["Metric"])): r for r in all_columns(at)}
     cites = rows["acme.example", "Grader cites-source"]
     # r2: (1.0 + 0.5) / 2 x 100 = 75 (good); r1: (0.5 + 0) / 2 x 100 = 25 -> +50
     assert (cites["Score"], cites["Tier"], cites["Δ"]) == (75.0, "good", "▲ +50.0")
