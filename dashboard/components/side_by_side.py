@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import polars as pl
 import streamlit as st
 
 from dashboard import data, formats
-from dashboard.components import tables
 from dashboard.components.answer import show_answer_note
 from dashboard.components.highlighter import legend_html, render_response
+from dashboard.components.html_table import Column, show_table
 from dashboard.components.review_form import rubric_label
 from dashboard.components.safe import safe_text
 from dashboard.components.text_diff import diff_counts, diff_html
@@ -41,9 +42,11 @@ def _side(title: str, ref: SampleRef) -> None:
         st.code(result["error"], language=None, wrap_lines=True)
     show_answer_note(result)
     scores = _scores(result)
-    # a grid draws its cells as plain text: no Markdown from data
-    tables.grid(
-        {"Score": list(scores), "Value": list(scores.values())}, height=(len(scores) + 1) * 35 + 3
+    # small tables as HTML, not grids: Compare draws two sides of up to three each
+    show_table(
+        pl.DataFrame({"Score": list(scores), "Value": list(scores.values())}),
+        {"Value": Column(align_right=True)},
+        name="side_scores",
     )
     marked = render_response(
         result["response"] or "",
@@ -65,9 +68,14 @@ def _side(title: str, ref: SampleRef) -> None:
             f"{wrong.height} contradicted, {missing.height} missing"
         )
         if wrong.height:
-            tables.grid({"Contradicted claim": wrong["claim_text"].to_list()})
+            show_table(
+                wrong.select(pl.col("claim_text").alias("Contradicted claim")),
+                name="side_contradicted",
+            )
         if missing.height:
-            tables.grid({"Missing claim": missing["claim_text"].to_list()})
+            show_table(
+                missing.select(pl.col("claim_text").alias("Missing claim")), name="side_missing"
+            )
 
 
 def side_by_side(baseline: tuple[str, SampleRef], challenger: tuple[str, SampleRef]) -> None:

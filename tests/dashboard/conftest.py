@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.components import cards, html_table
+from dashboard.components.launch_form import LAUNCH_OPEN, RERUN_OPEN
 from dashboard.formats import NA
 from engine.settings import Paths, resolve_paths
 from tests.dashboard.fixture_home import build_empty_home, build_fixture_home
@@ -67,6 +68,16 @@ def table(at: AppTest, column: str, nth: int = 0) -> list[dict[str, object]]:
         have += [header for _, header, _ in html_tables(at)]
         raise AssertionError(f"no table with column {column!r}; have {have}")
     return found[nth]  # type: ignore[no-any-return]
+
+
+def open_sidebar_forms(at: AppTest) -> AppTest:
+    """Open the sidebar's "Launch run" and "Re-run samples" expanders (their forms are built
+    only while open), as a click on each would, and run the page again."""
+    at.session_state[LAUNCH_OPEN] = True
+    at.session_state[RERUN_OPEN] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def all_columns(at: AppTest) -> list[dict[str, object]]:

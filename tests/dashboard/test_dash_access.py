@@ -25,7 +25,7 @@ from dashboard.access import (
 from engine.models import RunConfig
 from engine.settings import Paths, resolve_paths
 from evalhouse.cli import main
-from tests.dashboard.conftest import AppFactory
+from tests.dashboard.conftest import AppFactory, open_sidebar_forms
 from tests.dashboard.fixture_home import build_fixture_home
 from tests.dashboard.test_dash_browser import ARGS, ARTIFACTS, CHROMIUM
 
@@ -152,7 +152,7 @@ def test_the_launch_form_offers_lists_not_free_text(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    at = app(fixture_home)
+    at = open_sidebar_forms(app(fixture_home))
     judge = at.sidebar.selectbox(key="launch_judge")
     assert judge.options == ["local"]
     assert not judge.proto.accept_new_options

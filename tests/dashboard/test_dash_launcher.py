@@ -15,7 +15,7 @@ from dashboard import launcher
 from engine.models import RunConfig, option_bounds
 from engine.processes import evalhouse_command
 from engine.settings import Paths, resolve_paths
-from tests.dashboard.conftest import AppFactory
+from tests.dashboard.conftest import AppFactory, open_sidebar_forms
 
 
 def test_a_launch_runs_exactly_the_form_s_config(tmp_path: Path) -> None:
@@ -78,8 +78,20 @@ def test_detached_launch_records_exit_code_and_log(tmp_path: Path) -> None:
     assert again.launch_id == started.launch_id and again.spec == spec
 
 
-def test_form_estimates_before_launching(app: AppFactory, fixture_home: Paths) -> None:
+def test_closed_forms_draw_no_widget_until_opened(app: AppFactory, fixture_home: Paths) -> None:
+    # A closed form's widgets would cost every page's first visit their code
     at = app(fixture_home)
+    labels = [e.label for e in at.sidebar.expander]
+    assert labels[:2] == ["Launch run", "Re-run samples"]
+    assert not at.sidebar.get("file_uploader") and not at.sidebar.radio
+    assert not [s for s in at.sidebar.selectbox if (s.key or "").startswith("launch_")]
+    at = open_sidebar_forms(at)
+    assert at.sidebar.get("file_uploader") and at.sidebar.radio(key="launch_rerun_mode")
+    assert at.sidebar.selectbox(key="launch_test_set").value == "fixture.jsonl"
+
+
+def test_form_estimates_before_launching(app: AppFactory, fixture_home: Paths) -> None:
+    at = open_sidebar_forms(app(fixture_home))
     assert at.sidebar.selectbox(key="launch_test_set").value == "fixture.jsonl"
     assert not [b for b in at.sidebar.button if b.key == "launch_new_launch"]
     at.sidebar.button(key="launch_new_estimate").click().run()
@@ -89,7 +101,7 @@ def test_form_estimates_before_launching(app: AppFactory, fixture_home: Paths) -
 
 
 def test_rerun_failed_samples_offers_the_error_rows(app: AppFactory, fixture_home: Paths) -> None:
-    at = app(fixture_home)
+    at = open_sidebar_forms(app(fixture_home))
     at.sidebar.selectbox(key="launch_rerun_run").set_value("r2").run()
     assert "1 samples: beta-q2" in [c.value for c in at.sidebar.caption]
     at.sidebar.radio(key="launch_rerun_mode").set_value("one domain").run()
@@ -175,7 +187,7 @@ def test_an_uploaded_test_set_is_the_one_that_runs(
     file, and estimates: the box shows the upload and the estimate reads its 8 cases. The
     box stays free: choosing another file afterwards sticks."""
     shutil.copytree(fixture_home.home, tmp_path / "home")
-    at = app(resolve_paths(tmp_path / "home"))
+    at = open_sidebar_forms(app(resolve_paths(tmp_path / "home")))
     assert at.sidebar.selectbox(key="launch_test_set").value == "fixture.jsonl"
     # the name of last week's run, still in the box from the previous launch
     at.sidebar.text_input(key="launch_name").set_value("demo-week-1").run()
@@ -200,7 +212,7 @@ def test_an_uploaded_test_set_is_the_one_that_runs(
 
 
 def test_form_bounds_and_defaults_are_the_model_s(app: AppFactory, fixture_home: Paths) -> None:
-    at = app(fixture_home)
+    at = open_sidebar_forms(app(fixture_home))
     for field in ("iterations", "concurrency"):
         box = at.sidebar.number_input(key=f"launch_{field}")
         low, high = option_bounds(field)

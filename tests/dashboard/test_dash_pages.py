@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.settings import Paths
-from tests.dashboard.conftest import AppFactory, table
+from tests.dashboard.conftest import AppFactory, html_tables, table
 
 
 def test_trends_table_and_domain_filter(app: AppFactory, fixture_home: Paths) -> None:
@@ -189,8 +189,8 @@ def test_compare_side_by_side(app: AppFactory, fixture_home: Paths) -> None:
     box = at.selectbox(key="compare_side_r1_r2")
     assert box.value == "acme-q2"  # the largest regression first
     box.set_value("acme-q1").run()
-    grids = [f.value for f in at.dataframe if list(f.value.columns) == ["Score", "Value"]]
-    baseline, challenger = (dict(zip(g["Score"], g["Value"], strict=True)) for g in grids)
+    sides = [rows for name, _, rows in html_tables(at, as_drawn=True) if name == "side_scores"]
+    baseline, challenger = ({r["Score"]: r["Value"] for r in rows} for rows in sides)
     # acme-q1: accuracy 80 in r1, 90 in r2; only r2 has a judge (faithfulness 4, pass failed)
     assert (baseline["Accuracy"], challenger["Accuracy"]) == ("80.0", "90.0")
     assert baseline["Judge faithfulness (1-5)"] == "n/a"
