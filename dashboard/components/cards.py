@@ -163,13 +163,14 @@ CARDS_STYLE = (
     f".{CARDS_CLASS}{{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:1rem;"
     "margin-bottom:1rem}"
     f"@media (max-width:640px){{.{CARDS_CLASS}{{grid-template-columns:repeat(2,minmax(0,1fr))}}}}"
-    f".{CARDS_CLASS}>div{{border:1px solid rgba(49,51,63,.2);border-radius:.5rem;"
-    "padding:.75rem 1rem}"
+    # colours from the text's own, so the cards read the same in the dark theme
+    f".{CARDS_CLASS}>div{{border:1px solid color-mix(in srgb,currentColor 20%,transparent);"
+    "border-radius:.5rem;padding:.75rem 1rem}"
     f".{CARDS_CLASS} .label{{font-size:.875rem}}"
     # the number shrinks with the window: "100.0%" fits a quarter of the page at 1024 px
     f".{CARDS_CLASS} .value{{font-size:clamp(1.5rem,2.6vw,2.25rem);line-height:1.3;"
     "white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
-    f".{CARDS_CLASS} .verdict{{font-size:.875rem;color:rgba(49,51,63,.6)}}"
+    f".{CARDS_CLASS} .verdict{{font-size:.875rem;opacity:.65}}"
 )
 """Four cards a row (a number like "1,234 (12.5%)" needs a quarter of the page at 1440 px),
 two on a phone; the look of Streamlit's bordered metrics."""

@@ -31,8 +31,10 @@ TABLE_CLASS = "eh-table"
 STYLE = (
     f".{TABLE_CLASS} table{{font-size:.875rem}}"
     f".{TABLE_CLASS} th,.{TABLE_CLASS} td{{padding:.3rem .5rem}}"
-    f".{TABLE_CLASS} th{{position:sticky;top:0;z-index:1;background:#f0f2f6;"
-    "color:#31333f;text-align:left;vertical-align:bottom}"
+    # Canvas follows the app's light or dark theme (Streamlit sets its color-scheme)
+    f".{TABLE_CLASS} th{{position:sticky;top:0;z-index:1;"
+    "background:color-mix(in srgb,currentColor 7%,Canvas);text-align:left;"
+    "vertical-align:bottom}"
     f".{TABLE_CLASS} td.n{{text-align:right;font-variant-numeric:tabular-nums;"
     "white-space:nowrap}"
     f".{TABLE_CLASS} td a{{white-space:nowrap}}"
