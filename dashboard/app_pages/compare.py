@@ -11,8 +11,10 @@ import streamlit as st
 
 from dashboard import data, svg_charts
 from dashboard.components import compare_tables as ct, tables
+from dashboard.components.cards import show_count_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.head_to_head import head_to_head
+from dashboard.components.html_table import Column, show_table
 from dashboard.components.links import sample_picker
 from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.quick_review import quick_review
@@ -138,10 +140,13 @@ if counts.is_empty():
     st.warning("The two sides have no samples in common.")
     st.stop()
 totals = counts.select("improved", "regressed", "unchanged").sum().row(0, named=True)
-m1, m2, m3 = st.columns(3)
-m1.metric("Regressed", totals["regressed"])
-m2.metric("Improved", totals["improved"])
-m3.metric("Unchanged", totals["unchanged"])
+show_count_cards(
+    [
+        ("Regressed", totals["regressed"], "Samples whose score fell by more than the tolerance"),
+        ("Improved", totals["improved"], "Samples whose score rose by more than the tolerance"),
+        ("Unchanged", totals["unchanged"], "Samples within the tolerance"),
+    ]
+)
 
 st.subheader("Per domain")
 # Inline SVG, not Vega-Lite charts (dashboard/svg_charts.py): the browser draws them at once.
@@ -186,25 +191,31 @@ if added:
     domain_table = domain_table.join(
         ct.per_run_columns(by_domain, added, "domain"), on="domain", how="left"
     )
-narrow = st.column_config.NumberColumn
-tables.show(
+signed = "+.1f"
+show_table(
     domain_table,
-    domain=st.column_config.TextColumn("Domain", width=130, pinned=True),
-    mean_delta=narrow("Mean Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
-    # with added runs' columns the interval moves behind "All columns" (1024 px)
-    change_label=st.column_config.TextColumn(
-        "Noise", help=f"The mean change's 95% interval: {METHOD_CAPTION}", width=190
-    )
-    if every or not added
-    else None,
-    worst_delta=narrow("Worst Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
-    regressed=narrow("Regr.", help="Samples regressed beyond the tolerance", width=56),
-    improved=narrow("Impr.", help="Samples improved beyond the tolerance", width=56),
-    samples=narrow("Samples", width=ct.NUMBER_WIDTH) if every else None,
-    unchanged=narrow("Same", help="Samples within the tolerance", width=56) if every else None,
-    not_scored=narrow("Not scored", width=ct.NUMBER_WIDTH) if every else None,
-    **ct.added_run_columns(added, labels),
-    **dict.fromkeys(boxes),
+    {
+        "domain": Column("Domain"),
+        "mean_delta": Column("Mean Δ", number=signed),
+        "change_label": Column("Noise", help=f"The mean change's 95% interval: {METHOD_CAPTION}"),
+        "worst_delta": Column("Worst Δ", number=signed),
+        "regressed": Column("Regr.", help="Samples regressed beyond the tolerance"),
+        "improved": Column("Impr.", help="Samples improved beyond the tolerance"),
+        "samples": Column("Samples"),
+        "unchanged": Column("Same", help="Samples within the tolerance"),
+        "not_scored": Column("Not scored"),
+        **ct.added_run_table_columns(added, labels),
+    },
+    # The counts a PM rarely needs behind "All columns"; with added runs' columns the
+    # interval too (1024 px). The boxes' quartiles only in the CSV.
+    order=[
+        c
+        for c in domain_table.columns
+        if c not in boxes
+        and (every or c not in ("samples", "unchanged", "not_scored"))
+        and (every or not added or c != "change_label")
+    ],
+    name="compare_domains",
 )
 download_csv(domain_table, f"compare-{baseline}-{challenger}-domains.csv", key="compare_counts_csv")
 

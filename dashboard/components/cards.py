@@ -214,3 +214,20 @@ def show_run_cards(cards: list[Card]) -> None:
     import streamlit as st
 
     st.markdown(cards_html(cards), unsafe_allow_html=True)
+
+
+def count_cards_html(counts: list[tuple[str, int, str]]) -> str:
+    """Cards of plain counts, ``(label, count, tooltip)`` each, in the run cards' look."""
+    parts = "".join(
+        f'<div title="{safe_markup(tip)}"><div class="label">{safe_markup(label)}</div>'
+        f'<div class="value">{count:,}</div></div>'
+        for label, count, tip in counts
+    )
+    return f'<div class="{CARDS_CLASS}"><style>{CARDS_STYLE}</style>{parts}</div>'
+
+
+def show_count_cards(counts: list[tuple[str, int, str]]) -> None:
+    """Draw ``count_cards_html`` on the page."""
+    import streamlit as st
+
+    st.markdown(count_cards_html(counts), unsafe_allow_html=True)

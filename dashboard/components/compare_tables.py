@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard.components import tables
+from dashboard.components.html_table import Column, show_table
 
 HEADER_CHARS = 10
 """A run's name in a column header is cut to this many characters (full name in the help)."""
@@ -34,16 +34,32 @@ def _delta(label: str, help_text: str) -> Any:
     return st.column_config.NumberColumn(label, help=help_text, format="%+.1f", width=NUMBER_WIDTH)
 
 
-def added_run_columns(runs: list[str], labels: dict[str, str]) -> dict[str, Any]:
-    """Column configs of each run's ``score_<run>`` and ``delta_<run>``."""
-    out: dict[str, Any] = {}
+def _added_runs(runs: list[str], labels: dict[str, str]) -> list[tuple[str, str, str, bool]]:
+    """Each run's ``score_<run>`` and ``delta_<run>`` column: name, header, tooltip, and
+    whether it is a change (signed)."""
+    out = []
     for run in runs:
         label = labels.get(run, run)
-        short = run_header(label)
-        out[f"score_{run}"] = _score(short, f"{label}: score (0-100)")
+        out.append((f"score_{run}", run_header(label), f"{label}: score (0-100)", False))
         # "Δ" alone: the run's name heads the score column just before it
-        out[f"delta_{run}"] = _delta("Δ", f"{label}: change against the baseline")
+        out.append((f"delta_{run}", "Δ", f"{label}: change against the baseline", True))
     return out
+
+
+def added_run_columns(runs: list[str], labels: dict[str, str]) -> dict[str, Any]:
+    """Grid column configs of each run's ``score_<run>`` and ``delta_<run>``."""
+    return {
+        name: (_delta if signed else _score)(header, tip)
+        for name, header, tip, signed in _added_runs(runs, labels)
+    }
+
+
+def added_run_table_columns(runs: list[str], labels: dict[str, str]) -> dict[str, Column]:
+    """The same columns of an HTML table (``html_table``)."""
+    return {
+        name: Column(header, help=tip, number="+.1f" if signed else ".1f")
+        for name, header, tip, signed in _added_runs(runs, labels)
+    }
 
 
 def per_run_columns(groups: pl.DataFrame, runs: list[str], key: str) -> pl.DataFrame:
@@ -84,18 +100,20 @@ def show_group_table(
     frame: pl.DataFrame, runs: list[str], labels: dict[str, str], title: str, *, every: bool
 ) -> None:
     """Draw ``group_table``'s frame; without ``every``, the sample count is hidden."""
-    tables.show(
+    show_table(
         frame,
-        group_value=st.column_config.TextColumn(title, width=130, pinned=True),
-        samples=st.column_config.NumberColumn("Samples", width=NUMBER_WIDTH) if every else None,
-        baseline_mean=_score("Base", "Baseline mean over the same samples (0-100)"),
-        regressed=st.column_config.NumberColumn(
-            "Regr.", help="Challenger: samples regressed beyond the tolerance", width=56
-        ),
-        improved=st.column_config.NumberColumn(
-            "Impr.", help="Challenger: samples improved beyond the tolerance", width=56
-        ),
-        **added_run_columns(runs, labels),
+        {
+            "group_value": Column(title),
+            "samples": Column("Samples"),
+            "baseline_mean": Column(
+                "Base", help="Baseline mean over the same samples (0-100)", number=".1f"
+            ),
+            "regressed": Column("Regr.", help="Challenger: samples regressed beyond the tolerance"),
+            "improved": Column("Impr.", help="Challenger: samples improved beyond the tolerance"),
+            **added_run_table_columns(runs, labels),
+        },
+        order=[c for c in frame.columns if every or c != "samples"],
+        name="compare_groups",
     )
 
 

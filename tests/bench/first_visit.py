@@ -10,7 +10,9 @@ under Chrome's sampling profiler: the main thread's time per script file (``(pro
 the browser's own work: style, layout, paint, compiling). Goal: the Overview's first visit
 <= 1.5 s after the server is healthy.
 
-    python -m tests.bench.first_visit [--page NAME] [--visits N] [--dir bench-data/dashboard]
+    python -m tests.bench.first_visit [--page NAME] [--visits N] [--warm] [--dir DIR]
+
+``--warm`` times a later visit by URL instead: each browser has opened the page once.
 """
 
 from __future__ import annotations
@@ -71,12 +73,19 @@ TIMELINE = """() => {
 }"""
 
 
-def _visit(pw: Any, url: str, *, profile: bool) -> tuple[float, dict[str, Any], Any]:
+def _visit(pw: Any, url: str, *, profile: bool, warm: bool) -> tuple[float, dict[str, Any], Any]:
     """One fresh browser's visit: seconds to drawn, its timeline (ms since navigation),
-    and the main thread's CPU profile when asked for."""
+    and the main thread's CPU profile when asked for. ``warm``: the browser has opened the
+    page once before (its code cached, as for a reader's later visit by URL)."""
     browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
     try:
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        if warm:
+            before = context.new_page()
+            before.goto(url)
+            before.wait_for_function(DRAWN, arg=[SETTLE_S * 1000, None], timeout=60_000)
+            before.close()
+        page = context.new_page()
         page.add_init_script(SOCKET_LOG)
         cdp = None
         if profile:
@@ -141,6 +150,11 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path("bench-data/dashboard"))
     parser.add_argument("--page", default="", help="the page's URL path ('' is the Overview)")
     parser.add_argument("--visits", type=int, default=4)
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="time a second visit by URL (the browser's cache holds the page's code)",
+    )
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         print(f"skipped: {CHROMIUM} is missing (apt-get install chromium)")
@@ -171,7 +185,9 @@ def main() -> None:
                 url = f"http://127.0.0.1:{port}/{path}"
                 visits = []
                 for i in range(args.visits):
-                    seconds, timeline, profiled = _visit(pw, url, profile=i == args.visits - 1)
+                    seconds, timeline, profiled = _visit(
+                        pw, url, profile=i == args.visits - 1, warm=args.warm
+                    )
                     visits.append((seconds, timeline))
                     profile = profiled
             finally:

@@ -198,8 +198,9 @@ class _CardParser(HTMLParser):
 
 
 def shown_cards(at: AppTest) -> dict[str, dict[str, str]]:
-    """The Overview's run cards by label: value, delta (absent when no change is shown, its
-    arrow in front), delta_style, verdict and help."""
+    """The cards on the page by label (the Overview's run cards, Compare's counts): value,
+    delta (absent when no change is shown, its arrow in front), delta_style, verdict and
+    help."""
     parser = _CardParser()
     for markdown in at.markdown:
         if cards.CARDS_CLASS in markdown.value:

@@ -40,6 +40,7 @@ def test_group_by_tag_means_and_deltas(app: AppFactory, fixture_home: Paths) -> 
     options = at.selectbox(key="compare_group").options
     assert options[:1] == ["Domain"] and "Tag" in options and "AI provider" in options
     at.selectbox(key="compare_group").set_value("tag").run()
+    at.toggle(key="compare_all_columns").set_value(True).run()  # the sample counts
     groups = {r["group_value"]: r for r in table(at, "baseline_mean")}
     # pricing: acme-q1 80 -> 90 and beta-q1 40 -> 60; r3 scored only acme-q1 (91)
     assert (groups["pricing"]["samples"], groups["pricing"]["delta_r2"]) == (2, 15.0)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.settings import Paths
-from tests.dashboard.conftest import AppFactory, html_tables, table
+from tests.dashboard.conftest import AppFactory, html_tables, shown_cards, table
 
 
 def test_trends_table_and_domain_filter(app: AppFactory, fixture_home: Paths) -> None:
@@ -63,9 +63,10 @@ def test_compare_on_a_judge_metric(app: AppFactory, fixture_home: Paths) -> None
     at.selectbox(key="compare_run").set_value("r2").run()
     at.selectbox(key="compare_metric").set_value("judge_faithfulness").run()
     # r1 has no judge scores: every paired sample is "not scored", none regressed
+    at.toggle(key="compare_all_columns").set_value(True).run()
     counts = {r["domain"]: r for r in table(at, "worst_delta")}
     assert counts["acme.example"]["not_scored"] == 2
-    assert {m.label: m.value for m in at.metric}["Regressed"] == "0"
+    assert shown_cards(at)["Regressed"]["value"] == "0"
     samples = {r["sample_id"]: r for r in table(at, "challenger_score")}
     assert samples["acme-q1"]["challenger_score"] == 75.0
     assert samples["acme-q1"]["status"] == "not scored"
@@ -75,7 +76,7 @@ def test_compare_two_runs(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
     assert at.selectbox(key="compare_baseline_r2").value == "r1"
-    assert {m.label: m.value for m in at.metric} == {
+    assert {label: card["value"] for label, card in shown_cards(at).items()} == {
         "Regressed": "1",
         "Improved": "2",
         "Unchanged": "6",

@@ -178,6 +178,7 @@ def test_graders_on_compare(app: AppFactory, fixture_home: Paths) -> None:
     at.selectbox(key="compare_run").set_value("r2").run()
     assert "Grader cites-source" in at.selectbox(key="compare_metric").options
     at.selectbox(key="compare_metric").set_value("grader:cites-source").run()
+    at.toggle(key="compare_all_columns").set_value(True).run()
     counts = {r["domain"]: r for r in table(at, "worst_delta")}
     # acme-q1 0.5 -> 1.0 and acme-q2 0.0 -> 0.5: both +50, improved beyond 5 points
     assert (counts["acme.example"]["improved"], counts["acme.example"]["mean_delta"]) == (2, 50.0)
