@@ -22,6 +22,7 @@ import streamlit as st
 
 from engine.settings import resolve_paths
 from tests.bench.dashboard import _build, _page_run
+from tests.dashboard.conftest import html_tables
 from warehouse import queries as q
 from warehouse.queries import Warehouse
 
@@ -99,7 +100,8 @@ def main() -> None:
     started = time.perf_counter()
     at.run()
     warm = time.perf_counter() - started
-    sent = [f"{f.value.shape[0]}x{f.value.shape[1]}" for f in at.dataframe]
+    sent = [f"grid {f.value.shape[0]}x{f.value.shape[1]}" for f in at.dataframe]
+    sent += [f"HTML {len(rows)}x{len(header)}" for _, header, rows in html_tables(at)]
     print(f"page compare: cold {cold:.2f} s, later visit {warm:.3f} s; tables sent {sent}")
     if args.browser:
         visit = "&".join(f"{k}={v}" for k, v in query.items())
