@@ -8,10 +8,6 @@ import polars as pl
 from dashboard.components.badges import TIER_COLORS, TIER_ORDER
 from engine.models import TierThresholds
 
-FACET_WIDTH = 150
-"""Width of one panel of a chart with three side by side: with the domain labels they fit
-the 724 px a 1024 px screen leaves beside the sidebar."""
-
 _TIER_SCALE = alt.Scale(domain=list(TIER_ORDER), range=[TIER_COLORS[t] for t in TIER_ORDER])
 
 
@@ -205,82 +201,6 @@ def judge_change_rules(events: pl.DataFrame) -> alt.Chart:
         )
     )
     return rules
-
-
-def attribution_rate_chart(frame: pl.DataFrame) -> alt.Chart:
-    """Mention rates per domain and AI provider, one small chart per mention type.
-
-    Providers are grouped bars inside a domain's row (``yOffset``), not a row facet per
-    domain: row facets overlapped their labels once there were more than a few domains.
-    """
-    long = frame.unpivot(
-        index=["domain", "ai_provider"],
-        on=["url_percent", "domain_percent", "brand_percent"],
-        variable_name="mention",
-        value_name="percent",
-    ).with_columns(
-        pl.col("mention").replace_strict(
-            {"url_percent": "URL", "domain_percent": "domain", "brand_percent": "brand"}
-        )
-    )
-    chart: alt.Chart = (
-        alt.Chart(long)
-        .mark_bar()
-        .encode(
-            x=alt.X(
-                "percent:Q",
-                scale=alt.Scale(domain=[0, 100]),
-                title="% of responses",
-                axis=alt.Axis(tickCount=5),
-            ),
-            y=alt.Y("domain:N", title=None, axis=alt.Axis(labelLimit=160)),
-            yOffset=alt.YOffset("ai_provider:N"),
-            # legend below: beside three panels it pushed the chart past a 1024 px screen
-            color=alt.Color(
-                "ai_provider:N", legend=alt.Legend(title="AI provider", orient="bottom")
-            ),
-            column=alt.Column(
-                "mention:N",
-                title=None,
-                sort=["URL", "domain", "brand"],
-                header=alt.Header(labelFontSize=13, labelExpr="'mentions ' + datum.value"),
-            ),
-            tooltip=[
-                "domain:N",
-                alt.Tooltip("ai_provider:N", title="AI provider"),
-                "mention:N",
-                alt.Tooltip("percent:Q", format=".1f"),
-            ],
-        )
-        .properties(width=FACET_WIDTH, height=alt.Step(14))
-    )
-    return chart
-
-
-def attribution_trend_chart(frame: pl.DataFrame) -> alt.Chart:
-    """Mention rates over runs (``queries.attribution_trend``), one line per mention type."""
-    chart: alt.Chart = (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("started_at:T", title="run started"),
-            y=alt.Y("percent:Q", scale=alt.Scale(domain=[0, 100]), title="% of responses"),
-            color=alt.Color("mention:N", legend=alt.Legend(title="mention")),
-            strokeDash=alt.StrokeDash(
-                "domain:N", legend=alt.Legend(title="domain", symbolType="stroke")
-            ),
-            tooltip=[
-                alt.Tooltip("run_name:N", title="run"),
-                alt.Tooltip("started_at:T", title="date", format="%Y-%m-%d"),
-                "domain:N",
-                "mention:N",
-                alt.Tooltip("percent:Q", format=".1f"),
-                alt.Tooltip("responses:Q"),
-            ],
-        )
-        .properties(height=300)
-    )
-    return chart
 
 
 RATING_METHODS = ("Elo", "Bradley–Terry")

@@ -1,12 +1,12 @@
-"""The charts of the pages people open most (Overview, Compare) as inline SVG, drawn on the
-server.
+"""The charts of the pages people open most (Overview, Compare, Attribution) as inline
+SVG, drawn on the server.
 
 A Vega-Lite chart costs the browser its chart library (loaded and compiled on the first
 page that draws one: about 1.3 s of a first visit on a 2-core machine) and then its own
-layout before anything is drawn. These charts are simple marks along one axis, so they are
-plain SVG: no script, sized by a viewBox to the column's width, every label from data
-escaped, the exact values on hover (``<title>``). The HTML report draws its bars the same
-way.
+layout before anything is drawn. These charts are simple marks along one axis (and, for
+Attribution's trend, dots joined over time), so they are plain SVG: no script, sized by a
+viewBox to the column's width, every label from data escaped, the exact values on hover
+(``<title>``). The HTML report draws its bars the same way.
 """
 
 from __future__ import annotations
@@ -88,17 +88,24 @@ def _svg(height: float, label: str, body: Iterable[str]) -> str:
     )
 
 
-def _axis(y: float, scale: Scale, ticks: Iterable[tuple[float, str]]) -> list[str]:
-    """A horizontal axis at ``y`` with labelled ticks."""
+def _axis(
+    y: float, scale: Scale, ticks: Iterable[tuple[float, str]], *, inside: bool = False
+) -> list[str]:
+    """A horizontal axis at ``y`` with labelled ticks; ``inside``: the first and last
+    labels end at the axis' ends (dates are wider than the margin past the last tick)."""
     parts = [
         f'<line x1="{LABEL_WIDTH}" x2="{LABEL_WIDTH + PLOT}" y1="{y}" y2="{y}" '
         f'stroke="{_AXIS}" stroke-width="1"/>'
     ]
-    for value, text in ticks:
+    marks = list(ticks)
+    for i, (value, text) in enumerate(marks):
         x = scale.x(value)
+        anchor = "middle"
+        if inside and len(marks) > 1:
+            anchor = "start" if i == 0 else "end" if i == len(marks) - 1 else "middle"
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y}" y2="{y + 4}" stroke="{_AXIS}"/>')
         parts.append(
-            f'<text x="{x:.1f}" y="{y + 16}" text-anchor="middle" fill="{_INK}">{text}</text>'
+            f'<text x="{x:.1f}" y="{y + 16}" text-anchor="{anchor}" fill="{_INK}">{text}</text>'
         )
     return parts
 
@@ -209,16 +216,21 @@ def _stacked_row(
     return parts
 
 
-def _legend(y: float, colors: Mapping[str, str]) -> list[str]:
+def _legend(y: float, colors: Mapping[str, str]) -> tuple[list[str], float]:
+    """Swatches in rows from the plot's left edge, from ``y``: the parts, and the y below
+    them."""
     parts = []
     x = float(LABEL_WIDTH)
     for category, color in colors.items():
+        width = 90 if len(str(category)) <= 10 else 170
+        if x + width > WIDTH and x > LABEL_WIDTH:
+            x, y = float(LABEL_WIDTH), y + 18
         parts.append(
             f'<rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/>'
-            f'<text x="{x + 16}" y="{y + 11}" fill="{_INK}">{category}</text>'
+            f'<text x="{x + 16}" y="{y + 11}" fill="{_INK}">{_e(_label(category))}</text>'
         )
-        x += 90
-    return parts
+        x += width
+    return parts, y + 18
 
 
 def tier_mix_svg(mix: pl.DataFrame, label: Callable[[str], str] = str) -> str:
@@ -241,8 +253,8 @@ def tier_mix_svg(mix: pl.DataFrame, label: Callable[[str], str] = str) -> str:
             y += ROW_HEIGHT
         parts += _axis(y + 2, Scale(), Scale().ticks("%"))
         y += 30
-    parts += _legend(y, colors)
-    return _svg(y + 18, "tier distribution per domain", parts)
+    legend, bottom = _legend(y, colors)
+    return _svg(bottom, "tier distribution per domain", parts + legend)
 
 
 def compare_counts_svg(counts: pl.DataFrame) -> str:
@@ -261,5 +273,116 @@ def compare_counts_svg(counts: pl.DataFrame) -> str:
         y += ROW_HEIGHT
     parts += _axis(y + 2, scale, scale.ticks(least=1.0))
     y += 30
-    parts += _legend(y, CHANGE_COLORS)
-    return _svg(y + 18, "samples improved, unchanged and regressed per domain", parts)
+    legend, bottom = _legend(y, CHANGE_COLORS)
+    return _svg(bottom, "samples improved, unchanged and regressed per domain", parts + legend)
+
+
+PALETTE = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+)  # fmt: skip
+"""Colours of categories from data (AI providers, domains), in order; repeated past ten."""
+
+MENTIONS = {"url": "URL", "domain": "domain", "brand": "brand"}
+"""Attribution's mention types, by their name in ``queries.attribution_trend``."""
+
+
+def _colors(names: Iterable[object]) -> dict[str, str]:
+    return {str(n): PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+
+
+def mention_rates_svg(rates: pl.DataFrame) -> str:
+    """Per mention type (a block each) and domain (a row each): one bar per AI provider,
+    the share of its scored responses with such a mention (``queries.attribution_rates``).
+    """
+    providers = _colors(rates["ai_provider"].unique(maintain_order=True).sort())
+    scale = Scale()
+    bar = 7
+    parts: list[str] = []
+    y = 0.0
+    for mention, title in MENTIONS.items():
+        parts.append(_heading(y, f"mentions {title}"))
+        y += 22
+        for (domain,), rows in rates.partition_by(
+            "domain", as_dict=True, maintain_order=True
+        ).items():
+            parts.append(_row_label(y + (len(rows) * bar - ROW_HEIGHT) / 2 + 2, domain))
+            for i, row in enumerate(rows.iter_rows(named=True)):
+                share = row[f"{mention}_percent"]
+                if share is None:
+                    continue
+                top = y + 2 + i * bar
+                parts.append(
+                    f'<rect x="{LABEL_WIDTH}" y="{top:.1f}" '
+                    f'width="{scale.x(float(share)) - LABEL_WIDTH:.1f}" height="{bar - 1}" '
+                    f'fill="{providers[str(row["ai_provider"])]}"><title>{_e(domain)}, '
+                    f"{_e(row['ai_provider'])}: {float(share):.1f}% of {row['responses']} "
+                    f"responses mention {title}</title></rect>"
+                )
+            y += max(ROW_HEIGHT, len(rows) * bar + 4)
+        parts += _axis(y + 2, scale, scale.ticks("%"))
+        y += 30
+    legend, bottom = _legend(y, providers)
+    return _svg(bottom, "mention rates per domain and AI provider", parts + legend)
+
+
+def _time_ticks(low: float, high: float) -> list[tuple[float, str]]:
+    """About five dates from ``low`` to ``high`` (POSIX seconds), as ``YYYY-MM-DD``."""
+    from datetime import UTC, datetime
+
+    count = 1 if high <= low else 5
+    step = (high - low) / max(count - 1, 1)
+    return [
+        (low + i * step, datetime.fromtimestamp(low + i * step, UTC).strftime("%Y-%m-%d"))
+        for i in range(count)
+    ]
+
+
+def mention_trend_svg(trend: pl.DataFrame) -> str:
+    """Per mention type (a block each): each domain's share of responses with such a
+    mention over its runs, a line through a dot per run (``queries.attribution_trend``; the
+    run, its date and count on hover)."""
+    domains = _colors(trend["domain"].unique(maintain_order=True).sort())
+    times = [t.timestamp() for t in trend["started_at"] if t is not None] or [0.0]
+    across = Scale(min(times), max(times)) if max(times) > min(times) else Scale(-1.0, 1.0)
+    height = 120.0
+    parts: list[str] = []
+    y = 0.0
+    for mention, title in MENTIONS.items():
+        block = trend.filter(pl.col("mention") == mention).sort("started_at")
+        parts.append(_heading(y, f"mentions {title}"))
+        y += 22
+        for share in (0, 50, 100):
+            level = y + height * (1 - share / 100)
+            parts.append(
+                f'<line x1="{LABEL_WIDTH}" x2="{LABEL_WIDTH + PLOT}" y1="{level:.1f}" '
+                f'y2="{level:.1f}" stroke="{_AXIS}" stroke-dasharray="2 3"/>'
+                f'<text x="{LABEL_WIDTH - 6}" y="{level + 4:.1f}" text-anchor="end" '
+                f'fill="{_INK}">{share}%</text>'
+            )
+        for (domain,), rows in block.partition_by(
+            "domain", as_dict=True, maintain_order=True
+        ).items():
+            color = domains[str(domain)]
+            points = [
+                (across.x(r["started_at"].timestamp()), y + height * (1 - r["percent"] / 100), r)
+                for r in rows.iter_rows(named=True)
+                if r["started_at"] is not None and r["percent"] is not None
+            ]
+            if len(points) > 1:
+                line = " ".join(f"{px:.1f},{py:.1f}" for px, py, _ in points)
+                parts.append(
+                    f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="1.5"/>'
+                )
+            parts += [
+                f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{color}"><title>'
+                f"{_e(r['run_name'])} ({r['started_at']:%Y-%m-%d}), {_e(domain)}: "
+                f"{r['percent']:.1f}% of {r['responses']} responses mention {title}"
+                "</title></circle>"
+                for px, py, r in points
+            ]
+        y += height
+        parts += _axis(y + 2, across, _time_ticks(min(times), max(times)), inside=True)
+        y += 30
+    legend, bottom = _legend(y, domains)
+    return _svg(bottom, "mention rates over runs per domain", parts + legend)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data
+from dashboard import data, svg_charts
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
+from dashboard.components.html_table import Column, show_table
 from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.url_state import set_url, url_index
 from warehouse import queries as q
@@ -29,9 +30,20 @@ if rates.is_empty():
 else:
     st.subheader("Mention rates per domain and AI provider")
     st.caption("Share of scored responses (errors left out) with at least one mention.")
-    tables.show(rates)
+    percent = [c for c in rates.columns if c.endswith("_percent")]
+    show_table(
+        rates,
+        {c: Column(tables.human_label(c), number=".1f") for c in percent}
+        | {
+            "domain": Column("Domain"),
+            "ai_provider": Column("AI provider"),
+            "responses": Column("Responses"),
+        },
+        name="attribution_rates",
+    )
     download_csv(rates, f"attribution-{run_id}.csv", key="attribution_rates_csv")
-    st.altair_chart(charts.attribution_rate_chart(rates))
+    # Inline SVG, not Vega-Lite (dashboard/svg_charts.py): no chart library to load or run.
+    st.markdown(svg_charts.mention_rates_svg(rates), unsafe_allow_html=True)
 
 st.subheader("Trend")
 domains = data.query(q.run_filters, run_id)["domain"]
@@ -46,5 +58,8 @@ domain = st.selectbox(
 set_url(run=run_id, domain=domain)
 # Archived runs are left out unless the sidebar shows them (runs_or_stop filters them).
 trend = data.query(q.attribution_trend, domain or None).filter(pl.col("run_id").is_in(run_ids))
-st.altair_chart(charts.attribution_trend_chart(trend))
+if trend.height:
+    st.markdown(svg_charts.mention_trend_svg(trend), unsafe_allow_html=True)
+else:
+    st.info("No scored responses to attribute in the runs shown.")
 download_csv(trend, "attribution-trend.csv", key="attribution_trend_csv")

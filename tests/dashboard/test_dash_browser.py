@@ -138,11 +138,10 @@ PAGES = {
 CHARTS_AT_LEAST = {
     "trends": 1,
     "leaderboard": 2,
-    "attribution": 2,
     "conversations": 1,
 }
 """Pages and the number of Vega charts each must draw on the fixture home."""
-SVG_CHARTS_AT_LEAST = {"overview": 2, "compare": 2}
+SVG_CHARTS_AT_LEAST = {"overview": 2, "compare": 2, "attribution": 2}
 """Pages and the number of inline SVG charts (drawn on the server) each must draw."""
 INLINE_SVG = "[data-testid='stMain'] [data-testid='stMarkdown'] svg"
 

@@ -127,3 +127,78 @@ def test_compare_draws_svg_not_vega(app: AppFactory, fixture_home: Paths) -> Non
     assert not at.get("vega_lite_chart")
     shown = [m.value for m in at.markdown if m.value.startswith("<svg")]
     assert len(shown) == 2
+
+
+def test_mention_rates_are_one_bar_per_provider_and_names_are_text() -> None:
+    from dashboard.svg_charts import mention_rates_svg
+
+    rates = pl.DataFrame(
+        {
+            "domain": ["acme.example", "acme.example"],
+            "ai_provider": ["<i>gpt</i>", "claude"],
+            "responses": [4, 2],
+            "url_percent": [50.0, 100.0],
+            "domain_percent": [25.0, None],
+            "brand_percent": [0.0, 0.0],
+        }
+    )
+    svg = mention_rates_svg(rates)
+    root = ET.fromstring(svg)  # well-formed: the provider's markup stayed text
+    assert "<i>" not in svg and "&lt;i&gt;gpt&lt;/i&gt;" in svg
+    bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    titles = [r.find(f"{SVG}title").text for r in bars]  # type: ignore[union-attr]
+    # one bar per provider and mention; claude's unknown domain share draws none
+    assert titles[:3] == [
+        "acme.example, <i>gpt</i>: 50.0% of 4 responses mention URL",
+        "acme.example, claude: 100.0% of 2 responses mention URL",
+        "acme.example, <i>gpt</i>: 25.0% of 4 responses mention domain",
+    ]
+    assert len(bars) == 5
+    widths = [float(r.get("width", "")) for r in bars]
+    assert widths[0] == round(0.5 * PLOT, 1) and widths[1] == round(PLOT, 1)
+    # each provider keeps its colour in every block, and the legend names it
+    fills = [r.get("fill") for r in bars]
+    assert fills[0] == fills[2] == fills[3] and fills[1] == fills[4] != fills[0]
+
+
+def test_mention_trend_is_a_dot_per_run_joined_per_domain() -> None:
+    from datetime import datetime
+
+    from dashboard.svg_charts import mention_trend_svg
+
+    trend = pl.DataFrame(
+        {
+            "run_id": ["r1", "r2", "r2"],
+            "run_name": ["week 1", "week 2", "week 2"],
+            "started_at": [datetime(2026, 11, 1), datetime(2026, 11, 8), datetime(2026, 11, 8)],
+            "domain": ["acme.example", "acme.example", "beta.example"],
+            "responses": [10, 8, 4],
+            "mention": ["url", "url", "url"],
+            "percent": [20.0, 50.0, 100.0],
+        }
+    )
+    root = ET.fromstring(mention_trend_svg(trend))
+    dots = list(root.iter(f"{SVG}circle"))
+    assert [d.find(f"{SVG}title").text for d in dots] == [  # type: ignore[union-attr]
+        "week 1 (2026-11-01), acme.example: 20.0% of 10 responses mention URL",
+        "week 2 (2026-11-08), acme.example: 50.0% of 8 responses mention URL",
+        "week 2 (2026-11-08), beta.example: 100.0% of 4 responses mention URL",
+    ]
+    # acme's two runs are joined; beta's one run is a dot alone
+    (line,) = root.iter(f"{SVG}polyline")
+    assert line.get("points", "").count(",") == 2
+    # the later run at the axis' right end, 100% at the plot's top
+    first, second, third = ((float(d.get("cx", "")), float(d.get("cy", ""))) for d in dots)
+    assert first[0] == LABEL_WIDTH and second[0] == third[0] == LABEL_WIDTH + PLOT
+    assert third[1] < second[1] < first[1]
+    assert "2026-11-01" in ET.tostring(root, encoding="unicode")
+
+
+def test_attribution_draws_svg_not_vega(app: AppFactory, fixture_home: Paths) -> None:
+    at = app(fixture_home, "attribution")
+    assert not at.get("vega_lite_chart") and not at.dataframe
+    labels = [re.search(r'aria-label="([^"]+)"', m.value) for m in at.markdown]
+    assert [m.group(1) for m in labels if m] == [
+        "mention rates per domain and AI provider",
+        "mention rates over runs per domain",
+    ]
