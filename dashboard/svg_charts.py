@@ -80,11 +80,18 @@ def _label(domain: object) -> str:
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
+CHART_CLASS = "eh-chart"
+"""The class of every chart's box."""
+
+
 def _svg(height: float, label: str, body: Iterable[str]) -> str:
+    # In a <div>, Markdown takes the whole line as one HTML block; a bare <svg> would be
+    # inline HTML in a paragraph, and Markdown would read the text between its tags (a
+    # domain named **x** drawn bold, outside its <text>).
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0f}" '
-        f'width="100%" style="max-width:{WIDTH}px;{_FONT}" role="img" '
-        f'aria-label="{_e(label)}">' + "".join(body) + "</svg>"
+        f'<div class="{CHART_CLASS}"><svg xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="0 0 {WIDTH} {height:.0f}" width="100%" style="max-width:{WIDTH}px;{_FONT}" '
+        f'role="img" aria-label="{_e(label)}">' + "".join(body) + "</svg></div>"
     )
 
 

@@ -62,6 +62,8 @@ def safe_text(value: object) -> str:
 
 def safe_markup(value: object) -> str:
     """``value`` as text inside raw HTML or SVG drawn through Markdown: markup escaped, and
-    ``$`` as an entity so the page's Markdown never reads two of them as a formula."""
+    ``$`` and ``:`` as entities, so the page's Markdown never reads two dollars as a formula
+    nor ``:material/bolt:`` as an icon (Streamlit rewrites icon codes in the whole source,
+    raw HTML included)."""
     text = html.escape("" if value is None else str(value), quote=True)
-    return text.replace("$", "&#36;")
+    return text.replace("$", "&#36;").replace(":", "&#58;")

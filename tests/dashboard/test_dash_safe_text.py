@@ -3,13 +3,14 @@ every Markdown-rendering element, used on every page."""
 
 from __future__ import annotations
 
+import html
 import re
 import string
 from pathlib import Path
 
 import pytest
 
-from dashboard.components.safe import WORD_JOINER, safe_text
+from dashboard.components.safe import WORD_JOINER, safe_markup, safe_text
 from engine.lake import write_part
 from engine.models import ClaimRecord
 from engine.settings import Paths, resolve_paths
@@ -94,6 +95,14 @@ def build_hostile_home(root: Path) -> Paths:
 @pytest.fixture(scope="module")
 def hostile_home(tmp_path_factory: pytest.TempPathFactory) -> Paths:
     return build_hostile_home(tmp_path_factory.mktemp("hostile") / "home")
+
+
+def test_safe_markup_leaves_no_tag_formula_nor_icon_code() -> None:
+    text = '<b>x</b> "a" & $1$ :material/bolt: :smile:'
+    out = safe_markup(text)
+    assert not re.search(r"[<>\"$:]", out)  # no tag, attribute end, formula, icon code
+    assert html.unescape(out) == text  # the browser shows it as typed
+    assert safe_markup(None) == ""
 
 
 def test_sample_page_shows_planted_markup_literally(app: AppFactory, hostile_home: Paths) -> None:

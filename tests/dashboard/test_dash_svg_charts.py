@@ -9,11 +9,13 @@ import xml.etree.ElementTree as ET
 
 import polars as pl
 
-from dashboard.svg_charts import LABEL_WIDTH, PLOT, distribution_svg, tier_mix_svg
+from dashboard.svg_charts import CHART_CLASS, LABEL_WIDTH, PLOT, distribution_svg, tier_mix_svg
 from engine.settings import Paths
 from tests.dashboard.conftest import AppFactory
 
 SVG = "{http://www.w3.org/2000/svg}"
+CHART_START = f'<div class="{CHART_CLASS}"><svg'
+"""How every chart's Markdown starts: a <div>, so Markdown reads nothing inside it."""
 
 
 def _x(value: float) -> float:
@@ -70,7 +72,7 @@ def test_the_overview_draws_svg_not_vega(app: AppFactory, fixture_home: Paths) -
     at = app(fixture_home)
     assert not at.get("vega_lite_chart")
     shown = [m.value for m in at.markdown]
-    assert len([b for b in shown if b.startswith("<svg")]) == 2
+    assert len([b for b in shown if b.startswith(CHART_START)]) == 2
     assert any(re.search(r'aria-label="tier distribution per domain"', b) for b in shown)
 
 
@@ -125,7 +127,7 @@ def test_change_boxes_straddle_zero() -> None:
 def test_compare_draws_svg_not_vega(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "compare")
     assert not at.get("vega_lite_chart")
-    shown = [m.value for m in at.markdown if m.value.startswith("<svg")]
+    shown = [m.value for m in at.markdown if m.value.startswith(CHART_START)]
     assert len(shown) == 2
 
 
