@@ -29,6 +29,12 @@ def percent(value: float | None) -> str:
     return NA if value is None else f"{value:.1f}%"
 
 
+def plain_number(value: object) -> str:
+    """A number of no known scale: up to four decimals, no trailing zeros (``1,234.5``)."""
+    text = f"{float(value):,.4f}".rstrip("0")  # type: ignore[arg-type]
+    return text.rstrip(".") if text.endswith(".") else text
+
+
 def cost(usd: float | None) -> str:
     """Dollars short enough for a card or a cell: ``$0`` for nothing, four decimals under
     a dollar (trailing zeros dropped), cents above."""

@@ -43,7 +43,8 @@ STYLE = (
 through); numbers lined up on their last digit."""
 
 LINK_SCHEMES = ("http://", "https://", "/", "?", "#")
-"""What a link cell may point to; anything else (``javascript:``) is drawn as text."""
+"""What a link cell may point to (not ``//host``, another site); anything else
+(``javascript:``) is drawn as text."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ def _cell_text(value: object, column: Column) -> str:
         return formats.NA
     if isinstance(value, int | float) and not isinstance(value, bool) and column.number:
         return format(value, column.number)
+    if isinstance(value, float):
+        return formats.plain_number(value)
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value) or formats.NA
     return str(value)
@@ -79,8 +82,9 @@ def _cell_text(value: object, column: Column) -> str:
 def _cell(value: object, row: int, column: Column, right: bool) -> str:
     css = "" if column.css is None else column.css(value, row)
     attributes = (' class="n"' if right else "") + (f' style="{safe_markup(css)}"' if css else "")
-    if column.link is not None and str(value or "").startswith(LINK_SCHEMES):
-        inner = f'<a href="{safe_markup(value)}" target="_blank">{safe_markup(column.link)}</a>'
+    address = str(value or "")
+    if column.link is not None and address.startswith(LINK_SCHEMES) and address[:2] != "//":
+        inner = f'<a href="{safe_markup(address)}" target="_blank">{safe_markup(column.link)}</a>'
     else:
         # one line: a blank line would end Markdown's HTML block and show the rest as text
         inner = safe_markup(" ".join(_cell_text(value, column).split()))

@@ -199,18 +199,12 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def _plain_float(value: object) -> str:
-    """A number of no known scale: up to four decimals, no trailing zeros."""
-    text = f"{float(value):,.4f}".rstrip("0")  # type: ignore[arg-type]
-    return text.rstrip(".") if text.endswith(".") else text
-
-
 def _formatter(name: str, dtype: pl.DataType) -> Callable[[object], str] | None:
     if dtype == pl.Boolean:
         return None  # drawn as a checkbox: the grid ignores display text there
     if dtype.is_float():
         fmt = _number_format(name)
-        return _printf(fmt) if fmt is not None else _plain_float
+        return _printf(fmt) if fmt is not None else formats.plain_number
     if dtype.is_integer():
         return str
     return _text

@@ -52,11 +52,17 @@ def test_cells_from_data_are_text_and_the_table_is_one_line() -> None:
             "Score": [81.25, None],
             "Samples": [8, 12],
             "Link": ["javascript:alert(1)", "http://127.0.0.1:8501/compare?run=a&b=c"],
+            "Other": ["//198.51.100.7/x", "/compare"],
+            "Ratio": [0.3333333, 1234.5],
         }
     )
     markup = table_html(
         frame,
-        {"Score": Column(number=".1f"), "Link": Column(link="Open ↗", help='say "why"')},
+        {
+            "Score": Column(number=".1f"),
+            "Link": Column(link="Open ↗", help='say "why"'),
+            "Other": Column(link="Go"),
+        },
         name="t",
     )
     # a blank line would end Markdown's HTML block and draw the rest as Markdown
@@ -67,11 +73,14 @@ def test_cells_from_data_are_text_and_the_table_is_one_line() -> None:
     assert HOSTILE in parsed.text  # shown as text, not as an image
     assert "$" not in markup  # never a formula: escaped as an entity
     assert "two paragraphs" in parsed.text
-    assert [t for t in parsed.text if t[0].isdigit() or t == "n/a"] == ["81.2", "8", "n/a", "12"]
+    # Ratio, a number of no known scale: four decimals at most, no trailing zeros
+    numbers = [t for t in parsed.text if t[0].isdigit() or t == "n/a"]
+    assert numbers == ["81.2", "8", "0.3333", "n/a", "12", "1,234.5"]
     links = [a for t, a in parsed.tags if t == "a"]
-    # only http(s) and same-site addresses become links; the script is drawn as text
-    assert [a["href"] for a in links] == ["http://127.0.0.1:8501/compare?run=a&b=c"]
-    assert "javascript:alert(1)" in parsed.text
+    # only http(s) and same-site addresses become links; a script or another site's
+    # protocol-relative address is drawn as text
+    assert [a["href"] for a in links] == ["http://127.0.0.1:8501/compare?run=a&b=c", "/compare"]
+    assert "javascript:alert(1)" in parsed.text and "//198.51.100.7/x" in parsed.text
     headers = [a for t, a in parsed.tags if t == "th"]
     assert headers[3]["title"] == 'say "why"'
     cells = [a for t, a in parsed.tags if t == "td"]
