@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import polars as pl
 
@@ -38,8 +39,12 @@ PLOT = WIDTH - LABEL_WIDTH - 16
 CHANGE_COLORS = {"improved": "#1a9850", "unchanged": "#bdbdbd", "regressed": "#d73027"}
 """Compare's sample statuses, in the order their bars stack."""
 
-_AXIS = "#8c959f"
-_INK = "#31333f"
+AXIS_COLOR = "#8c959f"
+"""Axes, ticks and rules."""
+
+INK = "#31333f"
+"""Labels."""
+
 _FONT = "font-family:'Source Sans Pro',system-ui,sans-serif;font-size:12px"
 
 
@@ -84,7 +89,9 @@ CHART_CLASS = "eh-chart"
 """The class of every chart's box."""
 
 
-def _svg(height: float, label: str, body: Iterable[str]) -> str:
+def svg_document(height: float, label: str, body: Iterable[str]) -> str:
+    """A chart of ``height`` (``WIDTH`` wide, scaled to its column) from its parts, named
+    ``label`` for screen readers, ready for ``st.markdown(..., unsafe_allow_html=True)``."""
     # In a <div>, Markdown takes the whole line as one HTML block; a bare <svg> would be
     # inline HTML in a paragraph, and Markdown would read the text between its tags (a
     # domain named **x** drawn bold, outside its <text>).
@@ -95,14 +102,14 @@ def _svg(height: float, label: str, body: Iterable[str]) -> str:
     )
 
 
-def _axis(
+def axis(
     y: float, scale: Scale, ticks: Iterable[tuple[float, str]], *, inside: bool = False
 ) -> list[str]:
     """A horizontal axis at ``y`` with labelled ticks; ``inside``: the first and last
     labels end at the axis' ends (dates are wider than the margin past the last tick)."""
     parts = [
         f'<line x1="{LABEL_WIDTH}" x2="{LABEL_WIDTH + PLOT}" y1="{y}" y2="{y}" '
-        f'stroke="{_AXIS}" stroke-width="1"/>'
+        f'stroke="{AXIS_COLOR}" stroke-width="1"/>'
     ]
     marks = list(ticks)
     for i, (value, text) in enumerate(marks):
@@ -110,22 +117,25 @@ def _axis(
         anchor = "middle"
         if inside and len(marks) > 1:
             anchor = "start" if i == 0 else "end" if i == len(marks) - 1 else "middle"
-        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y}" y2="{y + 4}" stroke="{_AXIS}"/>')
         parts.append(
-            f'<text x="{x:.1f}" y="{y + 16}" text-anchor="{anchor}" fill="{_INK}">{text}</text>'
+            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y}" y2="{y + 4}" stroke="{AXIS_COLOR}"/>'
+        )
+        parts.append(
+            f'<text x="{x:.1f}" y="{y + 16}" text-anchor="{anchor}" fill="{INK}">{text}</text>'
         )
     return parts
 
 
 def _row_label(y: float, domain: object) -> str:
     return (
-        f'<text x="0" y="{y + 15}" fill="{_INK}"><title>{_e(domain)}</title>'
+        f'<text x="0" y="{y + 15}" fill="{INK}"><title>{_e(domain)}</title>'
         f"{_e(_label(domain))}</text>"
     )
 
 
-def _heading(y: float, text: str) -> str:
-    return f'<text x="0" y="{y + 14}" fill="{_INK}" font-weight="600">{_e(text)}</text>'
+def heading(y: float, text: str) -> str:
+    """A bold line of text at ``y`` (a block's title; escaped)."""
+    return f'<text x="0" y="{y + 14}" fill="{INK}" font-weight="600">{_e(text)}</text>'
 
 
 def _box(y: float, scale: Scale, name: object, five: Sequence[float], unit: str) -> str:
@@ -138,7 +148,7 @@ def _box(y: float, scale: Scale, name: object, five: Sequence[float], unit: str)
     )
     return (
         f'<g>{hover}<line x1="{scale.x(low):.1f}" x2="{scale.x(high):.1f}" y1="{mid}" '
-        f'y2="{mid}" stroke="{_AXIS}" stroke-width="1.5"/>'
+        f'y2="{mid}" stroke="{AXIS_COLOR}" stroke-width="1.5"/>'
         f'<rect x="{scale.x(q1):.1f}" y="{mid - 6}" '
         f'width="{max(scale.x(q3) - scale.x(q1), 1.0):.1f}" height="12" fill="#9ec5fe"/>'
         f'<line x1="{scale.x(median):.1f}" x2="{scale.x(median):.1f}" y1="{mid - 7}" '
@@ -159,7 +169,7 @@ def distribution_svg(spread: pl.DataFrame, label: Callable[[str], str] = str) ->
     y = 0.0
     blocks = spread.partition_by("metric", as_dict=True, maintain_order=True)
     for (metric,), block in blocks.items():
-        parts.append(_heading(y, label(str(metric))))
+        parts.append(heading(y, label(str(metric))))
         y += 22
         for row in block.iter_rows(named=True):
             parts.append(_row_label(y, row["domain"]))
@@ -167,9 +177,9 @@ def distribution_svg(spread: pl.DataFrame, label: Callable[[str], str] = str) ->
             if all(v is not None for v in five):
                 parts.append(_box(y, scale, row["domain"], [float(v) for v in five], ""))
             y += ROW_HEIGHT
-        parts += _axis(y + 2, scale, scale.ticks())
+        parts += axis(y + 2, scale, scale.ticks())
         y += 30
-    return _svg(y, "score distribution per domain", parts)
+    return svg_document(y, "score distribution per domain", parts)
 
 
 def change_box_svg(counts: pl.DataFrame, columns: Sequence[str], title: str) -> str:
@@ -180,7 +190,7 @@ def change_box_svg(counts: pl.DataFrame, columns: Sequence[str], title: str) -> 
     reach = max(1.0, max(abs(v) for v in values))
     step = _round_step(reach / 2)
     scale = Scale(-math.ceil(reach / step) * step, math.ceil(reach / step) * step)
-    parts = [_heading(0.0, title)]
+    parts = [heading(0.0, title)]
     y = 22.0
     top = y
     for row in rows:
@@ -189,11 +199,11 @@ def change_box_svg(counts: pl.DataFrame, columns: Sequence[str], title: str) -> 
         y += ROW_HEIGHT
     zero = scale.x(0.0)
     parts.append(
-        f'<line x1="{zero:.1f}" x2="{zero:.1f}" y1="{top}" y2="{y}" stroke="{_AXIS}" '
+        f'<line x1="{zero:.1f}" x2="{zero:.1f}" y1="{top}" y2="{y}" stroke="{AXIS_COLOR}" '
         'stroke-dasharray="3 3"/>'
     )
-    parts += _axis(y + 2, scale, [(v, f"{v:+g}" if v else "0") for v, _ in scale.ticks()])
-    return _svg(y + 30, title, parts)
+    parts += axis(y + 2, scale, [(v, f"{v:+g}" if v else "0") for v, _ in scale.ticks()])
+    return svg_document(y + 30, title, parts)
 
 
 def _stacked_row(
@@ -223,7 +233,7 @@ def _stacked_row(
     return parts
 
 
-def _legend(y: float, colors: Mapping[str, str]) -> tuple[list[str], float]:
+def legend(y: float, colors: Mapping[str, str]) -> tuple[list[str], float]:
     """Swatches in rows from the plot's left edge, from ``y``: the parts, and the y below
     them."""
     parts = []
@@ -234,7 +244,7 @@ def _legend(y: float, colors: Mapping[str, str]) -> tuple[list[str], float]:
             x, y = float(LABEL_WIDTH), y + 18
         parts.append(
             f'<rect x="{x}" y="{y}" width="12" height="12" fill="{color}"/>'
-            f'<text x="{x + 16}" y="{y + 11}" fill="{_INK}">{_e(_label(category))}</text>'
+            f'<text x="{x + 16}" y="{y + 11}" fill="{INK}">{_e(_label(category))}</text>'
         )
         x += width
     return parts, y + 18
@@ -248,7 +258,7 @@ def tier_mix_svg(mix: pl.DataFrame, label: Callable[[str], str] = str) -> str:
     parts: list[str] = []
     y = 0.0
     for (metric,), block in mix.partition_by("metric", as_dict=True, maintain_order=True).items():
-        parts.append(_heading(y, label(str(metric))))
+        parts.append(heading(y, label(str(metric))))
         y += 22
         for (domain,), rows in block.partition_by(
             "domain", as_dict=True, maintain_order=True
@@ -258,10 +268,10 @@ def tier_mix_svg(mix: pl.DataFrame, label: Callable[[str], str] = str) -> str:
             scale = Scale(0.0, float(sum(counts.values())) or 1.0)
             parts += _stacked_row(y, scale, domain, counts, colors, "samples")
             y += ROW_HEIGHT
-        parts += _axis(y + 2, Scale(), Scale().ticks("%"))
+        parts += axis(y + 2, Scale(), Scale().ticks("%"))
         y += 30
-    legend, bottom = _legend(y, colors)
-    return _svg(bottom, "tier distribution per domain", parts + legend)
+    key, bottom = legend(y, colors)
+    return svg_document(bottom, "tier distribution per domain", parts + key)
 
 
 def compare_counts_svg(counts: pl.DataFrame) -> str:
@@ -278,10 +288,10 @@ def compare_counts_svg(counts: pl.DataFrame) -> str:
         by_status = {c: int(row[c] or 0) for c in CHANGE_COLORS}
         parts += _stacked_row(y, scale, row["domain"], by_status, CHANGE_COLORS, "samples")
         y += ROW_HEIGHT
-    parts += _axis(y + 2, scale, scale.ticks(least=1.0))
+    parts += axis(y + 2, scale, scale.ticks(least=1.0))
     y += 30
-    legend, bottom = _legend(y, CHANGE_COLORS)
-    return _svg(bottom, "samples improved, unchanged and regressed per domain", parts + legend)
+    key, bottom = legend(y, CHANGE_COLORS)
+    return svg_document(bottom, "samples improved, unchanged and regressed per domain", parts + key)
 
 
 PALETTE = (
@@ -294,7 +304,8 @@ MENTIONS = {"url": "URL", "domain": "domain", "brand": "brand"}
 """Attribution's mention types, by their name in ``queries.attribution_trend``."""
 
 
-def _colors(names: Iterable[object]) -> dict[str, str]:
+def colors_for(names: Iterable[object]) -> dict[str, str]:
+    """``PALETTE``'s colours for ``names``, in order."""
     return {str(n): PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
 
 
@@ -302,13 +313,13 @@ def mention_rates_svg(rates: pl.DataFrame) -> str:
     """Per mention type (a block each) and domain (a row each): one bar per AI provider,
     the share of its scored responses with such a mention (``queries.attribution_rates``).
     """
-    providers = _colors(rates["ai_provider"].unique(maintain_order=True).sort())
+    providers = colors_for(rates["ai_provider"].unique(maintain_order=True).sort())
     scale = Scale()
     bar = 7
     parts: list[str] = []
     y = 0.0
     for mention, title in MENTIONS.items():
-        parts.append(_heading(y, f"mentions {title}"))
+        parts.append(heading(y, f"mentions {title}"))
         y += 22
         for (domain,), rows in rates.partition_by(
             "domain", as_dict=True, maintain_order=True
@@ -327,20 +338,24 @@ def mention_rates_svg(rates: pl.DataFrame) -> str:
                     f"responses mention {title}</title></rect>"
                 )
             y += max(ROW_HEIGHT, len(rows) * bar + 4)
-        parts += _axis(y + 2, scale, scale.ticks("%"))
+        parts += axis(y + 2, scale, scale.ticks("%"))
         y += 30
-    legend, bottom = _legend(y, providers)
-    return _svg(bottom, "mention rates per domain and AI provider", parts + legend)
+    key, bottom = legend(y, providers)
+    return svg_document(bottom, "mention rates per domain and AI provider", parts + key)
 
 
-def _time_ticks(low: float, high: float) -> list[tuple[float, str]]:
-    """About five dates from ``low`` to ``high`` (POSIX seconds), as ``YYYY-MM-DD``."""
-    from datetime import UTC, datetime
+def epoch(moment: datetime) -> float:
+    """POSIX seconds of a warehouse timestamp (naive ones are UTC, as the warehouse keeps
+    them), whatever the server's own time zone."""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
+
+def time_ticks(low: float, high: float, fmt: str = "%Y-%m-%d") -> list[tuple[float, str]]:
+    """About five dates from ``low`` to ``high`` (POSIX seconds), written with ``fmt``."""
     count = 1 if high <= low else 5
     step = (high - low) / max(count - 1, 1)
     return [
-        (low + i * step, datetime.fromtimestamp(low + i * step, UTC).strftime("%Y-%m-%d"))
+        (low + i * step, datetime.fromtimestamp(low + i * step, UTC).strftime(fmt))
         for i in range(count)
     ]
 
@@ -349,30 +364,30 @@ def mention_trend_svg(trend: pl.DataFrame) -> str:
     """Per mention type (a block each): each domain's share of responses with such a
     mention over its runs, a line through a dot per run (``queries.attribution_trend``; the
     run, its date and count on hover)."""
-    domains = _colors(trend["domain"].unique(maintain_order=True).sort())
-    times = [t.timestamp() for t in trend["started_at"] if t is not None] or [0.0]
+    domains = colors_for(trend["domain"].unique(maintain_order=True).sort())
+    times = [epoch(t) for t in trend["started_at"] if t is not None] or [0.0]
     across = Scale(min(times), max(times)) if max(times) > min(times) else Scale(-1.0, 1.0)
     height = 120.0
     parts: list[str] = []
     y = 0.0
     for mention, title in MENTIONS.items():
         block = trend.filter(pl.col("mention") == mention).sort("started_at")
-        parts.append(_heading(y, f"mentions {title}"))
+        parts.append(heading(y, f"mentions {title}"))
         y += 22
         for share in (0, 50, 100):
             level = y + height * (1 - share / 100)
             parts.append(
                 f'<line x1="{LABEL_WIDTH}" x2="{LABEL_WIDTH + PLOT}" y1="{level:.1f}" '
-                f'y2="{level:.1f}" stroke="{_AXIS}" stroke-dasharray="2 3"/>'
+                f'y2="{level:.1f}" stroke="{AXIS_COLOR}" stroke-dasharray="2 3"/>'
                 f'<text x="{LABEL_WIDTH - 6}" y="{level + 4:.1f}" text-anchor="end" '
-                f'fill="{_INK}">{share}%</text>'
+                f'fill="{INK}">{share}%</text>'
             )
         for (domain,), rows in block.partition_by(
             "domain", as_dict=True, maintain_order=True
         ).items():
             color = domains[str(domain)]
             points = [
-                (across.x(r["started_at"].timestamp()), y + height * (1 - r["percent"] / 100), r)
+                (across.x(epoch(r["started_at"])), y + height * (1 - r["percent"] / 100), r)
                 for r in rows.iter_rows(named=True)
                 if r["started_at"] is not None and r["percent"] is not None
             ]
@@ -389,7 +404,7 @@ def mention_trend_svg(trend: pl.DataFrame) -> str:
                 for px, py, r in points
             ]
         y += height
-        parts += _axis(y + 2, across, _time_ticks(min(times), max(times)), inside=True)
+        parts += axis(y + 2, across, time_ticks(min(times), max(times)), inside=True)
         y += 30
-    legend, bottom = _legend(y, domains)
-    return _svg(bottom, "mention rates over runs per domain", parts + legend)
+    key, bottom = legend(y, domains)
+    return svg_document(bottom, "mention rates over runs per domain", parts + key)

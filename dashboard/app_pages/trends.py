@@ -7,7 +7,7 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, data, formats
+from dashboard import data, formats, svg_trend
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
 from dashboard.components.pickers import runs_or_stop
@@ -101,8 +101,10 @@ tiers = data.query(q.run_tiers, latest)
 events = data.query(judge_changes).filter(
     (pl.col("series") == series) & pl.col("run_id").is_in(shown_runs)
 )
-st.altair_chart(
-    charts.trend_chart(frame, metric, tiers, title=metric_label(metric), fit=fit, events=events)
+# Inline SVG, not Vega-Lite (dashboard/svg_charts.py): no chart library to load or run.
+st.markdown(
+    svg_trend.trend_svg(frame, metric, tiers, title=metric_label(metric), fit=fit, events=events),
+    unsafe_allow_html=True,
 )
 if not events.is_empty():
     st.caption(
