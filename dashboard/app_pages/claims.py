@@ -31,7 +31,7 @@ else:
         "Claims of each query's first iteration: found, contradicted (stated wrongly) and "
         "missing (not stated) are counted apart; the per-query rows below add up to these."
     )
-    tables.show(per_domain)
+    tables.show_html(per_domain, name="claims_domains")
     download_csv(per_domain, f"claims-{run_id}-domains.csv", key="claims_domain_csv")
 
     st.subheader("Per query")
@@ -55,7 +55,7 @@ else:
     counts = ["domain", "sample_id", "claims", "found", "contradicted", "missing"]
     shown = per_query.drop("total_rows")
     shown = shown.select(*counts, *(c for c in shown.columns if c not in counts))
-    tables.show(shown)
+    tables.show_html(shown, name="claims_queries")
     download_csv(shown, f"claims-{run_id}-queries.csv", key="claims_query_csv")
     sample_picker(shown, key="claims_open_query", run_id=run_id)
 
@@ -75,7 +75,7 @@ missed = data.query(
 if missed.is_empty():
     st.info("No claim was missed.")
 else:
-    tables.show(missed)
+    tables.show_html(missed, name="claims_missed")
     download_csv(missed, "most-missed-claims.csv", key="claims_missed_csv")
     sample_picker(
         missed,

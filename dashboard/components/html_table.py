@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 import polars as pl
 
@@ -38,6 +39,8 @@ STYLE = (
     f".{TABLE_CLASS} td.n{{text-align:right;font-variant-numeric:tabular-nums;"
     "white-space:nowrap}"
     f".{TABLE_CLASS} td a{{white-space:nowrap}}"
+    f".{TABLE_CLASS} td.w{{min-width:14rem}}"
+    f".{TABLE_CLASS} td.k{{white-space:nowrap}}"
 )
 """Rows as dense as the grid's; the header kept opaque (rows scrolled under it do not show
 through); numbers lined up on their last digit."""
@@ -58,11 +61,18 @@ class Column:
     link: str | None = None
     """The cells are addresses, drawn as links with this text (an empty cell stays empty)."""
     number: str = ""
-    """A format spec for the column's numbers (``.1f``, ``+.1f``); ``str`` when empty."""
+    """A format spec for the column's numbers (``.1f``, ``+.1f``) or a printf format
+    (``$%.4f``, as the grid's column configs have them); when empty, ``str`` for whole
+    numbers and ``formats.plain_number`` for others."""
     align_right: bool | None = None
     """Right-aligned, as numbers are; None: when the column holds numbers."""
     css: Callable[[object, int], str] | None = None
     """A cell's inline CSS from its value and its row's index (tier pills, Δ colours)."""
+    wide: bool = False
+    """Long text (a claim, a query): never squeezed below a readable width; the table
+    scrolls sideways instead."""
+    whole: bool = False
+    """An identifier (``acme-q1``): never broken across lines at its hyphens."""
 
 
 def _cell_text(value: object, column: Column) -> str:
@@ -71,17 +81,22 @@ def _cell_text(value: object, column: Column) -> str:
     if isinstance(value, float) and value != value:  # NaN: what polars gives for 0/0
         return formats.NA
     if isinstance(value, int | float) and not isinstance(value, bool) and column.number:
-        return format(value, column.number)
+        return column.number % value if "%" in column.number else format(value, column.number)
     if isinstance(value, float):
         return formats.plain_number(value)
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value) or formats.NA
+    if isinstance(value, date):  # datetime included
+        return formats.timestamp(value)
     return str(value)
 
 
 def _cell(value: object, row: int, column: Column, right: bool) -> str:
     css = "" if column.css is None else column.css(value, row)
-    attributes = (' class="n"' if right else "") + (f' style="{safe_markup(css)}"' if css else "")
+    kind = "n" if right else "w" if column.wide else "k" if column.whole else ""
+    attributes = (f' class="{kind}"' if kind else "") + (
+        f' style="{safe_markup(css)}"' if css else ""
+    )
     address = str(value or "")
     if column.link is not None and address.startswith(LINK_SCHEMES) and address[:2] != "//":
         inner = f'<a href="{safe_markup(address)}" target="_blank">{safe_markup(column.link)}</a>'

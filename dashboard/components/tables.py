@@ -264,6 +264,28 @@ def grid(data: Any, **options: Any) -> Any:
     return st.dataframe(data, hide_index=True, placeholder=MISSING, **options)
 
 
+def show_html(frame: pl.DataFrame, *, name: str, **labels: str | Column) -> None:
+    """Draw a warehouse frame as an HTML table (``html_table``), as ``show`` draws it as a
+    grid: human labels, the one number format per scale, ``formats.NA`` for nulls;
+    ``labels`` override a column's header (a string) or its whole drawing (a ``Column``)."""
+    from dashboard.components.html_table import show_table
+
+    columns: dict[str, Column] = {}
+    for column, dtype in frame.schema.items():
+        given = labels.get(column)
+        if isinstance(given, Column):
+            columns[column] = given
+            continue
+        fmt = _number_format(column) if dtype.is_float() else None
+        columns[column] = Column(
+            given or human_label(column),
+            number=fmt or "",
+            wide=column in _WIDE_TEXT,
+            whole=column.endswith("_id"),
+        )
+    show_table(frame, columns, name=name)
+
+
 def show(
     frame: pl.DataFrame,
     *,

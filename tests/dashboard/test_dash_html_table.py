@@ -131,3 +131,44 @@ def test_overview_draws_no_grid_metric_nor_sanitised_html(
     assert [name for name, _, _ in html_tables(at)] == ["overview_table"]
     at.selectbox(key="overview_run").set_value("r2").run()
     assert not at.dataframe and not at.metric and not at.get("html")
+
+
+def test_printf_numbers_dates_identifiers_and_long_text() -> None:
+    from datetime import datetime
+
+    from dashboard.components import tables
+
+    frame = pl.DataFrame(
+        {
+            "sample_id": ["acme-q1"],
+            "claim_text": ["Support is closed on Sundays."],
+            "found_percent": [33.333],
+            "cost_usd": [0.00125],
+            "scored_at": [datetime(2026, 11, 29, 9, 41, 7)],
+        }
+    )
+    columns = {
+        name: Column(
+            tables.human_label(name),
+            number=fmt,
+            wide=name == "claim_text",
+            whole=name.endswith("_id"),
+        )
+        for name, fmt in [
+            ("sample_id", ""),
+            ("claim_text", ""),
+            ("found_percent", ".1f"),
+            ("cost_usd", "$%.4f"),
+            ("scored_at", ""),
+        ]
+    }
+    parsed = _parse(table_html(frame, columns, name="t"))
+    cells = [a.get("class") for t, a in parsed.tags if t == "td"]
+    assert cells == ["k", "w", "n", "n", None]  # the id whole, the claim wide, numbers right
+    assert parsed.text[-5:] == [
+        "acme-q1",
+        "Support is closed on Sundays.",
+        "33.3",
+        "$0.0013",  # the grid's printf format, as the cost columns have it
+        "2026-11-29 09:41",  # formats.timestamp
+    ]
