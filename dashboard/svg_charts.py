@@ -344,6 +344,14 @@ def mention_rates_svg(rates: pl.DataFrame) -> str:
     return svg_document(bottom, "mention rates per domain and AI provider", parts + key)
 
 
+def polyline(points: Sequence[tuple[float, float]], color: str, width: float) -> str:
+    """A line through ``points`` (none for fewer than two)."""
+    if len(points) < 2:
+        return ""
+    path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    return f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="{width:g}"/>'
+
+
 def epoch(moment: datetime) -> float:
     """POSIX seconds of a warehouse timestamp (naive ones are UTC, as the warehouse keeps
     them), whatever the server's own time zone."""
@@ -391,11 +399,7 @@ def mention_trend_svg(trend: pl.DataFrame) -> str:
                 for r in rows.iter_rows(named=True)
                 if r["started_at"] is not None and r["percent"] is not None
             ]
-            if len(points) > 1:
-                line = " ".join(f"{px:.1f},{py:.1f}" for px, py, _ in points)
-                parts.append(
-                    f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="1.5"/>'
-                )
+            parts.append(polyline([(px, py) for px, py, _ in points], color, 1.5))
             parts += [
                 f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{color}"><title>'
                 f"{_e(r['run_name'])} ({r['started_at']:%Y-%m-%d}), {_e(domain)}: "

@@ -22,6 +22,7 @@ from dashboard.svg_charts import (
     epoch,
     heading,
     legend,
+    polyline,
     svg_document,
     time_ticks,
 )
@@ -138,11 +139,7 @@ def trend_svg(
             for r in rows.iter_rows(named=True)
             if r["started_at"] is not None and r["score"] is not None
         ]
-        if len(points) > 1:
-            line = " ".join(f"{px:.1f},{py:.1f}" for px, py, _ in points)
-            parts.append(
-                f'<polyline points="{line}" fill="none" stroke="{color}" stroke-width="2"/>'
-            )
+        parts.append(polyline([(px, py) for px, py, _ in points], color, 2))
         for px, py, r in points:
             fill = color if r["status"] == "completed" else "#ffffff"
             parts.append(
