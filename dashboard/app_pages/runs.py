@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard import data, formats
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
+from dashboard.components.html_table import Column, show_table
 from dashboard.components.identity import access, require_sign_in, signed_in_user
 from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.reanalysis_form import reanalysis_section
@@ -107,11 +108,11 @@ facts = {
     "Archived": "yes" if row["archived"] else "no",
     "Labelled by": row["labelled_by"] or formats.NA,
 }
-# A data grid draws cell text as plain text (no Markdown): safe for values from data.
-tables.grid(
-    {"Field": list(facts), "Value": [str(v) for v in facts.values()]},
-    height=(len(facts) + 1) * 35 + 3,  # every field on screen, no inner scroll
-    key="runs_facts",
+show_table(
+    pl.DataFrame({"Field": list(facts), "Value": [str(v) for v in facts.values()]}),
+    {"Field": Column(whole=True)},
+    name="runs_facts",
+    max_height_px=None,  # every field on screen, no inner scroll
 )
 st.caption("Config (JSON; options left unset are not shown)")
 try:

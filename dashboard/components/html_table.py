@@ -136,10 +136,8 @@ def table_html(
         "<tr>" + "".join(_cell(row[c], i, col, right[c]) for c, col in drawn) + "</tr>"
         for i, row in enumerate(frame.select(shown).iter_rows(named=True))
     )
-    box = (
-        f"max-height:{max_height_px}px;overflow:auto;margin-bottom:1rem"
-        if max_height_px is not None
-        else ""
+    box = "margin-bottom:1rem" + (
+        f";max-height:{max_height_px}px;overflow:auto" if max_height_px is not None else ""
     )
     return (
         f'<div class="{TABLE_CLASS}" data-table="{safe_markup(name)}" style="{box}">'
@@ -155,8 +153,10 @@ def show_table(
     *,
     order: Sequence[str] | None = None,
     name: str,
+    max_height_px: int | None = MAX_HEIGHT_PX,
 ) -> None:
     """Draw ``table_html`` on the page."""
     import streamlit as st
 
-    st.markdown(table_html(frame, columns, order=order, name=name), unsafe_allow_html=True)
+    markup = table_html(frame, columns, order=order, name=name, max_height_px=max_height_px)
+    st.markdown(markup, unsafe_allow_html=True)
