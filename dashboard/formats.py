@@ -29,6 +29,17 @@ def percent(value: float | None) -> str:
     return NA if value is None else f"{value:.1f}%"
 
 
+def text(value: object) -> str:
+    """A table cell's text: a list's items joined (``NA`` for none), a date as
+    ``timestamp``, anything else as ``str``."""
+    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
+        items = value if isinstance(value, list | tuple) else value.tolist()
+        return ", ".join(str(v) for v in items) if items else NA
+    if isinstance(value, date):  # datetime included
+        return timestamp(value)
+    return str(value)
+
+
 def plain_number(value: object) -> str:
     """A number of no known scale: up to four decimals, no trailing zeros (``1,234.5``)."""
     text = f"{float(value):,.4f}".rstrip("0")  # type: ignore[arg-type]

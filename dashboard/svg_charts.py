@@ -358,6 +358,12 @@ def epoch(moment: datetime) -> float:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
+def time_scale(times: Sequence[float]) -> Scale:
+    """The axis of ``times`` (POSIX seconds), first to last; a lone moment at its end."""
+    low, high = min(times, default=0.0), max(times, default=0.0)
+    return Scale(low, high) if high > low else Scale(low - 1.0, low)
+
+
 def time_ticks(low: float, high: float, fmt: str = "%Y-%m-%d") -> list[tuple[float, str]]:
     """About five dates from ``low`` to ``high`` (POSIX seconds), written with ``fmt``."""
     count = 1 if high <= low else 5
@@ -374,7 +380,7 @@ def mention_trend_svg(trend: pl.DataFrame) -> str:
     run, its date and count on hover)."""
     domains = colors_for(trend["domain"].unique(maintain_order=True).sort())
     times = [epoch(t) for t in trend["started_at"] if t is not None] or [0.0]
-    across = Scale(min(times), max(times)) if max(times) > min(times) else Scale(-1.0, 1.0)
+    across = time_scale(times)
     height = 120.0
     parts: list[str] = []
     y = 0.0

@@ -24,6 +24,7 @@ from dashboard.svg_charts import (
     legend,
     polyline,
     svg_document,
+    time_scale,
     time_ticks,
 )
 from engine.models import TierThresholds
@@ -97,7 +98,7 @@ def trend_svg(
     times = [epoch(t) for t in data["started_at"] if t is not None] or [0.0]
     if events is not None:
         times += [epoch(t) for t in events["started_at"] if t is not None]
-    across = Scale(min(times), max(times)) if max(times) > min(times) else Scale(-1.0, 1.0)
+    across = time_scale(times)
     top = 22.0
 
     def y(value: float) -> float:

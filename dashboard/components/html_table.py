@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
 
 import polars as pl
 
@@ -84,11 +83,7 @@ def _cell_text(value: object, column: Column) -> str:
         return column.number % value if "%" in column.number else format(value, column.number)
     if isinstance(value, float):
         return formats.plain_number(value)
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value) or formats.NA
-    if isinstance(value, date):  # datetime included
-        return formats.timestamp(value)
-    return str(value)
+    return formats.text(value)
 
 
 def _cell(value: object, row: int, column: Column, right: bool) -> str:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from datetime import date
 from typing import Any
 
 import polars as pl
@@ -190,15 +189,6 @@ def _printf(fmt: str) -> Callable[[object], str]:
     return lambda v: fmt % v
 
 
-def _text(value: object) -> str:
-    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
-        items: Iterable[object] = value if isinstance(value, list | tuple) else value.tolist()
-        return ", ".join(str(v) for v in items) if items else MISSING
-    if isinstance(value, date):  # datetime included
-        return formats.timestamp(value)
-    return str(value)
-
-
 def _formatter(name: str, dtype: pl.DataType) -> Callable[[object], str] | None:
     if dtype == pl.Boolean:
         return None  # drawn as a checkbox: the grid ignores display text there
@@ -207,7 +197,7 @@ def _formatter(name: str, dtype: pl.DataType) -> Callable[[object], str] | None:
         return _printf(fmt) if fmt is not None else formats.plain_number
     if dtype.is_integer():
         return str
-    return _text
+    return formats.text
 
 
 def styled(frame: pl.DataFrame, formats: dict[str, str] | None = None) -> Any:
