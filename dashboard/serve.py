@@ -30,7 +30,7 @@ import threading
 from typing import Any
 
 import dashboard
-from dashboard import NO_WARMUP_FLAG, warmup
+from dashboard import NO_WARMUP_FLAG, static_index, warmup
 
 RUNTIME_WAIT_S = 60.0
 """How long the import thread waits for Streamlit's runtime before giving up quietly."""
@@ -150,7 +150,9 @@ def gate_health_on_preload() -> None:
 
 
 def main() -> None:
-    """``streamlit`` with the arguments given to this module, plus the import thread."""
+    """``streamlit`` with the arguments given to this module, plus the import thread, and
+    the amended ``index.html`` (``dashboard.static_index``)."""
+    static_index.serve_amended_index()
     gate_health_on_preload()
     threading.Thread(target=_preload, name="dashboard-preload", daemon=True).start()
     from streamlit.web import cli

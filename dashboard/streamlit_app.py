@@ -16,6 +16,7 @@ from dashboard.components.identity import access, require_sign_in
 from dashboard.components.launch_form import launch_sidebar
 from dashboard.components.pickers import SHOW_ARCHIVED
 from dashboard.data import home_paths, warehouse
+from dashboard.page_table import PAGES as PAGE_TABLE
 from warehouse.db import WarehouseError, WarehouseMissing
 
 # A shipped PNG, not a ":material/...:" icon: Streamlit fetches those favicons from
@@ -24,48 +25,14 @@ FAVICON = Path(__file__).resolve().with_name("favicon.png")
 st.set_page_config(page_title="evalhouse", page_icon=str(FAVICON), layout="wide")
 
 PAGES = [
-    st.Page("app_pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
-    st.Page("app_pages/trends.py", title="Trends", icon=":material/show_chart:", url_path="trends"),
     st.Page(
-        "app_pages/compare.py",
-        title="Compare runs",
-        icon=":material/compare_arrows:",
-        url_path="compare",
-    ),
-    st.Page(
-        "app_pages/leaderboard.py",
-        title="Leaderboard",
-        icon=":material/leaderboard:",
-        url_path="leaderboard",
-    ),
-    st.Page("app_pages/claims.py", title="Claims", icon=":material/checklist:", url_path="claims"),
-    st.Page("app_pages/sample.py", title="Sample", icon=":material/article:", url_path="sample"),
-    st.Page(
-        "app_pages/conversations.py",
-        title="Conversations",
-        icon=":material/forum:",
-        url_path="conversations",
-    ),
-    st.Page(
-        "app_pages/attribution.py",
-        title="Attribution",
-        icon=":material/link:",
-        url_path="attribution",
-    ),
-    st.Page(
-        "app_pages/experiments.py",
-        title="Experiments",
-        icon=":material/science:",
-        url_path="experiments",
-    ),
-    st.Page("app_pages/runs.py", title="Runs", icon=":material/list:", url_path="runs"),
-    st.Page(
-        "app_pages/agreement.py",
-        title="Judge agreement",
-        icon=":material/rule:",
-        url_path="agreement",
-    ),
-    st.Page("app_pages/sql.py", title="SQL", icon=":material/terminal:", url_path="sql"),
+        spec.script,
+        title=spec.title,
+        icon=spec.icon,
+        url_path=spec.url_path or None,
+        default=not spec.url_path,
+    )
+    for spec in PAGE_TABLE
 ]
 
 page = st.navigation(PAGES)

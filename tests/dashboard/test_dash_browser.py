@@ -251,6 +251,7 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
     blank: list[str] = []
     emoji: list[str] = []
     cut: list[str] = []
+    health: list[str] = []
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         # Streamlit scrolls inside its main block, so a full-page screenshot is the viewport:
@@ -260,6 +261,9 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
             "request",
             lambda r: None if _host(r.url) in (None, *LOOPBACK) else foreign.append(r.url),
         )
+        # Each page opened by its address asks the app's root whether the server is up,
+        # not the page's own address first (a 404 and a retry delay: dashboard.static_index).
+        page.on("request", lambda r: health.append(r.url) if "_stcore/health" in r.url else None)
         try:
             for name, (path, landmark) in PAGES.items():
                 page.goto(f"{url}/{path}")
@@ -318,6 +322,7 @@ def test_every_page_draws_locally_at_1440(served: tuple[str, Paths]) -> None:
     assert cut == [], cut
     assert emoji == [], emoji
     assert foreign == [], foreign
+    assert health and set(health) == {f"{url}/_stcore/health"}, sorted(set(health))
 
 
 def test_compare_page_judges_head_to_head(served: tuple[str, Paths]) -> None:
