@@ -20,7 +20,7 @@ from dashboard.components.pickers import pick_run, run_label, runs_or_stop
 from dashboard.components.quick_review import quick_review
 from dashboard.components.reanalysis_note import show_reanalysis_relation
 from dashboard.components.safe import safe_text
-from dashboard.components.side_by_side import side_by_side
+from dashboard.components.side_by_side import SIDE_BY_SIDE_OPEN, side_by_side
 from dashboard.components.testset_versions import shared_cases_only
 from dashboard.components.url_state import changed, set_url, url_index, url_int, url_list
 from engine.noise import METHOD_CAPTION
@@ -358,30 +358,38 @@ tables.show(
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)
 
-st.subheader("Side by side")
-if shown.is_empty():
-    st.info("No sample on this page to show side by side.")
-else:
-    picked = st.selectbox(
-        "Sample", list(shown["sample_id"]), key=f"compare_side_{baseline}_{challenger}"
-    )
-    picked_row = shown.filter(shown["sample_id"] == picked).row(0, named=True)
-    side_by_side(
-        (
-            f"Baseline: {labels.get(baseline, baseline)}"
-            + (f" · {baseline_candidate}" if baseline_candidate else ""),
-            SampleRef(baseline, picked, int(picked_row["iteration"]), baseline_candidate or ""),
-        ),
-        (
-            f"Challenger: {labels.get(challenger, challenger)}"
-            + (f" · {candidate}" if candidate else ""),
+# Side by side and the quick review are built only while their expander is open (opening
+# it runs the page again): closed, the page draws two dozen fewer elements, a quarter of
+# its time in the browser on every visit.
+with st.expander(
+    "Side by side: one sample's two answers",
+    icon=":material/splitscreen:",
+    key=SIDE_BY_SIDE_OPEN,
+    on_change="rerun",
+) as side:
+    if side.open and shown.is_empty():
+        st.info("No sample on this page to show side by side.")
+    elif side.open:
+        picked = st.selectbox(
+            "Sample", list(shown["sample_id"]), key=f"compare_side_{baseline}_{challenger}"
+        )
+        picked_row = shown.filter(shown["sample_id"] == picked).row(0, named=True)
+        side_by_side(
+            (
+                f"Baseline: {labels.get(baseline, baseline)}"
+                + (f" · {baseline_candidate}" if baseline_candidate else ""),
+                SampleRef(baseline, picked, int(picked_row["iteration"]), baseline_candidate or ""),
+            ),
+            (
+                f"Challenger: {labels.get(challenger, challenger)}"
+                + (f" · {candidate}" if candidate else ""),
+                SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
+            ),
+        )
+        quick_review(
             SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
-        ),
-    )
-    quick_review(
-        SampleRef(challenger, picked, int(picked_row["iteration"]), candidate or ""),
-        key="compare_review",
-        title="Review the challenger's answer",
-    )
+            key="compare_review",
+            title="Review the challenger's answer",
+        )
 
 head_to_head(baseline, challenger, baseline_candidate, candidate)

@@ -19,10 +19,9 @@ from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.reanalysis_form import reanalysis_section
 from dashboard.components.review_form import ingest_button
 from dashboard.components.run_control import live_runs_section
-from dashboard.components.safe import safe_text
+from dashboard.components.run_label_form import run_label_form
 from dashboard.components.synthesis import show_low_faithfulness
 from dashboard.components.url_state import set_url
-from dashboard.feedback import FeedbackError, parse_tags, save_run_label
 from warehouse import queries as q
 
 st.title("Runs")
@@ -130,58 +129,7 @@ st.caption(
 )
 show_low_faithfulness(run_id, data.query(q.run_low_faithfulness, run_id))
 
-st.subheader("Re-analyse against new ground truth")
-st.caption(
-    "Score this run's stored answers again against a new ground-truth file (a test set "
-    "whose ids are the run's case ids): a new run of the same series, no target call; "
-    "Compare then shows it as same answers, new truth."
-)
 reanalysis_section(rules, require_sign_in(rules), run_id)
 
-st.subheader("Rename, tag, move to another series or archive")
-st.caption(
-    "Saved as a record in the lake; the new name, tags, series and archive state show "
-    "after the next ingest. Archived runs are hidden from every page unless Show archived "
-    "runs is on in the sidebar."
-)
-with st.form(key=f"runs_label_{run_id}"):
-    new_name = st.text_input("Name", value=row["name"], key=f"runs_label_name_{run_id}")
-    new_tags = st.text_input(
-        "Tags (comma-separated)",
-        value=", ".join(row["tags"] or []),
-        key=f"runs_label_tags_{run_id}",
-    )
-    new_series = st.text_input(
-        "Series",
-        value=row["series"] or "",
-        key=f"runs_label_series_{run_id}",
-        help="Runs of one series are compared with each other: a run's default baseline "
-        "is the previous completed run of its series.",
-    )
-    archive = st.checkbox(
-        "Archived", value=bool(row["archived"]), key=f"runs_label_archived_{run_id}"
-    )
-    who = st.text_input("Your name", key=f"runs_label_by_{run_id}")
-    saved = st.form_submit_button("Save")
-if saved:
-    name_change = new_name if new_name.strip() != row["name"] else None
-    parsed_tags = parse_tags(new_tags)
-    unchanged = sorted(set(parsed_tags)) == sorted(set(row["tags"] or []))
-    tags_change = None if unchanged else parsed_tags
-    archive_change = archive if archive != bool(row["archived"]) else None
-    series_change = new_series if new_series.strip() != (row["series"] or "") else None
-    try:
-        save_run_label(
-            data.home_paths().lake,
-            run_id,
-            name=name_change,
-            tags=tags_change,
-            archived=archive_change,
-            series=series_change,
-            labelled_by=who,
-        )
-    except FeedbackError as exc:
-        st.error(safe_text(exc))
-    else:
-        st.success(f"Saved the change to {safe_text(run_id)}; it shows after the next ingest.")
+run_label_form(run_id, row)
 ingest_button("runs_ingest")

@@ -15,6 +15,9 @@ from dashboard.components.safe import safe_text
 from dashboard.launcher import CompareSpec
 from warehouse import queries as q
 
+H2H_OPEN = "h2h_open"
+"""Whether the "New head-to-head judgment" expander is open (its session state key)."""
+
 
 def _side(run_id: str, candidate: str | None) -> str:
     return f"{run_id}:{candidate}" if candidate else run_id
@@ -113,33 +116,39 @@ def _progress(spec: CompareSpec) -> None:
 def head_to_head(
     baseline: str, challenger: str, baseline_candidate: str | None, candidate: str | None
 ) -> None:
-    """Latest head-to-head result of baseline (A) vs challenger (B), and the launch button."""
+    """Latest head-to-head result of baseline (A) vs challenger (B), and the launch button
+    (behind an expander)."""
     st.subheader("Head to head")
     st.caption(
         "An LLM judge (or the local rule) says which answer to each case is better, asked in "
         "both orders; pairs whose orders disagree count as ties."
     )
     rules = access()
+    sides = CompareSpec(_side(baseline, baseline_candidate), _side(challenger, candidate))
+    latest = _latest(sides)
     if not rules.may_launch(signed_in_user(rules)):
-        sides = CompareSpec(_side(baseline, baseline_candidate), _side(challenger, candidate))
-        latest_only = _latest(sides)
-        if latest_only is not None:
-            _summary(latest_only)
+        if latest is not None:
+            _summary(latest)
         st.caption("Judging head to head is for users the operator lets launch runs.")
         return
-    c1, c2 = st.columns(2)
-    judge = c1.selectbox("Judge", rules.judges, key="h2h_judge")  # the allowed list only
-    concurrency = c2.number_input("Judge calls at once", 1, 256, 8, key="h2h_concurrency")
-    spec = CompareSpec(
-        run_a=_side(baseline, baseline_candidate),
-        run_b=_side(challenger, candidate),
-        judge=str(judge),
-        concurrency=int(concurrency),
-    )
-    latest = _latest(spec)
     if latest is None:
         st.info("These two have not been judged head to head yet.")
     else:
         _summary(latest)
-    _launch_button(spec)
-    _progress(spec)
+    # The judge, its estimate, the button and the launches' progress are built only while
+    # the expander is open (opening it runs the page again): closed, they cost no visit
+    # its drawing, and the progress stops asking the server every two seconds.
+    with st.expander(
+        "New head-to-head judgment",
+        icon=":material/play_arrow:",
+        key=H2H_OPEN,
+        on_change="rerun",
+    ) as launch:
+        if not launch.open:
+            return
+        c1, c2 = st.columns(2)
+        judge = c1.selectbox("Judge", rules.judges, key="h2h_judge")  # the allowed list only
+        concurrency = c2.number_input("Judge calls at once", 1, 256, 8, key="h2h_concurrency")
+        spec = CompareSpec(sides.run_a, sides.run_b, str(judge), int(concurrency))
+        _launch_button(spec)
+        _progress(spec)

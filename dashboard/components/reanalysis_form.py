@@ -68,8 +68,30 @@ def _plan(run_id: str, truth: Path) -> RunConfig | None:
     return found
 
 
+REANALYSE_OPEN = "runs_reanalyse_open"
+"""Whether the Runs page's "Re-analyse against new ground truth" expander is open."""
+
+
 def reanalysis_section(rules: Access, user: str, run_id: str) -> None:
-    """Re-analyse ``run_id`` against new ground truth: same answers, no target call."""
+    """Re-analyse ``run_id`` against new ground truth: same answers, no target call. Built
+    only while its expander is open (opening runs the page again): closed, the file
+    uploader and the estimate cost no visit its drawing."""
+    with st.expander(
+        "Re-analyse against new ground truth",
+        icon=":material/published_with_changes:",
+        key=REANALYSE_OPEN,
+        on_change="rerun",
+    ) as section:
+        if section.open:
+            st.caption(
+                "Score this run's stored answers again against a new ground-truth file (a "
+                "test set whose ids are the run's case ids): a new run of the same series, "
+                "no target call; Compare then shows it as same answers, new truth."
+            )
+            _section(rules, user, run_id)
+
+
+def _section(rules: Access, user: str, run_id: str) -> None:
     if not rules.may_launch(user):
         st.caption("Launching runs is not granted to you on this dashboard.")
         return

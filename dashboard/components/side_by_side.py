@@ -17,6 +17,9 @@ from dashboard.components.safe import safe_text
 from dashboard.components.text_diff import diff_counts, diff_html
 from warehouse.queries import SampleRef
 
+SIDE_BY_SIDE_OPEN = "compare_side_open"
+"""Whether the Compare page's "Side by side" expander is open (its session state key)."""
+
 
 def _scores(result: dict[str, Any]) -> dict[str, str]:
     return {

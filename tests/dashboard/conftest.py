@@ -70,14 +70,19 @@ def table(at: AppTest, column: str, nth: int = 0) -> list[dict[str, object]]:
     return found[nth]  # type: ignore[no-any-return]
 
 
-def open_sidebar_forms(at: AppTest) -> AppTest:
-    """Open the sidebar's "Launch run" and "Re-run samples" expanders (their forms are built
-    only while open), as a click on each would, and run the page again."""
-    at.session_state[LAUNCH_OPEN] = True
-    at.session_state[RERUN_OPEN] = True
+def open_expanders(at: AppTest, *keys: str) -> AppTest:
+    """Open the expanders of ``keys`` (expanders whose content is built only while open), as
+    a click on each would, and run the page again."""
+    for key in keys:
+        at.session_state[key] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def open_sidebar_forms(at: AppTest) -> AppTest:
+    """Open the sidebar's "Launch run" and "Re-run samples" expanders."""
+    return open_expanders(at, LAUNCH_OPEN, RERUN_OPEN)
 
 
 def all_columns(at: AppTest) -> list[dict[str, object]]:

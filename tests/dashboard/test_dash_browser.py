@@ -349,6 +349,7 @@ def test_compare_page_judges_head_to_head(served: tuple[str, Paths]) -> None:
             main.get_by_text("Baseline wins 0 · ties 1 · challenger wins 1").wait_for(
                 timeout=90_000
             )
+            main.get_by_text("New head-to-head judgment").click()  # built when opened
             main.get_by_role("button", name="Judge head to head").click()
             done = main.get_by_text(re.compile(r"^local — completed — cmp-")).first
             done.wait_for(timeout=120_000)

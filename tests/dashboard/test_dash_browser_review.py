@@ -103,9 +103,9 @@ def test_review_in_browser_shows_on_agreement_page(served: tuple[str, Paths]) ->
             cut += [f"agreement: {p}" for p in hidden_columns(page)]
 
             page.goto(f"{url}/runs")
-            page.get_by_test_id("stMain").get_by_text(
-                "Rename, tag, move to another series or archive"
-            ).wait_for(timeout=90_000)
+            main = page.get_by_test_id("stMain")
+            main.get_by_text("Rename, tag, move to another series or archive").click()
+            main.get_by_label("Your name").wait_for(timeout=90_000)  # built when opened
             settle(page)
             page.screenshot(path=str(ARTIFACTS / f"page-runs-labels-{WIDTH}.png"), full_page=True)
             cut += [f"runs: {p}" for p in hidden_columns(page)]

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from dashboard import launcher
+from dashboard.components.head_to_head import H2H_OPEN
 from dashboard.launcher import CompareSpec
 from engine.settings import Paths, resolve_paths
-from tests.dashboard.conftest import AppFactory
+from tests.dashboard.conftest import AppFactory, open_expanders
 from tests.dashboard.fixture_home import build_fixture_home
 
 
@@ -54,6 +55,10 @@ def test_an_llm_judge_is_estimated_before_the_button(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # hosted judges need their key
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
+    # the judge and the buttons are built only while their expander is open
+    assert not [s for s in at.selectbox if s.key == "h2h_judge"]
+    assert not [b for b in at.button if (b.key or "").startswith("h2h_")]
+    open_expanders(at, H2H_OPEN)
     at.selectbox(key="h2h_judge").set_value("openai:gpt-4o-mini").run()
     assert not [b for b in at.button if b.key == "h2h_launch"]
     at.button(key="h2h_estimate").click().run()
@@ -70,6 +75,7 @@ def test_the_button_launches_compare_runs_and_shows_the_result(
     home = build_fixture_home(tmp_path / "home")  # this test writes: its own home
     at = app(home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
+    open_expanders(at, H2H_OPEN)
     at.button(key="h2h_launch").click().run()
     (started,) = launcher.list_launches(home, comparisons=True)
     assert started.spec == CompareSpec("r1", "r2", "local", 8)

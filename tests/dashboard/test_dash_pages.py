@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.components.side_by_side import SIDE_BY_SIDE_OPEN
 from engine.settings import Paths
-from tests.dashboard.conftest import AppFactory, html_tables, shown_cards, table
+from tests.dashboard.conftest import AppFactory, html_tables, open_expanders, shown_cards, table
 
 
 def test_trends_table_and_domain_filter(app: AppFactory, fixture_home: Paths) -> None:
@@ -191,6 +192,10 @@ def test_runs_page_lists_every_run_with_details(app: AppFactory, fixture_home: P
 def test_compare_side_by_side(app: AppFactory, fixture_home: Paths) -> None:
     at = app(fixture_home, "compare")
     at.selectbox(key="compare_run").set_value("r2").run()
+    # built only while its expander is open: closed, no sample picker and no answer
+    assert not [s for s in at.selectbox if (s.key or "").startswith("compare_side_")]
+    assert not [h for h in at.get("html") if "eh-response" in h.proto.body]
+    open_expanders(at, SIDE_BY_SIDE_OPEN)
     box = at.selectbox(key="compare_side_r1_r2")
     assert box.value == "acme-q2"  # the largest regression first
     box.set_value("acme-q1").run()

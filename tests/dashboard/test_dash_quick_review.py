@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.components.side_by_side import SIDE_BY_SIDE_OPEN
 from engine.lake import list_parts
 from engine.settings import Paths
 from ingest import ingest
-from tests.dashboard.conftest import AppFactory, table
+from tests.dashboard.conftest import AppFactory, open_expanders, table
 from tests.dashboard.fixture_home import build_fixture_home
 from warehouse.queries import Warehouse
 
@@ -75,7 +76,7 @@ def test_saving_without_thumbs_is_refused(app: AppFactory, own_home: Paths) -> N
 
 
 def test_thumbs_up_on_compare_reviews_the_challenger(app: AppFactory, own_home: Paths) -> None:
-    at = app(own_home, "compare", run="r2", baseline="r1")
+    at = open_expanders(app(own_home, "compare", run="r2", baseline="r1"), SIDE_BY_SIDE_OPEN)
     prefix = _form_key(at, "compare_review_r2_")
     at.feedback(key=f"{prefix}_thumbs").set_value(1)
     at.text_input(key=f"{prefix}_reviewer").input("Kim")

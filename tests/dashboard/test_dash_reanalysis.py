@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.components.reanalysis_form import REANALYSE_OPEN
 from engine.demo import build_weekly_test_sets
 from engine.settings import Paths, resolve_paths
 from evalhouse.cli import main
-from tests.dashboard.conftest import AppFactory
+from tests.dashboard.conftest import AppFactory, open_expanders
 
 
 @pytest.fixture
@@ -42,6 +43,8 @@ def test_runs_page_estimates_a_reanalysis_before_launching(
 ) -> None:
     home, run_id, truth = scored_home
     at = app(home, "runs")
+    assert not [s for s in at.selectbox if (s.key or "").startswith("runs_truth_pick_")]
+    open_expanders(at, REANALYSE_OPEN)  # built only while open
     at.selectbox(key=f"runs_truth_pick_{run_id}").set_value(truth).run()
     assert any("(re-analysed)" in c.value for c in at.caption)
     assert not [b for b in at.button if b.key == f"runs_reanalyse_{run_id}_launch"]

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.components.run_label_form import LABEL_OPEN
 from engine.lake import list_parts
 from engine.settings import Paths
 from ingest import ingest
-from tests.dashboard.conftest import AppFactory, table
+from tests.dashboard.conftest import AppFactory, open_expanders, table
 from tests.dashboard.fixture_home import build_fixture_home
 from warehouse import queries as q
 from warehouse.queries import Warehouse
@@ -146,7 +147,9 @@ def test_agreement_page_without_reviews_says_how(app: AppFactory, own_home: Path
 
 def test_rename_tag_archive_and_show_archived(app: AppFactory, own_home: Paths) -> None:
     at = app(own_home, "runs")
+    assert not [t for t in at.text_input if (t.key or "").startswith("runs_label_")]
     at.selectbox(key="runs_detail_run").set_value("r1").run()
+    open_expanders(at, LABEL_OPEN)  # the form is built only while open
     at.text_input(key="runs_label_name_r1").input("week one, renamed")
     at.text_input(key="runs_label_tags_r1").input("baseline, old")
     at.checkbox(key="runs_label_archived_r1").check()
@@ -213,7 +216,7 @@ def test_moving_a_run_to_another_series_changes_its_baseline(
 ) -> None:
     wh = Warehouse(own_home.warehouse)
     assert q.baseline_run(wh, "r2") == "r1"
-    at = app(own_home, "runs")
+    at = open_expanders(app(own_home, "runs"), LABEL_OPEN)
     at.selectbox(key="runs_detail_run").set_value("r2").run()
     series = at.text_input(key="runs_label_series_r2")
     assert series.value  # the series the run has now
@@ -226,7 +229,7 @@ def test_moving_a_run_to_another_series_changes_its_baseline(
     assert wh.sql("SELECT series FROM run_series WHERE run_id = 'r2'").frame.item() == "canary"
     assert q.baseline_run(wh, "r2") is None  # the first run of its new series
     # an empty series is refused: the run keeps the one it has
-    at = app(own_home, "runs")
+    at = open_expanders(app(own_home, "runs"), LABEL_OPEN)
     at.selectbox(key="runs_detail_run").set_value("r2").run()
     at.text_input(key="runs_label_series_r2").input("  ")
     next(b for b in at.button if b.label == "Save").click().run()
