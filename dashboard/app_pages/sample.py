@@ -100,15 +100,20 @@ with st.expander("Find a sample", expanded=sample_id is None):
         format_func=lambda m: m.capitalize() if m else "Any score",
         key="sample_metric",
     )
-    low, high = f4.slider(
-        "Between",
-        0.0,
-        100.0,
-        url_range("range", 0.0, 100.0),
-        step=5.0,
-        format="%.0f",
-        key="sample_range",
-        disabled=not metric,
+    # The range only once a metric is chosen: a disabled slider cost every visit its code
+    # and drawing.
+    low, high = (
+        f4.slider(
+            "Between",
+            0.0,
+            100.0,
+            url_range("range", 0.0, 100.0),
+            step=5.0,
+            format="%.0f",
+            key="sample_range",
+        )
+        if metric
+        else (0.0, 100.0)
     )
     set_url(
         domain=domain,

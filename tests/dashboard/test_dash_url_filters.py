@@ -68,3 +68,9 @@ def test_the_finder_metric_range_round_trips(app: AppFactory, fixture_home: Path
     # with no metric chosen, no range is kept in the link
     at.selectbox(key="sample_metric").set_value("").run()
     assert "range" not in at.query_params
+    assert not [s for s in at.slider if s.key == "sample_range"]  # the range needs a metric
+    at.selectbox(key="sample_metric").set_value("accuracy").run()
+    low, high = at.slider(key="sample_range").value  # back, and the link says what it shows
+    assert at.query_params.get("range") == (
+        None if (low, high) == (0, 100) else f"{low:g},{high:g}"
+    )
