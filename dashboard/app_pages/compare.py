@@ -10,7 +10,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import data, svg_charts
-from dashboard.components import compare_tables as ct, tables
+from dashboard.components import compare_tables as ct
 from dashboard.components.cards import show_count_cards
 from dashboard.components.downloads import download_csv
 from dashboard.components.head_to_head import head_to_head
@@ -316,44 +316,42 @@ st.caption(
 shown = ct.sample_added_columns(samples.drop("total_rows"), added)
 # The change and both scores right after the sample, in narrow columns under short labels,
 # then each added run's, and the two answer labels as one: at 1024 px the query pushed the
-# numbers out of sight (the query is in the CSV and side by side below).
-added_cols = [c for r in added for c in (f"score_{r}", f"delta_{r}")]
+# numbers out of sight (the query is in the CSV and side by side below). An HTML table, not
+# a data grid: one page of samples, already in the order that matters (largest regression
+# first); a grid cost every visit the grid's code and drawing, a fifth of the page's time.
 grouped = group != "domain"
-tables.show(
-    shown.select(
+show_table(
+    shown.with_columns(
+        pl.when(pl.col("baseline_answer") == pl.col("challenger_answer"))
+        .then(pl.col("challenger_answer"))
+        .otherwise(pl.concat_str("baseline_answer", pl.lit(" → "), "challenger_answer"))
+        .alias("answer")
+    ),
+    {
+        "sample_id": Column("Sample ID", whole=True),
+        "delta": Column("Δ", number=signed),
+        "status": Column("Status"),
+        "baseline_score": Column("Base", help="Baseline score (0-100)", number=".1f"),
+        "challenger_score": Column("New", help="Challenger score (0-100)", number=".1f"),
+        **ct.added_run_table_columns(added, labels),
+        "group_value": Column(cq.group_label(group)),
+        "domain": Column("Domain"),
+        "answer": Column("Answer", help="Baseline → challenger (one word when both are the same)"),
+    },
+    order=[
         "sample_id",
         "delta",
         "status",
         "baseline_score",
         "challenger_score",
-        *added_cols,
+        *(c for r in added for c in (f"score_{r}", f"delta_{r}")),
         *(["group_value"] if grouped else []),
-        "domain",
-        pl.when(pl.col("baseline_answer") == pl.col("challenger_answer"))
-        .then(pl.col("challenger_answer"))
-        .otherwise(pl.concat_str("baseline_answer", pl.lit(" → "), "challenger_answer"))
-        .alias("answer"),
-    ),
-    sample_id=st.column_config.TextColumn("Sample ID", pinned=True),
-    delta=st.column_config.NumberColumn("Δ", format="%+.1f", width=ct.NUMBER_WIDTH),
-    status=st.column_config.TextColumn("Status", width=84),
-    baseline_score=st.column_config.NumberColumn(
-        "Base", help="Baseline score (0-100)", format="%.1f", width=ct.NUMBER_WIDTH
-    ),
-    challenger_score=st.column_config.NumberColumn(
-        "New", help="Challenger score (0-100)", format="%.1f", width=ct.NUMBER_WIDTH
-    ),
-    group_value=st.column_config.TextColumn(cq.group_label(group), width=110),
-    # the domain is the filter's, or behind "All columns"
-    domain=st.column_config.TextColumn("Domain", width=120) if every or grouped else None,
-    # with runs added, the answers (of two of the runs only) are behind "All columns"
-    answer=st.column_config.TextColumn(
-        "Answer", help="Baseline → challenger (one word when both are the same)", width="medium"
-    )
-    if every or not added
-    else None,
-    **ct.added_run_columns(added, labels),
-    **dict.fromkeys(boxes),
+        # the domain is the filter's, or behind "All columns"
+        *(["domain"] if every or grouped else []),
+        # with runs added, the answers (of two of the runs only) are behind "All columns"
+        *(["answer"] if every or not added else []),
+    ],
+    name="compare_samples",
 )
 download_csv(shown, f"compare-{baseline}-{challenger}-samples.csv", key="compare_samples_csv")
 sample_picker(shown, key="compare_open", run_id=challenger)

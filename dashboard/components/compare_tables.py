@@ -6,32 +6,18 @@ columns a PM rarely needs are hidden unless "All columns" is on."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import polars as pl
-import streamlit as st
 
 from dashboard.components.html_table import Column, show_table
 
 HEADER_CHARS = 10
 """A run's name in a column header is cut to this many characters (full name in the help)."""
 
-NUMBER_WIDTH = 64
-"""Pixels of a score or change column: "-100.0" under a short header."""
-
 
 def run_header(label: str) -> str:
     """A run's label (``name · when · id``) as a short header: its name, cut."""
     name = label.split(" · ", 1)[0] or label
     return name if len(name) <= HEADER_CHARS else name[: HEADER_CHARS - 1] + "…"
-
-
-def _score(label: str, help_text: str) -> Any:
-    return st.column_config.NumberColumn(label, help=help_text, format="%.1f", width=NUMBER_WIDTH)
-
-
-def _delta(label: str, help_text: str) -> Any:
-    return st.column_config.NumberColumn(label, help=help_text, format="%+.1f", width=NUMBER_WIDTH)
 
 
 def _added_runs(runs: list[str], labels: dict[str, str]) -> list[tuple[str, str, str, bool]]:
@@ -46,16 +32,9 @@ def _added_runs(runs: list[str], labels: dict[str, str]) -> list[tuple[str, str,
     return out
 
 
-def added_run_columns(runs: list[str], labels: dict[str, str]) -> dict[str, Any]:
-    """Grid column configs of each run's ``score_<run>`` and ``delta_<run>``."""
-    return {
-        name: (_delta if signed else _score)(header, tip)
-        for name, header, tip, signed in _added_runs(runs, labels)
-    }
-
-
 def added_run_table_columns(runs: list[str], labels: dict[str, str]) -> dict[str, Column]:
-    """The same columns of an HTML table (``html_table``)."""
+    """Each run's ``score_<run>`` and ``delta_<run>`` as columns of an HTML table
+    (``html_table``)."""
     return {
         name: Column(header, help=tip, number="+.1f" if signed else ".1f")
         for name, header, tip, signed in _added_runs(runs, labels)

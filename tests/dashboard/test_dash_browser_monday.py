@@ -133,8 +133,8 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             assert "samples" in caption
             compare_cut = scrolled_tables(compare, width)
             cut += [f"compare: {c}" for c in compare_cut]
-            # the per-sample table (the page's one grid), below the fold of the page's shot
-            compare_main.get_by_test_id("stDataFrame").first.screenshot(
+            # the per-sample table, below the fold of the page's shot
+            compare_main.locator("[data-table=compare_samples]").screenshot(
                 path=str(ARTIFACTS / f"monday-compare-samples-{width}.png")
             )
             compare.close()
@@ -145,7 +145,7 @@ def test_monday_first_screen_movers_and_tables(served: tuple[str, str], width: i
             main.get_by_text("Per sample").first.wait_for(timeout=90_000)
             page.wait_for_timeout(1500)
             page.screenshot(path=str(ARTIFACTS / f"monday-compare-added-{width}.png"))
-            main.get_by_test_id("stDataFrame").first.screenshot(
+            main.locator("[data-table=compare_samples]").screenshot(
                 path=str(ARTIFACTS / f"monday-compare-added-samples-{width}.png")
             )
             added_cut = scrolled_tables(page, width)

@@ -90,6 +90,8 @@ def test_mover_link_lands_on_its_samples_largest_drop_first(
 ) -> None:
     # what an Overview mover links to: the run, its domain and metric
     at = app(fixture_home, "compare", run="r2", domain="acme.example", metric="accuracy")
+    assert "domain" not in table(at, "challenger_score")[0]  # it is the filter's
+    at.toggle(key="compare_all_columns").set_value(True).run()  # as a reader would
     rows = table(at, "challenger_score")
     assert {r["domain"] for r in rows} == {"acme.example"}
     deltas = [r["delta"] for r in rows]

@@ -12,7 +12,7 @@ from dashboard.components.badges import DELTA_BAD, DELTA_GOOD, DELTA_GREY
 from dashboard.components.cards import Card, cards_html
 from dashboard.components.html_table import Column, table_html
 from engine.settings import Paths
-from tests.dashboard.conftest import AppFactory, html_tables
+from tests.dashboard.conftest import AppFactory, html_tables, table
 
 
 class _Tags(HTMLParser):
@@ -172,3 +172,17 @@ def test_printf_numbers_dates_identifiers_and_long_text() -> None:
         "$0.0013",  # the grid's printf format, as the cost columns have it
         "2026-11-29 09:41",  # formats.timestamp
     ]
+
+
+def test_compare_draws_its_samples_as_html_not_a_grid(app: AppFactory, fixture_home: Paths) -> None:
+    # The per-sample grid was a fifth of Compare's time on every visit: one page of 50
+    # samples, already in the order that matters, is an HTML table.
+    at = app(fixture_home, "compare", run="r2")
+    assert not at.dataframe
+    names = [name for name, _, _ in html_tables(at)]
+    assert names == ["compare_domains", "compare_samples"]
+    rows = table(at, "challenger_score")
+    deltas = [r["delta"] for r in rows]
+    assert deltas == sorted(deltas)  # the largest regression first
+    header = next(h for name, h, _ in html_tables(at) if name == "compare_samples")
+    assert header[:5] == ["sample_id", "delta", "status", "baseline_score", "challenger_score"]
