@@ -18,6 +18,9 @@ from engine.models import RunConfig
 from engine.reanalysis import plan_reanalysis
 from warehouse.drift_queries import drift_run_series
 
+REANALYSE_OPEN = "runs_reanalyse_open"
+"""Whether the Runs page's "Re-analyse against new ground truth" expander is open."""
+
 
 def _truth_file(run_id: str) -> Path | None:
     """The chosen ground-truth file: an upload (saved under the home's test sets) or one of
@@ -66,10 +69,6 @@ def _plan(run_id: str, truth: Path) -> RunConfig | None:
         st.error(safe_text(found))
         return None
     return found
-
-
-REANALYSE_OPEN = "runs_reanalyse_open"
-"""Whether the Runs page's "Re-analyse against new ground truth" expander is open."""
 
 
 def reanalysis_section(rules: Access, user: str, run_id: str) -> None:
