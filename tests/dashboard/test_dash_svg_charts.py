@@ -46,6 +46,21 @@ def test_box_marks_at_their_values_and_labels_escaped() -> None:
     hovers = [t.text for t in root.iter(f"{SVG}title")]
     assert "beta.example: lowest 0.0, middle half 50.0-70.0, median 60.0, highest 100.0" in hovers
     assert "ACCURACY" in svg
+    # a row's label carries its whole name on hover only where it is cut
+    labels = [t for t in root.iter(f"{SVG}text") if "example" in "".join(t.itertext())]
+    assert [t.find(f"{SVG}title") for t in labels] == [None, None]
+
+
+def test_a_cut_row_label_has_its_whole_name_on_hover() -> None:
+    long_name = "a-very-long-domain-name-that-is-cut.example"
+    spread = pl.DataFrame(
+        {"domain": [long_name], "metric": ["accuracy"], "low": [1.0], "q1": [2.0]}
+        | {"median": [3.0], "q3": [4.0], "high": [5.0]}
+    )
+    root = ET.fromstring(distribution_svg(spread))
+    (label,) = [t for t in root.iter(f"{SVG}text") if "…" in "".join(t.itertext())]
+    title = label.find(f"{SVG}title")
+    assert title is not None and title.text == long_name
 
 
 def test_tier_bars_are_shares_of_the_domain() -> None:
