@@ -1,4 +1,4 @@
-"""Streamlit's own static files, served with one line added to ``index.html``: a page
+"""Streamlit's own static files, served with one script added to ``index.html``: a page
 opened by its address connects at once.
 
 Streamlit's frontend does not know where the app's root is. Opened at ``/compare``, it
@@ -14,11 +14,12 @@ left to Streamlit's own search, as is a page whose host already set that value.
 
 The folder served is a copy of the installed package's ``static`` folder made of
 symbolic links but for ``index.html``, one per Streamlit installation and page list, in
-the user's cache folder (``$XDG_CACHE_HOME/evalhouse``, else ``~/.cache/evalhouse``, else
-the temporary folder: not one a cleaner empties under a server running for weeks), shared
-by that user's servers and written once. Where that cannot be done (no symbolic links, a
-folder someone else could write to, a Streamlit whose ``index.html`` has no module
-script), Streamlit's own folder is served unchanged: pages then connect as before.
+the user's cache folder (``$XDG_CACHE_HOME/evalhouse``, else ``~/.cache/evalhouse``; the
+temporary folder only without a home folder, as a cleaner may empty it under a server
+running for weeks), shared by that user's servers and written once. Where that cannot be
+done (no symbolic links, a folder someone else could write to, a Streamlit whose
+``index.html`` has no module script), Streamlit's own folder is served unchanged: pages
+then connect as before.
 """
 
 from __future__ import annotations
