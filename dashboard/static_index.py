@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 from dashboard.page_table import PAGE_PATHS
+from engine.files import atomic_write_text
 
 log = logging.getLogger("dashboard")
 
@@ -101,10 +102,10 @@ def _build(source: Path, folder: Path, index_html: str) -> None:
     rename, so a server reading a half-built folder at the same moment finds no index and
     the next start finishes it)."""
     folder.mkdir(mode=0o755, exist_ok=True)
-    # The temporary folder is shared: serve only a folder of this user's that nobody else
-    # may write to, or another user could put their own script in every page.
+    # Serve only a folder of this user's that nobody else may write to (the temporary
+    # folder is shared), or another user could put their own script in every page.
     stat = folder.lstat()
-    if not folder.is_dir() or folder.is_symlink() or stat.st_uid != os.getuid():
+    if folder.is_symlink() or not folder.is_dir() or stat.st_uid != os.getuid():
         raise PermissionError(folder)
     if stat.st_mode & 0o022:
         raise PermissionError(folder)
@@ -119,21 +120,4 @@ def _build(source: Path, folder: Path, index_html: str) -> None:
             link.symlink_to(entry, target_is_directory=entry.is_dir())
         if link.resolve() != entry.resolve():
             raise FileExistsError(link)
-    handle, partial = tempfile.mkstemp(dir=folder, prefix=".index-", suffix=".html")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(index_html)
-        os.chmod(partial, 0o644)
-        os.replace(partial, index)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
-        raise
-
-
-def serve_amended_index() -> None:
-    """Make Streamlit's server serve the amended folder (before the server starts)."""
-    from streamlit import file_util
-
-    folder = str(served_folder(Path(file_util.get_static_dir())))
-    file_util.get_static_dir = lambda: folder
+    atomic_write_text(index, index_html)

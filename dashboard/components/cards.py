@@ -200,11 +200,25 @@ def cards_html(cards: list[Card]) -> str:
                 f"{arrow} {safe_markup(card.delta)}</div>"
             )
         parts.append(
-            f'<div title="Change against the baseline: {safe_markup(card.verdict())}.">'
-            f'<div class="label">{safe_markup(card.label)}</div>'
-            f'<div class="value">{safe_markup(card.value)}</div>{delta}'
-            f'<div class="verdict">{safe_markup(card.verdict())}</div></div>'
+            _card(
+                f"Change against the baseline: {card.verdict()}.",
+                card.label,
+                card.value,
+                f'{delta}<div class="verdict">{safe_markup(card.verdict())}</div>',
+            )
         )
+    return _cards(parts)
+
+
+def _card(tip: str, label: str, value: str, rest: str = "") -> str:
+    """One card: its tooltip, label and number escaped, then ``rest`` (markup) under them."""
+    return (
+        f'<div title="{safe_markup(tip)}"><div class="label">{safe_markup(label)}</div>'
+        f'<div class="value">{safe_markup(value)}</div>{rest}</div>'
+    )
+
+
+def _cards(parts: list[str]) -> str:
     return f'<div class="{CARDS_CLASS}"><style>{CARDS_STYLE}</style>{"".join(parts)}</div>'
 
 
@@ -218,12 +232,7 @@ def show_run_cards(cards: list[Card]) -> None:
 
 def count_cards_html(counts: list[tuple[str, int, str]]) -> str:
     """Cards of plain counts, ``(label, count, tooltip)`` each, in the run cards' look."""
-    parts = "".join(
-        f'<div title="{safe_markup(tip)}"><div class="label">{safe_markup(label)}</div>'
-        f'<div class="value">{count:,}</div></div>'
-        for label, count, tip in counts
-    )
-    return f'<div class="{CARDS_CLASS}"><style>{CARDS_STYLE}</style>{parts}</div>'
+    return _cards([_card(tip, label, f"{count:,}") for label, count, tip in counts])
 
 
 def show_count_cards(counts: list[tuple[str, int, str]]) -> None:
