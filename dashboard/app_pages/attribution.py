@@ -9,7 +9,6 @@ import streamlit as st
 from dashboard import data, svg_charts
 from dashboard.components import tables
 from dashboard.components.downloads import download_csv
-from dashboard.components.html_table import Column, show_table
 from dashboard.components.pickers import pick_run, runs_or_stop
 from dashboard.components.url_state import set_url, url_index
 from warehouse import queries as q
@@ -30,17 +29,7 @@ if rates.is_empty():
 else:
     st.subheader("Mention rates per domain and AI provider")
     st.caption("Share of scored responses (errors left out) with at least one mention.")
-    percent = [c for c in rates.columns if c.endswith("_percent")]
-    show_table(
-        rates,
-        {c: Column(tables.human_label(c), number=".1f") for c in percent}
-        | {
-            "domain": Column("Domain"),
-            "ai_provider": Column("AI provider"),
-            "responses": Column("Responses"),
-        },
-        name="attribution_rates",
-    )
+    tables.show_html(rates, name="attribution_rates")
     download_csv(rates, f"attribution-{run_id}.csv", key="attribution_rates_csv")
     # Inline SVG, not Vega-Lite (dashboard/svg_charts.py): no chart library to load or run.
     st.markdown(svg_charts.mention_rates_svg(rates), unsafe_allow_html=True)
