@@ -121,3 +121,11 @@ def _build(source: Path, folder: Path, index_html: str) -> None:
         if link.resolve() != entry.resolve():
             raise FileExistsError(link)
     atomic_write_text(index, index_html)
+
+
+def serve_amended_index() -> None:
+    """Make Streamlit's server serve the amended folder (before the server starts)."""
+    from streamlit import file_util
+
+    folder = str(served_folder(Path(file_util.get_static_dir())))
+    file_util.get_static_dir = lambda: folder

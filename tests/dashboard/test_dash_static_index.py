@@ -115,3 +115,17 @@ def test_the_folders_live_in_the_users_cache(
     assert folder.parent == tmp_path / "cache" / "evalhouse"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert static_index.cache_root() == Path.home() / ".cache" / "evalhouse"
+
+
+def test_the_server_is_pointed_at_the_amended_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamlit import file_util
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = _static(tmp_path)
+    monkeypatch.setattr(file_util, "get_static_dir", lambda: str(source))
+    static_index.serve_amended_index()
+    served = Path(file_util.get_static_dir())
+    assert served.parent == tmp_path / "cache" / "evalhouse"
+    assert (served / "index.html").read_text(encoding="utf-8") == static_index.amended_index(INDEX)
